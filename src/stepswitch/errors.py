@@ -1,0 +1,73 @@
+"""The one exception hierarchy. Each error carries a one-line message the CLI prints as is."""
+
+from __future__ import annotations
+
+
+class SswError(Exception):
+    """Base of every error Stepswitch raises on purpose."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        # The CLI prints one line: fold any newline a caller let through.
+        super().__init__(" ".join(message.split()))
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class UsageError(SswError):
+    """The user asked for something that cannot be done as asked (bad flag, unknown name)."""
+
+    exit_code = 2
+
+
+class ConfigError(UsageError):
+    """A file the user controls is malformed: names the file, the key and the fix."""
+
+    def __init__(self, file: str, key: str, problem: str, fix: str = "") -> None:
+        self.file = file
+        self.key = key
+        text = f"{file}: {key}: {problem}"
+        if fix:
+            text += f" (fix: {fix})"
+        super().__init__(text)
+
+
+class ProviderError(SswError):
+    """A provider call failed or answered something we cannot read.
+
+    `raw_body` keeps what the provider sent, with secrets removed, for the record.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        raw_body: str = "",
+        request_id: str | None = None,
+    ) -> None:
+        self.status = status
+        self.raw_body = raw_body
+        self.request_id = request_id
+        super().__init__(message)
+
+
+class AuthError(ProviderError):
+    """401/403 or a missing key: never retried."""
+
+    exit_code = 2
+
+
+class MalformedResponse(ProviderError):
+    """The provider answered, but not in the shape its wire format promises."""
+
+
+class RetriesExhausted(ProviderError):
+    """Every allowed attempt failed with a retryable error."""
+
+
+class DeadlineExceeded(ProviderError):
+    """The call could not finish inside the worker's timeout or the run's remaining time."""

@@ -1,0 +1,1 @@
+"""The wire layer: normalized types, one codec per wire format, and the HTTP client."""

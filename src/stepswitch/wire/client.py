@@ -1,0 +1,246 @@
+"""The one place that owns deadlines, retries and request ids for provider calls."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from stepswitch.errors import (
+    AuthError,
+    DeadlineExceeded,
+    MalformedResponse,
+    ProviderError,
+    RetriesExhausted,
+)
+from stepswitch.wire.codec import Codec, request_id_from_headers
+from stepswitch.wire.sse import read_events
+from stepswitch.wire.types import Completion, Request
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+_BODY_KEEP = 20_000
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 4
+    base_delay: float = 0.5  # seconds; doubled per attempt, with full jitter
+    max_delay: float = 30.0
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One HTTP attempt, as the ledger will want it: every attempt that left the machine."""
+
+    number: int
+    status: int | None
+    error: str | None  # None when the attempt produced a Completion
+    latency_s: float
+    request_id: str | None
+    completion: Completion | None = None
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """Retry-After as seconds: either a number or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+class _Retryable(Exception):
+    def __init__(
+        self, message: str, status: int | None, request_id: str | None, wait: float | None
+    ):
+        super().__init__(message)
+        self.status = status
+        self.request_id = request_id
+        self.wait = wait
+
+
+class HttpProvider:
+    """Speaks one wire format to one base URL. `complete` is the Provider protocol."""
+
+    def __init__(
+        self,
+        codec: Codec,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        retry: RetryPolicy | None = None,
+        http: httpx.Client | None = None,
+        on_attempt: Callable[[Attempt], None] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.codec = codec
+        self.base_url = base_url
+        self._api_key = api_key
+        self.retry = retry or RetryPolicy()
+        self._http = http or httpx.Client(follow_redirects=False)
+        self._on_attempt = on_attempt
+        self._sleep = sleep
+        self._jitter = jitter
+
+    def close(self) -> None:
+        self._http.close()
+
+    def complete(
+        self, request: Request, *, deadline: float, timeout: float | None = None
+    ) -> Completion:
+        """Call the provider, retrying transient faults, finishing by the earlier of
+        `deadline` (time.monotonic() by which the run must end) and now + `timeout`."""
+        start = time.monotonic()
+        call_deadline = deadline if timeout is None else min(deadline, start + timeout)
+        body = json.dumps(self.codec.encode(request)).encode()
+        url = self.codec.url(self.base_url, request)
+        headers = {"Content-Type": "application/json", **self.codec.headers(self._api_key)}
+        last: _Retryable | None = None
+        for number in range(1, self.retry.max_attempts + 1):
+            remaining = call_deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._deadline_error(last)
+            began = time.monotonic()
+            try:
+                completion = self._attempt(url, headers, body, request.stream, call_deadline)
+            except _Retryable as exc:
+                last = exc
+                self._record(number, exc.status, str(exc), began, exc.request_id)
+            except ProviderError as exc:
+                self._record(number, exc.status, str(exc), began, exc.request_id)
+                raise
+            else:
+                self._record(number, 200, None, began, completion.request_id, completion)
+                return completion
+            if number == self.retry.max_attempts:
+                break
+            wait = self._backoff(number, last.wait)
+            if time.monotonic() + wait >= call_deadline:
+                raise self._deadline_error(last)
+            self._sleep(wait)
+        assert last is not None
+        raise RetriesExhausted(
+            f"gave up after {self.retry.max_attempts} attempts: {last}",
+            status=last.status,
+            request_id=last.request_id,
+        )
+
+    def _backoff(self, number: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return retry_after
+        ceiling = min(self.retry.max_delay, self.retry.base_delay * 2.0 ** (number - 1))
+        return ceiling * self._jitter()
+
+    def _deadline_error(self, last: _Retryable | None) -> DeadlineExceeded:
+        why = f" (last error: {last})" if last else ""
+        return DeadlineExceeded(
+            f"no answer inside the call's deadline{why}",
+            status=last.status if last else None,
+            request_id=last.request_id if last else None,
+        )
+
+    def _record(
+        self,
+        number: int,
+        status: int | None,
+        error: str | None,
+        began: float,
+        request_id: str | None,
+        completion: Completion | None = None,
+    ) -> None:
+        if self._on_attempt is not None:
+            latency = time.monotonic() - began
+            self._on_attempt(Attempt(number, status, error, latency, request_id, completion))
+
+    def _attempt(
+        self, url: str, headers: dict[str, str], body: bytes, stream: bool, deadline: float
+    ) -> Completion:
+        timeout = httpx.Timeout(max(0.001, deadline - time.monotonic()))
+        try:
+            with self._http.stream(
+                "POST", url, content=body, headers=headers, timeout=timeout
+            ) as response:
+                rid = request_id_from_headers(response.headers)
+                if response.status_code >= 400:
+                    text = self._read_text(response, deadline)
+                    raise self._status_error(response.status_code, text, response.headers, rid)
+                if stream:
+                    lines = _lines_until(response.iter_lines(), deadline)
+                    return self.codec.decode_stream(read_events(lines), rid)
+                text = self._read_text(response, deadline)
+        except httpx.TimeoutException as exc:
+            raise DeadlineExceeded(f"timed out: {type(exc).__name__}") from exc
+        except (httpx.TransportError, httpx.DecodingError) as exc:
+            # Connection refused or reset, or the body cut short: transient.
+            raise _Retryable(f"connection error: {type(exc).__name__}", None, None, None) from exc
+        except MalformedResponse as exc:
+            exc.raw_body = self._clean(exc.raw_body)
+            raise
+        try:
+            parsed: Any = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise MalformedResponse(
+                "response body is not JSON", status=200, raw_body=self._clean(text), request_id=rid
+            ) from exc
+        try:
+            return self.codec.decode(parsed, rid)
+        except MalformedResponse as exc:
+            exc.raw_body = self._clean(exc.raw_body or text)
+            exc.request_id = exc.request_id or rid
+            raise
+
+    def _read_text(self, response: httpx.Response, deadline: float) -> str:
+        chunks: list[bytes] = []
+        for chunk in response.iter_bytes():
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise DeadlineExceeded("the response was still arriving at the deadline")
+        return b"".join(chunks).decode("utf-8", errors="replace")
+
+    def _clean(self, text: str) -> str:
+        return redact(text, (self._api_key or "",))[:_BODY_KEEP]
+
+    def _status_error(
+        self, status: int, text: str, headers: Mapping[str, str], rid: str | None
+    ) -> Exception:
+        body = self._clean(text)
+        if status in (401, 403):
+            return AuthError(
+                f"the provider refused the key (HTTP {status}); check the key variable",
+                status=status,
+                raw_body=body,
+                request_id=rid,
+            )
+        if status in RETRYABLE_STATUS:
+            wait = retry_after_seconds(headers.get("retry-after"))
+            return _Retryable(f"HTTP {status}", status, rid, wait)
+        return ProviderError(
+            f"HTTP {status}: {body[:300]}", status=status, raw_body=body, request_id=rid
+        )
+
+
+def _lines_until(lines: Iterator[str], deadline: float) -> Iterator[str]:
+    for line in lines:
+        if time.monotonic() > deadline:
+            raise DeadlineExceeded("the stream was still arriving at the deadline")
+        yield line

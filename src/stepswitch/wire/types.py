@@ -1,0 +1,115 @@
+"""Normalized types every codec speaks. The agent never sees a wire payload, only these."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+ToolChoice = Literal["auto", "required", "none"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # the JSON text exactly as the model sent it
+
+    def parsed_arguments(self) -> Any:
+        """The arguments as JSON; raises ValueError when the model sent invalid JSON."""
+        return json.loads(self.arguments) if self.arguments.strip() else {}
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None  # on role="tool": the call this answers
+    name: str | None = None  # on role="tool": the tool's name (Gemini needs it)
+    reasoning: str | None = None  # the model's thinking text, when the provider returns it
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema of the arguments
+
+
+@dataclass(frozen=True)
+class JsonSchemaFormat:
+    name: str
+    schema: dict[str, Any]
+    strict: bool = True
+
+
+@dataclass(frozen=True)
+class Request:
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    response_format: JsonSchemaFormat | None = None
+    # Already resolved against the registry to an effort the model accepts ("none" included).
+    reasoning_effort: str | None = None
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts as the provider billed them.
+
+    `prompt_tokens` includes cached and cache-write tokens; `completion_tokens` includes reasoning.
+    """
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def uncached_prompt_tokens(self) -> int:
+        return max(0, self.prompt_tokens - self.cached_tokens - self.cache_write_tokens)
+
+
+class FinishReason(StrEnum):
+    STOP = "stop"
+    TOOL_CALLS = "tool_calls"
+    LENGTH = "length"  # cut by the token cap with an answer under way
+    # Cut by the token cap while still thinking: any content is unfinished thought, not an answer.
+    LENGTH_IN_THINKING = "length_in_thinking"
+    # The model said it was done but sent neither content nor tool calls.
+    EMPTY_STOP = "empty_stop"
+    CONTENT_FILTER = "content_filter"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Completion:
+    message: Message  # role="assistant"
+    finish_reason: FinishReason
+    raw_finish_reason: str | None
+    usage: Usage | None  # None when the provider reported none: never guessed
+    model: str
+    request_id: str | None = None
+    raw_usage: dict[str, Any] = field(default_factory=dict)  # the usage object as sent, for records
+
+    @property
+    def answer(self) -> str:
+        """The content the caller may act on: empty when the content is unfinished thinking."""
+        if self.finish_reason is FinishReason.LENGTH_IN_THINKING:
+            return ""
+        return self.message.content
+
+
+@dataclass(frozen=True)
+class ServerSentEvent:
+    event: str | None
+    data: str

@@ -1,0 +1,220 @@
+"""The HTTP client against a real loopback server that injects faults."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from stepswitch.errors import (
+    AuthError,
+    DeadlineExceeded,
+    MalformedResponse,
+    ProviderError,
+    RetriesExhausted,
+)
+from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply, ReplyQueue
+from stepswitch.wire.chat_completions import ChatCompletionsCodec
+from stepswitch.wire.client import HttpProvider, RetryPolicy, retry_after_seconds
+from stepswitch.wire.types import Message, Request
+
+SECRET = "sk-test-SECRET-value-123"
+OK_BODY = json.loads(
+    (
+        Path(__file__).parent.parent / "fixtures/chat_completions/tool_calls_parallel.json"
+    ).read_text()
+)
+REQUEST = Request(model="m", messages=(Message("user", "hi"),))
+
+
+class Clock:
+    """Records the backoff waits instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def provider(server: LoopbackServer, clock: Clock | None = None, attempts: int = 4, **kw):
+    return HttpProvider(
+        ChatCompletionsCodec(),
+        server.base_url,
+        api_key=SECRET,
+        retry=RetryPolicy(max_attempts=attempts, base_delay=0.5, max_delay=8),
+        sleep=clock or Clock(),
+        jitter=lambda: 1.0,
+        **kw,
+    )
+
+
+def far() -> float:
+    return time.monotonic() + 30
+
+
+def test_429_is_retried_after_the_retry_after_header():
+    replies = [Reply(429, {"error": "slow down"}, {"Retry-After": "3"}), Reply(body=OK_BODY)]
+    clock = Clock()
+    with LoopbackServer(ReplyQueue(replies)) as server:
+        completion = provider(server, clock).complete(REQUEST, deadline=far())
+    assert completion.message.tool_calls
+    assert clock.waits == [3.0]
+    assert len(server.requests) == 2
+
+
+def test_500s_back_off_exponentially_then_succeed():
+    replies = [Reply(500, "oops"), Reply(502, "bad gateway"), Reply(body=OK_BODY)]
+    clock = Clock()
+    with LoopbackServer(ReplyQueue(replies)) as server:
+        provider(server, clock).complete(REQUEST, deadline=far())
+    assert clock.waits == [0.5, 1.0]
+
+
+def test_retries_are_bounded_in_count():
+    with LoopbackServer(ReplyQueue([Reply(503, "down")])) as server:
+        with pytest.raises(RetriesExhausted) as info:
+            provider(server, attempts=3).complete(REQUEST, deadline=far())
+    assert len(server.requests) == 3
+    assert info.value.status == 503
+
+
+def test_a_retry_that_would_end_past_the_deadline_is_not_made():
+    replies = [Reply(429, "", {"Retry-After": "60"}), Reply(body=OK_BODY)]
+    clock = Clock()
+    with LoopbackServer(ReplyQueue(replies)) as server:
+        with pytest.raises(DeadlineExceeded):
+            provider(server, clock).complete(REQUEST, deadline=time.monotonic() + 5)
+    assert clock.waits == []
+    assert len(server.requests) == 1
+
+
+def test_auth_errors_are_never_retried_and_never_show_the_key():
+    echo = Reply(401, {"error": f"invalid key {SECRET}"})
+    with LoopbackServer(ReplyQueue([echo])) as server:
+        with pytest.raises(AuthError) as info:
+            provider(server).complete(REQUEST, deadline=far())
+    assert len(server.requests) == 1
+    assert SECRET not in str(info.value)
+    assert SECRET not in info.value.raw_body
+    assert "[redacted]" in info.value.raw_body
+    assert server.requests[0].headers["authorization"] == f"Bearer {SECRET}"
+
+
+def test_other_client_errors_are_not_retried_and_keep_the_body():
+    with LoopbackServer(ReplyQueue([Reply(400, {"error": "bad schema"})])) as server:
+        with pytest.raises(ProviderError) as info:
+            provider(server).complete(REQUEST, deadline=far())
+    assert len(server.requests) == 1
+    assert "bad schema" in info.value.raw_body
+
+
+def test_slow_response_past_the_worker_timeout_raises_promptly():
+    with LoopbackServer(ReplyQueue([Reply(body=OK_BODY, delay_s=30)])) as server:
+        began = time.monotonic()
+        with pytest.raises(DeadlineExceeded):
+            provider(server).complete(REQUEST, deadline=far(), timeout=0.3)
+    assert time.monotonic() - began < 5
+
+
+def test_the_run_deadline_caps_a_longer_worker_timeout():
+    with LoopbackServer(ReplyQueue([Reply(body=OK_BODY, delay_s=30)])) as server:
+        began = time.monotonic()
+        with pytest.raises(DeadlineExceeded):
+            provider(server).complete(REQUEST, deadline=time.monotonic() + 0.3, timeout=600)
+    assert time.monotonic() - began < 5
+
+
+def test_a_slow_stream_is_cut_at_the_deadline():
+    events = ['{"choices":[{"delta":{"content":"a"}}]}'] * 50
+    with LoopbackServer(ReplyQueue([Reply(sse=events, sse_gap_s=0.1)])) as server:
+        began = time.monotonic()
+        with pytest.raises(DeadlineExceeded):
+            provider(server).complete(
+                Request(model="m", messages=REQUEST.messages, stream=True),
+                deadline=time.monotonic() + 0.5,
+            )
+    assert time.monotonic() - began < 4
+
+
+def test_connection_reset_is_retried():
+    with LoopbackServer(ReplyQueue([Reply(reset=True), Reply(body=OK_BODY)])) as server:
+        completion = provider(server).complete(REQUEST, deadline=far())
+    assert completion.usage is not None
+    assert len(server.requests) == 2
+
+
+def test_body_cut_short_of_its_content_length_is_retried():
+    cut = Reply(body=OK_BODY, truncate_to=40)
+    with LoopbackServer(ReplyQueue([cut, Reply(body=OK_BODY)])) as server:
+        provider(server).complete(REQUEST, deadline=far())
+    assert len(server.requests) == 2
+
+
+def test_truncated_json_is_a_malformed_response_with_the_raw_body():
+    text = json.dumps(OK_BODY)[:60]
+    with LoopbackServer(ReplyQueue([Reply(body=text)])) as server:
+        with pytest.raises(MalformedResponse) as info:
+            provider(server).complete(REQUEST, deadline=far())
+    assert info.value.raw_body == text
+    assert len(server.requests) == 1
+
+
+def test_missing_usage_gives_a_completion_without_usage():
+    body = {k: v for k, v in OK_BODY.items() if k != "usage"}
+    with LoopbackServer(ReplyQueue([Reply(body=body)])) as server:
+        assert provider(server).complete(REQUEST, deadline=far()).usage is None
+
+
+def test_request_id_header_is_kept_on_the_completion():
+    reply = Reply(body=OK_BODY, headers={"x-request-id": "req-42"})
+    with LoopbackServer(ReplyQueue([reply])) as server:
+        assert provider(server).complete(REQUEST, deadline=far()).request_id == "req-42"
+
+
+def test_every_attempt_is_reported_for_the_ledger():
+    attempts = []
+    replies = [Reply(500, "x"), Reply(body=OK_BODY, headers={"x-request-id": "r2"})]
+    with LoopbackServer(ReplyQueue(replies)) as server:
+        provider(server, on_attempt=attempts.append).complete(REQUEST, deadline=far())
+    assert [(a.number, a.status, a.error is None) for a in attempts] == [
+        (1, 500, False),
+        (2, 200, True),
+    ]
+    assert attempts[1].request_id == "r2"
+
+
+def test_streaming_through_the_client_collects_content_and_usage():
+    events = [
+        '{"id":"s","model":"m","choices":[{"delta":{"content":"Hel"}}]}',
+        '{"id":"s","model":"m","choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}',
+        '{"id":"s","model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}',
+        "[DONE]",
+    ]
+    with LoopbackServer(ReplyQueue([Reply(sse=events)])) as server:
+        completion = provider(server).complete(
+            Request(model="m", messages=REQUEST.messages, stream=True), deadline=far()
+        )
+    assert completion.message.content == "Hello"
+    assert completion.usage is not None and completion.usage.prompt_tokens == 5
+    sent = server.requests[0].json()
+    assert sent["stream"] is True
+
+
+def test_the_server_sees_exactly_the_encoded_body():
+    seen: list[RecordedRequest] = []
+
+    def responder(request: RecordedRequest) -> Reply:
+        seen.append(request)
+        return Reply(body=OK_BODY)
+
+    with LoopbackServer(responder) as server:
+        provider(server).complete(REQUEST, deadline=far())
+    assert seen[0].path == "/v1/chat/completions"
+    assert seen[0].json() == {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_retry_after_accepts_seconds_and_http_dates():
+    assert retry_after_seconds("2.5") == 2.5
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert retry_after_seconds("soon") is None
