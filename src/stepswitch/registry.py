@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stepswitch.errors import ConfigError, UsageError
 
@@ -70,6 +70,17 @@ class ProviderSpec(_Strict):
     any_model: bool = False
     prices_endpoint: str | None = None  # relative to base_url; for `ssw prices refresh`
     models: dict[str, ModelSpec] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _hosted_models_are_never_free(self) -> ProviderSpec:
+        # A zero price on a hosted model is almost always a missing price in disguise.
+        for model_id, model in self.models.items():
+            price = model.price
+            if not self.local and isinstance(price, Price) and price.input == price.output == 0:
+                raise ValueError(
+                    f'model {model_id!r} of a hosted provider has price 0; write price = "unknown"'
+                )
+        return self
 
     @property
     def default_wire_format(self) -> WireFormatName:

@@ -1,0 +1,3 @@
+from stepswitch.cli import main
+
+main()

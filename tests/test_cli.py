@@ -1,0 +1,106 @@
+"""The `ssw` command as a user runs it: a real process, exit codes and one-line errors."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import tomli_w
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def ssw(*args: str, registry: Path | None = None, env_extra: dict | None = None):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    if registry is not None:
+        env["SSW_REGISTRY"] = str(registry)
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "stepswitch", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def copy_registry(tmp_path: Path) -> Path:
+    root = tmp_path / "registry"
+    shutil.copytree(REPO / "registry" / "providers", root / "providers")
+    return root
+
+
+def test_models_json_lists_the_token_factory_ladder_with_prices_or_unknown():
+    result = ssw("models", "--provider", "tokenfactory", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert {r["model"] for r in rows} == {
+        "nvidia/Nemotron-3_5-Lightning",
+        "nvidia/nemotron-3-super-120b-a12b",
+        "nvidia/Nemotron-3-Ultra-550b-a55b",
+        "openai/gpt-oss-120b",
+    }
+    for row in rows:
+        assert row["price"] == "unknown" or row["price"]["source"]
+
+
+def test_models_table_shows_every_provider():
+    result = ssw("models")
+    assert result.returncode == 0, result.stderr
+    for name in (
+        "tokenfactory",
+        "openai",
+        "anthropic",
+        "gemini",
+        "openrouter",
+        "vllm",
+        "llamacpp",
+        "ollama",
+    ):
+        assert name in result.stdout
+
+
+def test_unknown_provider_is_one_line_and_exit_2():
+    result = ssw("models", "--provider", "nope")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "unknown provider 'nope'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_malformed_preset_names_file_and_key_with_exit_2(tmp_path):
+    root = copy_registry(tmp_path)
+    preset = root / "providers" / "vllm.toml"
+    preset.write_text(preset.read_text().replace("base_url", "base_urll", 1))
+    result = ssw("models", registry=root)
+    assert result.returncode == 2
+    assert "vllm.toml" in result.stderr and "base_url" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0
+
+
+def test_a_preset_without_a_price_is_refused_rather_than_read_as_free(tmp_path):
+    root = copy_registry(tmp_path)
+    preset = root / "providers" / "tokenfactory.toml"
+    data = tomllib.loads(preset.read_text())
+    del data["models"]["openai/gpt-oss-120b"]["price"]
+    preset.write_text(tomli_w.dumps(data))
+    result = ssw("models", registry=root)
+    assert result.returncode == 2
+    assert "tokenfactory.toml" in result.stderr and "price" in result.stderr
+
+
+def test_prices_refresh_without_the_key_says_which_variable_to_set():
+    result = ssw("prices", "refresh", "tokenfactory")
+    assert result.returncode == 2
+    assert "NEBIUS_API_KEY" in result.stderr
+
+
+def test_help_lists_the_commands():
+    result = ssw("--help")
+    assert result.returncode == 0
+    for command in ("models", "prices", "probe"):
+        assert command in result.stdout
