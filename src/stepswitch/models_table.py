@@ -51,6 +51,7 @@ _COLUMNS = (
 
 def _cells(row: dict[str, Any]) -> tuple[str, ...]:
     price = row["price"]
+    money: tuple[str, ...]
     if price == "unknown":
         money = ("unknown",) * 4
     else:

@@ -1,0 +1,125 @@
+"""run.json and steps.jsonl: what a run leaves on disk. Pydantic models with a schema version;
+old records keep loading (new fields get defaults)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+Outcome = Literal["done", "gates_failed", "limit", "error", "running"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # records written by newer versions still load
+
+
+class ToolCallRecord(_Record):
+    name: str
+    arguments: str  # as the model sent them, cut to a bounded length
+    ok: bool
+    refused: bool = False
+    output_excerpt: str = ""
+
+
+class GateRecord(_Record):
+    name: str
+    passed: bool
+    duration_s: float
+    report: str = ""  # the short report the model sees
+
+
+class ReviewRecord(_Record):
+    verdict: Literal["approve", "reject", "unparsed"]
+    reasons: str
+    second_opinion: Literal["approve", "reject", "unparsed"] | None = None
+    second_reasons: str = ""
+    agree: bool | None = None
+
+
+class StepRecord(_Record):
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    index: int  # 1-based, in the order the steps ran
+    step_type: str
+    worker: str
+    provider: str
+    model: str
+    effort: str | None = None
+    escalation: int = 0
+    scripted: bool = False
+    duration_s: float = 0.0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    usage_reported: bool = True
+    cost_usd: float | None = None  # None: the model has no known price
+    # Share of this prompt that repeats the previous prompt sent to the same worker, from its start.
+    prompt_repeat_share: float = 0.0
+    finish_reason: str | None = None
+    request_id: str | None = None
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    model_output_failure: str | None = None
+    gate: list[GateRecord] = Field(default_factory=list)
+    review: ReviewRecord | None = None
+    note: str = ""
+    error: str | None = None
+
+
+class RunRecord(_Record):
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    repo: str
+    branch: str
+    worktree: str
+    task: str
+    policy: str
+    scripted: bool = False
+    started_at: str
+    finished_at: str | None = None
+    outcome: Outcome = "running"
+    exit_code: int | None = None
+    reason: str = ""
+    steps: int = 0
+    escalations: int = 0
+    gate_failures: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_steps: int = 0
+    commit: str | None = None
+
+
+class RunFolder:
+    """`.ssw/runs/<run-id>/`: run.json rewritten as the run goes, steps.jsonl appended."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.run_path = root / "run.json"
+        self.steps_path = root / "steps.jsonl"
+        self.logs = root / "logs"
+
+    def write_run(self, record: RunRecord) -> None:
+        staged = self.run_path.with_suffix(".json.tmp")
+        staged.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+        staged.replace(self.run_path)
+
+    def append_step(self, record: StepRecord) -> None:
+        with self.steps_path.open("a", encoding="utf-8") as out:
+            out.write(record.model_dump_json() + "\n")
+
+    def read_run(self) -> RunRecord:
+        return RunRecord.model_validate_json(self.run_path.read_text(encoding="utf-8"))
+
+    def read_steps(self) -> list[StepRecord]:
+        if not self.steps_path.exists():
+            return []
+        lines = self.steps_path.read_text(encoding="utf-8").splitlines()
+        return [StepRecord.model_validate_json(line) for line in lines if line.strip()]

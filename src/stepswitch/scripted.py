@@ -1,0 +1,180 @@
+"""The scripted provider: replays a YAML script of completions over a loopback server that
+speaks chat-completions, so a run exercises the real client, codec and tools. Nothing made
+with it says anything about model quality; every record it touches is labelled scripted.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from stepswitch.errors import ConfigError
+from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply
+
+SCRIPTED_PROVIDER = "scripted"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ScriptedToolCall(_Strict):
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+
+
+class ScriptedUsage(_Strict):
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
+    reasoning_tokens: int = Field(default=0, ge=0)
+
+
+class ScriptedReply(_Strict):
+    expect_model: str | None = None  # fail loudly when routing sent this call elsewhere
+    content: str = ""
+    reasoning: str | None = None
+    tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
+    finish_reason: Literal["stop", "tool_calls", "length"] | None = None
+    usage: ScriptedUsage | None = None  # None: estimated from the request (4 chars a token)
+    omit_usage: bool = False  # answer without usage, as some servers do
+
+
+class Script(_Strict):
+    replies: list[ScriptedReply] = Field(min_length=1)
+
+
+def load_script(path: Path) -> Script:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(str(path), "(file)", "no such script", "check the path") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(path), "(syntax)", str(exc).splitlines()[0], "fix the YAML") from exc
+    try:
+        return Script.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ConfigError(str(path), key, first["msg"], "see stepswitch/scripted.py") from exc
+
+
+def _tokens(chars: int) -> int:
+    return max(1, (chars + 3) // 4)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class ScriptedResponder:
+    """Answers each chat-completions request with the script's next reply."""
+
+    def __init__(self, script: Script) -> None:
+        self._replies = list(script.replies)
+        self._served = 0
+        self._last_prompt: dict[str, str] = {}  # per model: what a provider cache would hold
+        self._lock = threading.Lock()
+
+    @property
+    def served(self) -> int:
+        return self._served
+
+    @property
+    def remaining(self) -> int:
+        return len(self._replies) - self._served
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            body = request.json()
+            model = str(body.get("model", ""))
+            if self._served >= len(self._replies):
+                return _error(
+                    400, f"scripted provider: the script has no reply #{self._served + 1}"
+                )
+            reply = self._replies[self._served]
+            self._served += 1
+            if reply.expect_model and reply.expect_model != model:
+                return _error(
+                    400,
+                    f"scripted provider: reply #{self._served} expects model "
+                    f"{reply.expect_model!r}, the call asked for {model!r}",
+                )
+            prompt = json.dumps(body.get("messages", []))
+            cached_chars = _common_prefix(prompt, self._last_prompt.get(model, ""))
+            self._last_prompt[model] = prompt
+            return Reply(body=_completion_body(reply, model, self._served, prompt, cached_chars))
+
+
+def _error(status: int, message: str) -> Reply:
+    return Reply(status, {"error": {"message": message, "type": "scripted"}})
+
+
+def _completion_body(
+    reply: ScriptedReply, model: str, number: int, prompt: str, cached_chars: int
+) -> dict[str, Any]:
+    calls = [
+        {
+            "id": f"call_{number}_{i}",
+            "type": "function",
+            "function": {
+                "name": call.name,
+                "arguments": call.arguments
+                if isinstance(call.arguments, str)
+                else json.dumps(call.arguments),
+            },
+        }
+        for i, call in enumerate(reply.tool_calls)
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if calls:
+        message["tool_calls"] = calls
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
+    finish = reply.finish_reason or ("tool_calls" if calls else "stop")
+    body: dict[str, Any] = {
+        "id": f"scripted-{number}",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+    if not reply.omit_usage:
+        body["usage"] = _usage(reply, prompt, cached_chars, calls)
+    return body
+
+
+def _usage(
+    reply: ScriptedReply, prompt: str, cached_chars: int, calls: list[dict[str, Any]]
+) -> dict[str, Any]:
+    if reply.usage is not None:
+        u = reply.usage
+        prompt_tokens, cached = u.prompt_tokens, u.cached_tokens
+        completion, reasoning = u.completion_tokens, u.reasoning_tokens
+    else:
+        # Estimated like a provider's prefix cache: the part that repeats the previous prompt.
+        prompt_tokens = _tokens(len(prompt))
+        cached = min(prompt_tokens, cached_chars // 4)
+        out_chars = len(reply.content) + len(json.dumps(calls)) if calls else len(reply.content)
+        reasoning = _tokens(len(reply.reasoning)) if reply.reasoning else 0
+        completion = _tokens(out_chars) + reasoning
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion,
+        "total_tokens": prompt_tokens + completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
+        "completion_tokens_details": {"reasoning_tokens": reasoning},
+    }
+
+
+def start_scripted_server(script: Script) -> tuple[LoopbackServer, ScriptedResponder]:
+    responder = ScriptedResponder(script)
+    return LoopbackServer(responder).start(), responder
