@@ -308,18 +308,6 @@ def test_run_returns_when_the_shell_exits_and_kills_its_background_children(ws):
     assert child_is_gone_within(Path(f"/proc/{child}/stat"), seconds=3)
 
 
-def child_is_gone_within(stat: Path, seconds: float) -> bool:
-    # SIGKILL is delivered asynchronously: wait for the state change, bounded, without sleeping.
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if stat.read_text().split(")")[1].split()[0] in ("Z", "X"):
-                return True
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-    return False
-
-
 def test_run_caps_long_output_keeping_head_and_tail(ws):
     small = Workspace(ws.root, output_cap_chars=1000)
     result = call(

@@ -128,7 +128,10 @@ class HttpProvider:
                 self._record(number, exc.status, str(exc), began, exc.request_id)
             except ProviderError as exc:
                 self._record(number, exc.status, str(exc), began, exc.request_id)
-                raise
+                if isinstance(exc, AuthError) or exc.status not in RETRYABLE_STATUS:
+                    raise
+                # e.g. Anthropic's `overloaded` (529) arriving as an event inside a stream
+                last = _Retryable(str(exc), exc.status, exc.request_id, None)
             else:
                 self._record(number, 200, None, began, completion.request_id, completion)
                 return completion

@@ -73,6 +73,7 @@ def usage_from_anthropic(raw: Any) -> Usage | None:
         cached_tokens=read,
         cache_write_tokens=write,
         completion_tokens=_count(usage, "output_tokens"),
+        reasoning_tokens=_count(usage.get("output_tokens_details"), "thinking_tokens"),
     )
 
 

@@ -1,0 +1,384 @@
+"""Anthropic Messages API (`POST /v1/messages`, anthropic-version 2023-06-01).
+
+References, under https://platform.claude.com/docs/en/: api/messages, api/errors,
+build-with-claude/streaming, agents-and-tools/tool-use/implement-tool-use,
+build-with-claude/{extended-thinking,adaptive-thinking,structured-outputs}.
+
+Effort (reviewers: check this). Claude 4.6 and later, and ids without a version, get
+`thinking: {type: adaptive}` plus `output_config.effort` (minimal -> low): Opus 4.7 and later
+reject `budget_tokens`. Older models get `thinking: {type: enabled, budget_tokens}` from
+THINKING_BUDGETS, and under a caller's cap the budget shrinks to leave 1024 for the answer (no
+thinking if that leaves under the 1024 minimum). With thinking on and no caller's cap, max_tokens
+is the effort's THINKING_BUDGETS entry plus 4096 for the answer, in both modes. "none" sends no
+thinking and no effort. Thinking stays off with tool_choice "required" (unsupported with
+thinking) and inside a tool loop, where the API wants the previous signed thinking block back and
+Message keeps no signature. temperature is dropped while thinking is on. JSON schema output uses
+`output_config.format`, which takes no name or strict flag.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stepswitch.errors import MalformedResponse, ProviderError
+from stepswitch.wire.codec import join_url
+from stepswitch.wire.finish import classify_finish, split_thinking
+from stepswitch.wire.types import (
+    Completion,
+    FinishReason,
+    Message,
+    Request,
+    ServerSentEvent,
+    ToolCall,
+)
+from stepswitch.wire.usage import usage_from_anthropic
+
+API_VERSION = "2023-06-01"
+THINKING_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 8192, "high": 16384, "xhigh": 24576}
+ADAPTIVE_EFFORTS = {effort: effort for effort in THINKING_BUDGETS} | {"minimal": "low"}
+_MIN_BUDGET = 1024
+_ANSWER_ROOM = 4096  # max_tokens when the caller sets none, and the room added above a budget
+_KEEP = 20_000
+
+_STOP = {
+    "end_turn": FinishReason.STOP,
+    "stop_sequence": FinishReason.STOP,
+    "tool_use": FinishReason.TOOL_CALLS,
+    "max_tokens": FinishReason.LENGTH,
+    "model_context_window_exceeded": FinishReason.LENGTH,
+    "refusal": FinishReason.CONTENT_FILTER,
+}
+# The HTTP status each documented error type stands for (api/errors).
+_ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403}
+_ERROR_STATUS |= {"not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429}
+_ERROR_STATUS |= {"api_error": 500, "overloaded_error": 529}
+# Each streamed delta type, and the key that carries its text in both the delta and the block.
+_DELTA_KEYS = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "input_json_delta": "partial_json",
+}
+_VERSION_IN_ID = re.compile(r"-(\d+)(?:-(\d{1,2}))?(?=-|$)")
+
+
+class _Shape(Exception):
+    """Part of the body is not the documented shape; decode turns it into MalformedResponse."""
+
+
+def _dump(body: Any) -> str:
+    try:
+        return json.dumps(body, ensure_ascii=False)[:_KEEP]
+    except (TypeError, ValueError):
+        return repr(body)[:_KEEP]
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Shape(f"{where} is not an object")
+    return value
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise _Shape(f"{where} is not a string")
+    return value
+
+
+def thinks_adaptively(model: str) -> bool:
+    """Claude 4.6 and later use adaptive thinking; a model id without a version counts as new."""
+    match = _VERSION_IN_ID.search(model)
+    if match is None:
+        return True
+    return (int(match.group(1)), int(match.group(2) or 0)) >= (4, 6)
+
+
+def _in_tool_loop(messages: Sequence[Message]) -> bool:
+    """True when the conversation ends in results for an assistant turn that called tools."""
+    for message in reversed(messages):
+        if message.role == "user":
+            return False
+        if message.role == "assistant" and message.tool_calls:
+            return True
+    return False
+
+
+def _tool_input(call: ToolCall) -> dict[str, Any]:
+    try:
+        value = call.parsed_arguments()
+    except ValueError:
+        return {}  # invalid JSON from an earlier turn: the API only takes an object
+    return value if isinstance(value, dict) else {}
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    if message.role == "tool":
+        if message.tool_call_id is None:
+            raise ValueError("a tool message needs the tool_call_id it answers")
+        return [
+            {"type": "tool_result", "tool_use_id": message.tool_call_id, "content": message.content}
+        ]
+    if message.role == "user":
+        return [{"type": "text", "text": message.content}]
+    blocks: list[dict[str, Any]] = []
+    if message.content:  # the API rejects empty text blocks
+        blocks.append({"type": "text", "text": message.content})
+    blocks.extend(
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": _tool_input(call)}
+        for call in message.tool_calls
+    )
+    return blocks
+
+
+def _conversation(messages: Sequence[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """System text goes top-level; consecutive same-role turns (tool results) merge into one."""
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            system.append(message.content)
+            continue
+        role = "assistant" if message.role == "assistant" else "user"
+        blocks = _blocks(message)
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+    return ("\n\n".join(system) if system else None), turns
+
+
+def _tool_choice(request: Request) -> dict[str, Any] | None:
+    kinds = {"auto": "auto", "required": "any", "none": "none"}
+    choice: dict[str, Any] | None = None
+    if request.tool_choice is not None:
+        choice = {"type": kinds[request.tool_choice]}
+    if request.parallel_tool_calls is False and request.tool_choice != "none":
+        choice = choice or {"type": "auto"}
+        choice["disable_parallel_tool_use"] = True
+    return choice
+
+
+def _apply_effort(request: Request, body: dict[str, Any]) -> None:
+    effort = request.reasoning_effort
+    if effort is None or effort == "none":
+        return
+    if effort not in THINKING_BUDGETS:
+        raise ValueError(f"unknown reasoning effort {effort!r}")
+    think = request.tool_choice != "required" and not _in_tool_loop(request.messages)
+    budget = THINKING_BUDGETS[effort]
+    if think and request.max_output_tokens is None:
+        body["max_tokens"] = budget + _ANSWER_ROOM  # thinking counts toward max_tokens
+    if thinks_adaptively(request.model):
+        body.setdefault("output_config", {})["effort"] = ADAPTIVE_EFFORTS[effort]
+        if think:
+            body["thinking"] = {"type": "adaptive", "display": "summarized"}
+        return
+    if not think:
+        return
+    if request.max_output_tokens is not None:
+        budget = min(budget, request.max_output_tokens - _MIN_BUDGET)
+    if budget >= _MIN_BUDGET:
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+
+
+def encode_request(request: Request) -> dict[str, Any]:
+    system, turns = _conversation(request.messages)
+    body: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_output_tokens or _ANSWER_ROOM,
+        "messages": turns,
+    }
+    if system is not None:
+        body["system"] = system
+    if request.tools:
+        body["tools"] = [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+            for tool in request.tools
+        ]
+        choice = _tool_choice(request)
+        if choice is not None:
+            body["tool_choice"] = choice
+    if request.response_format is not None:
+        fmt = {"type": "json_schema", "schema": request.response_format.schema}
+        body.setdefault("output_config", {})["format"] = fmt
+    _apply_effort(request, body)
+    if request.temperature is not None and "thinking" not in body:
+        body["temperature"] = request.temperature
+    body["stream"] = request.stream
+    return body
+
+
+def _arguments(raw: str) -> str:
+    """Streamed tool input, re-serialized like a non-streamed one; cut-off JSON stays as sent."""
+    if not raw.strip():
+        return "{}"
+    try:
+        return json.dumps(json.loads(raw), ensure_ascii=False)
+    except ValueError:
+        return raw
+
+
+@dataclass
+class _Turn:
+    texts: list[str] = field(default_factory=list)
+    thoughts: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    last_kind: str | None = None
+
+    def add(self, block: dict[str, Any], where: str, arguments: str | None = None) -> None:
+        kind = block.get("type")
+        if kind == "text":
+            self.texts.append(_str(block.get("text"), f"{where}.text"))
+        elif kind == "thinking":
+            self.thoughts.append(_str(block.get("thinking"), f"{where}.thinking"))
+        elif kind == "tool_use":
+            if arguments is None:
+                tool_input = _obj(block.get("input"), f"{where}.input")
+                arguments = json.dumps(tool_input, ensure_ascii=False)
+            name = _str(block.get("name"), f"{where}.name")
+            self.calls.append(ToolCall(_str(block.get("id"), f"{where}.id"), name, arguments))
+        elif kind != "redacted_thinking":
+            return  # server tool blocks and future kinds carry nothing this layer uses
+        self.last_kind = "thinking" if kind == "redacted_thinking" else str(kind)
+
+
+def _completion(
+    turn: _Turn, message: dict[str, Any], raw_usage: Any, request_id: str | None
+) -> Completion:
+    stop = message.get("stop_reason")
+    if stop is not None and not isinstance(stop, str):
+        raise _Shape("stop_reason is not a string")
+    split = split_thinking("".join(turn.texts), "\n".join(turn.thoughts) or None)
+    reason = classify_finish(
+        _STOP.get(stop or "", FinishReason.OTHER),
+        content=split.content,
+        has_tool_calls=bool(turn.calls),
+        reasoning=split.reasoning,
+        # The last block being thinking means the cap fell before the answer began.
+        thinking_unfinished=split.thinking_unfinished or turn.last_kind == "thinking",
+    )
+    model, body_id = message.get("model"), message.get("id")
+    return Completion(
+        message=Message("assistant", split.content, tuple(turn.calls), reasoning=split.reasoning),
+        finish_reason=reason,
+        raw_finish_reason=stop,
+        usage=usage_from_anthropic(raw_usage),
+        model=model if isinstance(model, str) else "",
+        request_id=request_id or (body_id if isinstance(body_id, str) else None),
+        raw_usage=raw_usage if isinstance(raw_usage, dict) else {},
+    )
+
+
+def _decode(body: Any, request_id: str | None) -> Completion:
+    message = _obj(body, "message")
+    content = message.get("content")
+    if not isinstance(content, list):
+        raise _Shape("content is not a list")
+    turn = _Turn()
+    for i, block in enumerate(content):
+        turn.add(_obj(block, f"content[{i}]"), f"content[{i}]")
+    return _completion(turn, message, message.get("usage"), request_id)
+
+
+@dataclass
+class _Stream:
+    message: dict[str, Any] | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    stopped: bool = False
+
+    def add(self, kind: str, event: dict[str, Any]) -> None:
+        if kind == "error":
+            error = event.get("error")
+            error = error if isinstance(error, dict) else {}
+            status = _ERROR_STATUS.get(str(error.get("type")))
+            text = error.get("message") or "the stream reported an error"
+            raise ProviderError(f"messages: {text}", status=status, raw_body=_dump(event))
+        if kind == "message_start":
+            self.message = dict(_obj(event.get("message"), "message_start.message"))
+            self.usage = dict(_obj(self.message.get("usage") or {}, "message_start usage"))
+        elif kind == "content_block_start":
+            index = event.get("index")
+            if not isinstance(index, int):
+                raise _Shape("content_block_start has no index")
+            self.blocks[index] = dict(_obj(event.get("content_block"), "content_block"))
+        elif kind == "content_block_delta":
+            index = event.get("index")
+            block = self.blocks.get(index) if isinstance(index, int) else None
+            delta = _obj(event.get("delta"), "content_block_delta.delta")
+            key = _DELTA_KEYS.get(str(delta.get("type")))
+            if block is None:
+                raise _Shape("content_block_delta names no started block")
+            if key is not None:  # signature and citation deltas carry nothing kept here
+                block[key] = block.get(key, "") + _str(delta.get(key), f"{delta['type']}.{key}")
+        elif kind == "message_delta":
+            delta = _obj(event.get("delta"), "message_delta.delta")
+            if self.message is None:
+                raise _Shape("message_delta before message_start")
+            if "stop_reason" in delta:
+                self.message["stop_reason"] = delta["stop_reason"]
+            # message_delta usage is cumulative: its counts replace the ones from message_start.
+            usage = _obj(event.get("usage") or {}, "message_delta.usage")
+            self.usage.update({k: v for k, v in usage.items() if v is not None})
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def completion(self, request_id: str | None) -> Completion:
+        if self.message is None or not self.stopped:
+            raise _Shape("the stream ended before message_stop")
+        turn = _Turn()
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            tool = block.get("type") == "tool_use"
+            args = _arguments(block.get("partial_json", "")) if tool else None
+            turn.add(block, f"content[{index}]", args)
+        return _completion(turn, self.message, self.usage or None, request_id)
+
+
+class MessagesCodec:
+    wire_format = "messages"
+
+    def url(self, base_url: str, request: Request) -> str:
+        return join_url(base_url, "messages")
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        return headers
+
+    def encode(self, request: Request) -> dict[str, Any]:
+        return encode_request(request)
+
+    def decode(self, body: Any, request_id: str | None) -> Completion:
+        try:
+            return _decode(body, request_id)
+        except (_Shape, MalformedResponse) as exc:
+            raise MalformedResponse(
+                f"messages: {exc}", raw_body=_dump(body), request_id=request_id
+            ) from None
+
+    def decode_stream(
+        self, events: Iterable[ServerSentEvent], request_id: str | None
+    ) -> Completion:
+        state = _Stream()
+        seen: list[str] = []
+        try:
+            for event in events:
+                seen.append(event.data)
+                data = _obj(json.loads(event.data), "stream event")
+                state.add(str(data.get("type") or event.event), data)
+            return state.completion(request_id)
+        except (_Shape, json.JSONDecodeError, MalformedResponse) as exc:
+            raw = "\n".join(seen)[:_KEEP]
+            raise MalformedResponse(
+                f"messages stream: {exc}", raw_body=raw, request_id=request_id
+            ) from None
+        except ProviderError as exc:
+            exc.request_id = exc.request_id or request_id
+            raise

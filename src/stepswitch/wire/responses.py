@@ -1,0 +1,331 @@
+"""OpenAI Responses API (`POST /v1/responses`).
+
+References: https://platform.openai.com/docs/api-reference/responses/create (request),
+https://platform.openai.com/docs/api-reference/responses/object (response),
+https://platform.openai.com/docs/api-reference/responses-streaming (stream events).
+
+Function tools are sent with `strict: false`: the reference makes strict the default, and strict
+mode rejects schemas that leave properties optional, which agent tool schemas often do.
+Reasoning summaries are not requested (`reasoning.summary` needs a verified organization on some
+models); summary or reasoning text that does come back is kept as Message.reasoning.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from stepswitch.errors import MalformedResponse, ProviderError
+from stepswitch.wire.codec import join_url
+from stepswitch.wire.finish import classify_finish, split_thinking
+from stepswitch.wire.types import (
+    Completion,
+    FinishReason,
+    Message,
+    Request,
+    ServerSentEvent,
+    ToolCall,
+)
+from stepswitch.wire.usage import usage_from_responses
+
+_KEEP = 20_000  # raw bodies kept for the record are capped like the client caps them
+
+
+class _Shape(Exception):
+    """Part of the body is not the documented shape; decode turns it into MalformedResponse."""
+
+
+def _dump(body: Any) -> str:
+    try:
+        return json.dumps(body, ensure_ascii=False)[:_KEEP]
+    except (TypeError, ValueError):
+        return repr(body)[:_KEEP]
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Shape(f"{where} is not an object")
+    return value
+
+
+def _arr(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Shape(f"{where} is not a list")
+    return value
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise _Shape(f"{where} is not a string")
+    return value
+
+
+def _input_items(messages: Iterable[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """Leading system messages become `instructions`; later ones stay in place as system items."""
+    instructions: list[str] = []
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system" and not items:
+            instructions.append(message.content)
+        elif message.role == "tool":
+            if message.tool_call_id is None:
+                raise ValueError("a tool message needs the tool_call_id it answers")
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.tool_call_id,
+                    "output": message.content,
+                }
+            )
+        elif message.role == "assistant":
+            # Reasoning is not replayed: with store=false it could only go back encrypted.
+            if message.content or not message.tool_calls:
+                items.append({"type": "message", "role": "assistant", "content": message.content})
+            items.extend(
+                {
+                    "type": "function_call",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }
+                for call in message.tool_calls
+            )
+        else:
+            items.append({"type": "message", "role": message.role, "content": message.content})
+    return ("\n\n".join(instructions) if instructions else None), items
+
+
+def encode_request(request: Request) -> dict[str, Any]:
+    instructions, items = _input_items(request.messages)
+    body: dict[str, Any] = {"model": request.model, "input": items, "store": False}
+    if instructions is not None:
+        body["instructions"] = instructions
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+                "strict": False,
+            }
+            for tool in request.tools
+        ]
+    if request.tool_choice is not None:
+        body["tool_choice"] = request.tool_choice
+    if request.parallel_tool_calls is not None:
+        body["parallel_tool_calls"] = request.parallel_tool_calls
+    if request.response_format is not None:
+        fmt = request.response_format
+        body["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": fmt.name,
+                "schema": fmt.schema,
+                "strict": fmt.strict,
+            }
+        }
+    if request.reasoning_effort is not None:
+        body["reasoning"] = {"effort": request.reasoning_effort}
+    if request.max_output_tokens is not None:
+        body["max_output_tokens"] = request.max_output_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    body["stream"] = request.stream
+    return body
+
+
+def _mapped_finish(resp: dict[str, Any], refused: bool) -> tuple[FinishReason, str | None]:
+    status = resp.get("status")
+    if status == "incomplete":
+        details = resp.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        if reason == "max_output_tokens":
+            return FinishReason.LENGTH, reason
+        if reason == "content_filter":
+            return FinishReason.CONTENT_FILTER, reason
+        return FinishReason.OTHER, str(reason or status)
+    # Some compatible servers leave `status` out of a finished response.
+    if status in ("completed", None):
+        return (FinishReason.CONTENT_FILTER if refused else FinishReason.STOP), status
+    return FinishReason.OTHER, str(status)
+
+
+def _completion(resp: dict[str, Any], request_id: str | None) -> Completion:
+    if resp.get("status") == "failed":  # the model gave up: a provider fault, not a shape fault
+        error = resp.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        raise ProviderError(
+            f"responses: {message or 'the response failed'}",
+            raw_body=_dump(resp),
+            request_id=request_id,
+        )
+    texts: list[str] = []
+    refusals: list[str] = []
+    thoughts: list[str] = []
+    calls: list[ToolCall] = []
+    last_kind: Any = None
+    for i, raw_item in enumerate(_arr(resp.get("output"), "output")):
+        item = _obj(raw_item, f"output[{i}]")
+        last_kind = item.get("type")
+        if last_kind == "message":
+            for j, raw_part in enumerate(_arr(item.get("content"), f"output[{i}].content")):
+                part = _obj(raw_part, f"output[{i}].content[{j}]")
+                if part.get("type") == "output_text":
+                    texts.append(_str(part.get("text"), f"output[{i}].content[{j}].text"))
+                elif part.get("type") == "refusal":
+                    refusals.append(_str(part.get("refusal"), f"output[{i}].content[{j}].refusal"))
+        elif last_kind == "function_call":
+            calls.append(
+                ToolCall(
+                    id=_str(item.get("call_id"), f"output[{i}].call_id"),
+                    name=_str(item.get("name"), f"output[{i}].name"),
+                    arguments=_str(item.get("arguments", ""), f"output[{i}].arguments"),
+                )
+            )
+        elif last_kind == "reasoning":
+            # `summary` holds summary_text parts; `content` holds reasoning_text (open models).
+            for key in ("summary", "content"):
+                for k, raw_part in enumerate(_arr(item.get(key), f"output[{i}].{key}")):
+                    part = _obj(raw_part, f"output[{i}].{key}[{k}]")
+                    if part.get("type") in ("summary_text", "reasoning_text"):
+                        thoughts.append(_str(part.get("text"), f"output[{i}].{key}[{k}].text"))
+    mapped, raw_reason = _mapped_finish(resp, bool(refusals) and not texts)
+    content = "".join(texts) or "".join(refusals)
+    split = split_thinking(content, "\n".join(thoughts) or None)
+    reason = classify_finish(
+        mapped,
+        content=split.content,
+        has_tool_calls=bool(calls),
+        reasoning=split.reasoning,
+        # The output ending on a reasoning item means the cap fell while the model was thinking.
+        thinking_unfinished=split.thinking_unfinished or last_kind == "reasoning",
+    )
+    raw_usage = resp.get("usage")
+    usage = usage_from_responses(raw_usage)
+    model = resp.get("model")
+    body_id = resp.get("id")
+    return Completion(
+        message=Message(
+            "assistant", split.content, tuple(calls), reasoning=split.reasoning or None
+        ),
+        finish_reason=reason,
+        raw_finish_reason=raw_reason,
+        usage=usage,
+        model=model if isinstance(model, str) else "",
+        request_id=request_id or (body_id if isinstance(body_id, str) else None),
+        raw_usage=raw_usage if isinstance(raw_usage, dict) else {},
+    )
+
+
+class _StreamState:
+    """Rebuilds the response object from the documented events, then decodes it like a body."""
+
+    def __init__(self) -> None:
+        self.items: dict[int, dict[str, Any]] = {}
+        self.final: dict[str, Any] | None = None
+
+    def _item(self, event: dict[str, Any]) -> dict[str, Any]:
+        index = event.get("output_index")
+        if not isinstance(index, int):
+            raise _Shape(f"{event.get('type')} has no output_index")
+        return self.items.setdefault(index, {})
+
+    def _part(self, event: dict[str, Any], key: str, index_key: str) -> dict[str, Any]:
+        parts = self._item(event).setdefault(key, [])
+        index = event.get(index_key)
+        if not isinstance(parts, list) or not isinstance(index, int) or index < 0:
+            raise _Shape(f"{event.get('type')} has no usable {index_key}")
+        while len(parts) <= index:
+            parts.append({})
+        part = _obj(parts[index], f"{event.get('type')} part")
+        return part
+
+    def add(self, kind: str, event: dict[str, Any]) -> None:
+        if kind == "error":
+            message = event.get("message") or "the stream reported an error"
+            raise ProviderError(f"responses: {message}", raw_body=_dump(event))
+        if kind in ("response.completed", "response.incomplete", "response.failed"):
+            self.final = _obj(event.get("response"), f"{kind}.response")
+        elif kind in ("response.output_item.added", "response.output_item.done"):
+            index = event.get("output_index")
+            if not isinstance(index, int):
+                raise _Shape(f"{kind} has no output_index")
+            self.items[index] = copy.deepcopy(_obj(event.get("item"), f"{kind}.item"))
+        elif kind == "response.content_part.added":
+            self._part(event, "content", "content_index").update(_obj(event.get("part"), kind))
+        elif kind == "response.output_text.delta":
+            part = self._part(event, "content", "content_index")
+            part.setdefault("type", "output_text")
+            part["text"] = part.get("text", "") + _str(event.get("delta"), f"{kind}.delta")
+        elif kind == "response.refusal.delta":
+            part = self._part(event, "content", "content_index")
+            part.setdefault("type", "refusal")
+            part["refusal"] = part.get("refusal", "") + _str(event.get("delta"), f"{kind}.delta")
+        elif kind == "response.function_call_arguments.delta":
+            item = self._item(event)
+            item["arguments"] = item.get("arguments", "") + _str(event.get("delta"), kind)
+        elif kind == "response.function_call_arguments.done":
+            self._item(event)["arguments"] = _str(event.get("arguments"), f"{kind}.arguments")
+        elif kind == "response.reasoning_summary_text.delta":
+            part = self._part(event, "summary", "summary_index")
+            part.setdefault("type", "summary_text")
+            part["text"] = part.get("text", "") + _str(event.get("delta"), f"{kind}.delta")
+        elif kind == "response.reasoning_text.delta":
+            part = self._part(event, "content", "content_index")
+            part.setdefault("type", "reasoning_text")
+            part["text"] = part.get("text", "") + _str(event.get("delta"), f"{kind}.delta")
+
+    def body(self) -> dict[str, Any]:
+        if self.final is None:
+            raise _Shape("the stream ended before response.completed or response.incomplete")
+        body = dict(self.final)
+        if self.items:  # the events are authoritative; the final object may omit the output
+            body["output"] = [self.items[i] for i in sorted(self.items)]
+        return body
+
+
+class ResponsesCodec:
+    wire_format = "responses"
+
+    def url(self, base_url: str, request: Request) -> str:
+        return join_url(base_url, "responses")
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def encode(self, request: Request) -> dict[str, Any]:
+        return encode_request(request)
+
+    def decode(self, body: Any, request_id: str | None) -> Completion:
+        try:
+            return _completion(_obj(body, "response"), request_id)
+        except (_Shape, MalformedResponse) as exc:
+            raise MalformedResponse(
+                f"responses: {exc}", raw_body=_dump(body), request_id=request_id
+            ) from None
+
+    def decode_stream(
+        self, events: Iterable[ServerSentEvent], request_id: str | None
+    ) -> Completion:
+        state = _StreamState()
+        seen: list[str] = []
+        try:
+            for event in events:
+                seen.append(event.data)
+                data = _obj(json.loads(event.data), "stream event")
+                kind = data.get("type") or event.event
+                state.add(str(kind), data)
+            return _completion(state.body(), request_id)
+        except (_Shape, json.JSONDecodeError, MalformedResponse) as exc:
+            raw = "\n".join(seen)[:_KEEP]
+            raise MalformedResponse(
+                f"responses stream: {exc}", raw_body=raw, request_id=request_id
+            ) from None
+        except ProviderError as exc:
+            exc.request_id = exc.request_id or request_id
+            raise
