@@ -1,0 +1,280 @@
+"""Routing policies: which worker (provider, model, effort) takes each step, and the Router.
+
+A policy is a TOML file; `load_policy` validates it so the Router always has an answer.
+`policy_check.py` compares a loaded policy with the registry without calling any model.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+)
+
+from stepswitch.errors import ConfigError
+from stepswitch.registry import EFFORT_ORDER, Effort, WireFormatName
+
+POLICY_DOCS = "docs/decisions/0003-policy-format.md"
+
+
+class StepType(StrEnum):
+    PLAN = "plan"
+    NAVIGATE = "navigate"
+    READ = "read"
+    EDIT = "edit"
+    RUN = "run"
+    TRIAGE = "triage"
+    REVIEW = "review"
+    SUMMARIZE = "summarize"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# strict: TOML `true` must not pass as the integer 1.
+Count = Annotated[int, Field(gt=0, strict=True)]
+Level = Annotated[int, Field(ge=0, strict=True)]
+
+
+def _as_list(value: object) -> object:
+    # `escalations = 1` and `escalations = [1, 2]` mean the same kind of thing.
+    return [value] if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class WorkerConfig(_Strict):
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    effort: Effort | None = None  # None: send no effort field
+    max_output_tokens: Count
+    temperature: float | None = Field(default=None, ge=0, le=2)  # None: provider default
+    timeout: float = Field(gt=0)  # seconds per call
+    base_url: str | None = Field(default=None, min_length=1)  # None: the preset's base_url
+    wire_format: WireFormatName | None = None  # None: the model's or provider's default
+
+
+class When(_Strict):
+    step_type: tuple[StepType, ...] | None = Field(default=None, min_length=1)  # None: any
+    escalations: Annotated[
+        tuple[Level, ...] | None, BeforeValidator(_as_list), Field(min_length=1)
+    ] = None  # None: any level
+
+
+class Rule(_Strict):
+    when: When = When()
+    worker: str = Field(min_length=1)
+
+    def matches(self, step_type: StepType, level: int) -> bool:
+        steps, levels = self.when.step_type, self.when.escalations
+        return (steps is None or step_type in steps) and (levels is None or level in levels)
+
+
+class Escalation(_Strict):
+    after_gate_failures: Count = 2
+    ladder: tuple[str, ...] = Field(min_length=1)  # rung 0 first; level k: ladder[k] takes over
+
+
+class Limits(_Strict):
+    max_steps: Count = 40
+    steps_per_rung: Count = 15  # a rung cannot spend the steps the next rung needs
+    wall_time_s: float = Field(default=1800.0, gt=0)
+    budget_usd: float | None = Field(default=None, gt=0)  # None: no dollar limit
+
+
+class Review(_Strict):
+    reviewer: str = Field(min_length=1)
+    second_opinion: str | None = Field(default=None, min_length=1)
+
+
+class Ledger(_Strict):
+    allow_unpriced: bool = False
+    on_lost_usage: Literal["stop", "continue"] = "stop"
+
+
+class Policy(_Strict):
+    workers: dict[str, WorkerConfig] = Field(min_length=1)
+    rules: tuple[Rule, ...] = ()
+    escalation: Escalation
+    limits: Limits = Limits()
+    review: Review | None = None
+    ledger: Ledger = Ledger()
+    _source: str = PrivateAttr(default="(policy)")  # the file, for error messages
+
+    @property
+    def source(self) -> str:
+        return self._source
+
+    @property
+    def levels(self) -> range:
+        """Escalation levels the policy must answer for: one per ladder rung."""
+        return range(len(self.escalation.ladder))
+
+
+def route(policy: Policy, step_type: StepType, level: int) -> str | None:
+    """The worker name for a step: first matching rule, else the ladder above level 0."""
+    for rule in policy.rules:
+        if rule.matches(step_type, level):
+            return rule.worker
+    if level >= 1:
+        return policy.escalation.ladder[min(level, len(policy.escalation.ladder) - 1)]
+    return None
+
+
+@dataclass(frozen=True)
+class WorkerChoice:
+    name: str
+    worker: WorkerConfig
+
+
+class Router:
+    """Plain lookup, no model calls: the same step and level always get the same worker."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def pick(self, step_type: StepType, escalations: int) -> WorkerChoice:
+        if escalations < 0:
+            raise ValueError(f"escalations must be >= 0, not {escalations}")
+        name = route(self.policy, step_type, escalations)
+        if name is None or name not in self.policy.workers:
+            raise ConfigError(
+                self.policy.source,
+                "rules",
+                f"no configured worker for step type {step_type.value!r} "
+                f"at escalation level {escalations}",
+                "add a rule for it; load the policy with load_policy to catch this early",
+            )
+        return WorkerChoice(name, self.policy.workers[name])
+
+
+# --- loading ---
+
+
+def _key_of(loc: tuple[int | str, ...]) -> str:
+    key = ""
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else part)
+    return key or "(top level)"
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _allowed_keys(loc: tuple[int | str, ...]) -> tuple[str, ...]:
+    """The keys the table holding loc[-1] accepts, for the fix of an unknown key."""
+    model: type[BaseModel] = Policy
+    skip_dict_key = False
+    for part in loc[:-1]:
+        if skip_dict_key or isinstance(part, int):
+            skip_dict_key = False
+            continue
+        field = model.model_fields.get(part)
+        inner = _model_in(field.annotation) if field else None
+        if field is None or inner is None:
+            return ()
+        skip_dict_key = get_origin(field.annotation) is dict  # `workers.<name>`: a name, not a key
+        model = inner
+    return tuple(model.model_fields)
+
+
+def _fix_for(error: Any) -> str:
+    loc = tuple(error["loc"])
+    if error["type"] == "extra_forbidden":
+        allowed = _allowed_keys(loc)
+        return f"remove it or use one of: {', '.join(allowed)}" if allowed else "remove it"
+    if error["type"] == "missing":
+        return "add it"
+    if loc and loc[-1] == "effort":
+        return f"use one of {', '.join(EFFORT_ORDER)}, or leave effort out"
+    return f"see {POLICY_DOCS}"
+
+
+def _problem_of(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown key"
+    return str(error["msg"])
+
+
+def _check_names(policy: Policy, source: str) -> None:
+    configured = ", ".join(sorted(policy.workers))
+    named: list[tuple[str, str]] = [
+        (f"rules[{i}].worker", rule.worker) for i, rule in enumerate(policy.rules)
+    ]
+    named += [(f"escalation.ladder[{i}]", w) for i, w in enumerate(policy.escalation.ladder)]
+    if policy.review is not None:
+        named.append(("review.reviewer", policy.review.reviewer))
+        if policy.review.second_opinion is not None:
+            named.append(("review.second_opinion", policy.review.second_opinion))
+    for key, name in named:
+        if name not in policy.workers:
+            raise ConfigError(
+                source,
+                key,
+                f"names worker {name!r}, which is not configured",
+                f"add [workers.{name}] or use one of: {configured}",
+            )
+
+
+def _check_coverage(policy: Policy, source: str) -> None:
+    # Levels >= 1 always fall back to the ladder; only level 0 can be left without a worker.
+    for level in policy.levels:
+        for step_type in StepType:
+            if route(policy, step_type, level) is None:
+                raise ConfigError(
+                    source,
+                    "rules",
+                    f"no worker for step type {step_type.value!r} at escalation level {level}",
+                    f'add a rule with when = {{ step_type = ["{step_type.value}"] }}, '
+                    "or a last rule with no `when` to catch every step",
+                )
+
+
+def _check_limits(policy: Policy, source: str) -> None:
+    limits = policy.limits
+    if limits.steps_per_rung > limits.max_steps:
+        raise ConfigError(
+            source,
+            "limits.steps_per_rung",
+            f"is {limits.steps_per_rung}, more than max_steps ({limits.max_steps})",
+            "make steps_per_rung at most max_steps",
+        )
+
+
+def load_policy(path: Path) -> Policy:
+    """Read and validate a policy file; every problem is a ConfigError naming the key."""
+    source = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(source, "(file)", "no such policy file", "check the path") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "(syntax)", str(exc), "fix the TOML syntax") from exc
+    try:
+        policy = Policy.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(
+            source, _key_of(tuple(first["loc"])), _problem_of(first), _fix_for(first)
+        ) from exc
+    policy._source = source
+    _check_names(policy, source)
+    _check_coverage(policy, source)
+    _check_limits(policy, source)
+    return policy
