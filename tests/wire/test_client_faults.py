@@ -223,25 +223,16 @@ def test_retry_after_accepts_seconds_and_http_dates():
 def test_an_overloaded_error_inside_a_stream_is_retried():
     from stepswitch.wire.messages import MessagesCodec
 
-    overloaded = [
-        'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}',
-        'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
-    ]
-    done = [
-        'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude","content":[],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}',
-        'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
-        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}',
-        'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}',
-        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}',
-        'event: message_stop\ndata: {"type":"message_stop"}',
-    ]
-    clock = Clock()
-    with LoopbackServer(ReplyQueue([Reply(sse=overloaded), Reply(sse=done)])) as server:
+    folder = Path(__file__).parent.parent / "fixtures" / "messages"
+    sse = {"Content-Type": "text/event-stream"}
+    overloaded = Reply(body=(folder / "stream_error.sse").read_text(), headers=sse)
+    answer = Reply(body=(folder / "stream_thinking_and_text.sse").read_text(), headers=sse)
+    with LoopbackServer(ReplyQueue([overloaded, answer])) as server:
         client = HttpProvider(
-            MessagesCodec(), server.base_url, api_key=SECRET, sleep=clock, jitter=lambda: 1.0
+            MessagesCodec(), server.base_url, api_key=SECRET, sleep=Clock(), jitter=lambda: 1.0
         )
         completion = client.complete(
             Request(model="claude", messages=REQUEST.messages, stream=True), deadline=far()
         )
-    assert completion.message.content == "ok"
+    assert completion.message.content
     assert len(server.requests) == 2
