@@ -71,3 +71,18 @@ class RetriesExhausted(ProviderError):
 
 class DeadlineExceeded(ProviderError):
     """The call could not finish inside the worker's timeout or the run's remaining time."""
+
+
+class RunStopped(SswError):
+    """A run ended before its change was done: a limit, the gates on every rung, a provider."""
+
+    def __init__(self, outcome: str, message: str) -> None:
+        self.outcome = outcome  # "limit", "gates_failed" or "error", as run.json records it
+        super().__init__(message)
+
+
+class RungExhausted(RunStopped):
+    """The current rung spent its step budget: the next rung should take over."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("limit", message)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
+import httpx
+
 from stepswitch.errors import AuthError, UsageError
 from stepswitch.registry import ModelSpec, ProviderSpec, get_model
 from stepswitch.wire.client import Attempt, HttpProvider, RetryPolicy
@@ -67,6 +69,7 @@ def open_provider(
     env: Mapping[str, str] | None = None,
     retry: RetryPolicy | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
+    http: httpx.Client | None = None,
 ) -> HttpProvider:
     model = get_model(spec, model_id)
     codec = codec_for(pick_wire_format(spec, model, wire_format))
@@ -76,4 +79,5 @@ def open_provider(
         api_key=api_key_from_env(spec, env),
         retry=retry,
         on_attempt=on_attempt,
+        http=http,
     )

@@ -22,6 +22,7 @@ class ToolCallRecord(_Record):
     arguments: str  # as the model sent them, cut to a bounded length
     ok: bool
     refused: bool = False
+    exit_code: int | None = None  # run only
     output_excerpt: str = ""
 
 

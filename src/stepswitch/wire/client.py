@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import json
 import random
+import socket
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -44,6 +45,13 @@ class Attempt:
     latency_s: float
     request_id: str | None
     completion: Completion | None = None
+
+
+def new_http_client() -> httpx.Client:
+    # TCP_NODELAY: without it, headers and body leave in two segments and Nagle plus delayed
+    # ACK can hold the body ~40 ms per call.
+    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+    return httpx.Client(transport=transport, follow_redirects=False)
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
@@ -97,7 +105,7 @@ class HttpProvider:
         self.base_url = base_url
         self._api_key = api_key
         self.retry = retry or RetryPolicy()
-        self._http = http or httpx.Client(follow_redirects=False)
+        self._http = http or new_http_client()
         self._on_attempt = on_attempt
         self._sleep = sleep
         self._jitter = jitter

@@ -1,0 +1,204 @@
+"""`ssw run`: set up the worktree, the providers and the records, run the step machine, commit
+the change on the run's branch, and write the bill. Exit 0 done, 1 not done, 2 bad input."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from stepswitch.agent.machine import StepMachine
+from stepswitch.agent.prompts import TaskBrief
+from stepswitch.agent.session import Session
+from stepswitch.agent.tools import execute_call
+from stepswitch.agent.workspace import Workspace
+from stepswitch.agent.worktree import (
+    changed_paths,
+    commit_all,
+    create_worktree,
+    diff_text,
+    remove_worktree,
+)
+from stepswitch.errors import RunStopped, UsageError
+from stepswitch.gates.runner import Gate, GateResult, run_gate
+from stepswitch.loopback import LoopbackServer
+from stepswitch.policy import Policy, load_policy
+from stepswitch.records import RunFolder, RunRecord
+from stepswitch.registry import load_registry
+from stepswitch.scripted import SCRIPTED_PROVIDER, load_script, start_scripted_server
+from stepswitch.wire.types import ToolCall
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    repo: Path
+    task: str
+    policy_path: Path
+    budget_usd: float | None = None
+    max_steps: int | None = None
+    script: Path | None = None  # replies for workers on the scripted provider
+    gates: tuple[Gate, ...] | None = None  # None: detected from the repository
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def _with_overrides(policy: Policy, options: RunOptions) -> Policy:
+    update: dict[str, object] = {}
+    if options.budget_usd is not None:
+        if not options.budget_usd > 0:
+            raise UsageError(
+                f"--budget-usd must be a positive number of dollars, not {options.budget_usd}"
+            )
+        update["budget_usd"] = options.budget_usd
+    if options.max_steps is not None:
+        if options.max_steps < 1:
+            raise UsageError(f"--max-steps must be at least 1, not {options.max_steps}")
+        update["max_steps"] = options.max_steps
+    if not update:
+        return policy
+    limits = policy.limits.model_copy(update=update)
+    copy = policy.model_copy(update={"limits": limits})
+    copy._source = policy.source
+    return copy
+
+
+def detect_gates(root: Path) -> tuple[Gate, ...]:
+    """Until gate configuration lands: the repository's pytest suite, if it has one."""
+    has_tests = any(root.glob("test*/**/test_*.py")) or any(root.glob("test_*.py"))
+    if not has_tests:
+        return ()
+    return (Gate("tests", f"{sys.executable} -m pytest -q -x -p no:cacheprovider", 600.0),)
+
+
+def _uses_scripted(policy: Policy) -> bool:
+    return any(w.provider == SCRIPTED_PROVIDER for w in policy.workers.values())
+
+
+def run_task(options: RunOptions, print_line: Callable[[str], None]) -> RunRecord:
+    repo = options.repo.resolve()
+    if not repo.is_dir():
+        raise UsageError(f"{options.repo} is not a folder")
+    if not options.task.strip():
+        raise UsageError("the task is empty; pass --task TEXT or --task-file F")
+    policy = _with_overrides(load_policy(options.policy_path), options)
+    registry = load_registry()
+    scripted = _uses_scripted(policy)
+    server: LoopbackServer | None = None
+    if scripted:
+        if options.script is None:
+            raise UsageError("this policy uses the scripted provider: pass --script replies.yaml")
+        server, _ = start_scripted_server(load_script(options.script))
+    try:
+        return _run(options, repo, policy, registry, server, print_line)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _run(
+    options: RunOptions,
+    repo: Path,
+    policy: Policy,
+    registry: dict,  # type: ignore[type-arg]
+    server: LoopbackServer | None,
+    print_line: Callable[[str], None],
+) -> RunRecord:
+    run_id = new_run_id()
+    started = time.monotonic()
+    worktree = create_worktree(repo, run_id)
+    folder = RunFolder(repo / ".ssw" / "runs" / run_id)
+    secret_names = frozenset(s.api_key_env for s in registry.values() if s.api_key_env)
+    ws = Workspace(worktree.path, secret_env_names=secret_names)
+    gates = options.gates if options.gates is not None else detect_gates(worktree.path)
+    record = RunRecord(
+        run_id=run_id,
+        repo=str(repo),
+        branch=worktree.branch,
+        worktree=str(worktree.path),
+        task=options.task,
+        policy=str(options.policy_path),
+        scripted=server is not None,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    folder.write_run(record)
+    label = " — the model is SCRIPTED (replayed replies, no real model)" if server else ""
+    print_line(f"ssw run {run_id}: branch {worktree.branch}{label}")
+    if not gates:
+        print_line("  no gates found: only the review judges this change")
+    session = Session(
+        run_id=run_id,
+        policy=policy,
+        registry=registry,
+        folder=folder,
+        deadline=started + policy.limits.wall_time_s,
+        print_line=print_line,
+        scripted_base_url=server.base_url if server else None,
+    )
+    logs = folder.logs
+    logs.mkdir(exist_ok=True)
+
+    def run_gates(changed: list[str]) -> list[GateResult]:
+        results = []
+        for gate in gates:
+            result = run_gate(gate, worktree.path, ws.command_env())
+            n = len(list(logs.iterdir())) + 1
+            (logs / f"{n:03d}-{gate.name}.log").write_text(result.log, encoding="utf-8")
+            results.append(result)
+            if not result.passed:
+                break  # the first failing gate is enough for a verdict
+        return results
+
+    def read_diff() -> tuple[str, list[str]]:
+        return diff_text(worktree), changed_paths(worktree)
+
+    layout = execute_call(ws, ToolCall("layout", "list_dir", "{}"), frozenset({"list_dir"}))
+    brief = TaskBrief(task=options.task, layout=layout.output)
+    machine = StepMachine(session, ws, brief, run_gates, read_diff)
+    message = ""
+    try:
+        result = machine.run()
+        record.outcome, record.exit_code = "done", 0
+        message = result.commit_message
+        record.reason = "the gates passed" if gates else "no gates; review only"
+    except RunStopped as exc:
+        record.outcome, record.exit_code, record.reason = exc.outcome, 1, str(exc)  # type: ignore[assignment]
+        message = f"ssw: unfinished ({exc.outcome}): {options.task.strip()[:50]}\n\n{exc}"
+    finally:
+        session.close()
+    trailer = f"\n\nSsw-Run: {run_id}" + ("\nSsw-Model: scripted" if server else "")
+    record.commit = commit_all(worktree, message.rstrip() + trailer)
+    remove_worktree(worktree)
+    t = session.totals
+    record.steps, record.escalations = t.steps, session.level
+    record.gate_failures = machine.result.gate_failures
+    record.prompt_tokens, record.cached_tokens = t.prompt_tokens, t.cached_tokens
+    record.completion_tokens, record.cost_usd = t.completion_tokens, t.cost_usd
+    record.unpriced_steps = t.unpriced_steps
+    record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+    folder.write_run(record)
+    for line in format_bill(record, t.by_worker):
+        print_line(line)
+    return record
+
+
+def format_bill(record: RunRecord, by_worker: dict[str, float]) -> list[str]:
+    lines = [
+        f"{record.outcome}: {record.reason}",
+        f"bill: ${record.cost_usd:.4f} over {record.steps} steps; "
+        f"tokens in {record.prompt_tokens:,} ({record.cached_tokens:,} cached), "
+        f"out {record.completion_tokens:,}"
+        + (f"; {record.unpriced_steps} unpriced steps" if record.unpriced_steps else ""),
+    ]
+    lines += [f"  {name:<12} ${usd:.4f}" for name, usd in sorted(by_worker.items())]
+    lines.append(
+        f"change: branch {record.branch} at {record.commit[:12] if record.commit else '-'}"
+    )
+    if record.scripted:
+        lines.append("note: every reply came from a script; this says nothing about model quality")
+    return lines

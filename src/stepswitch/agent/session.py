@@ -1,0 +1,298 @@
+"""One model call is one step: route it, check the limits and the budget before it leaves,
+call the provider, price what it used, record and print it."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from stepswitch.errors import ConfigError, RungExhausted, RunStopped
+from stepswitch.policy import Policy, Router, StepType, WorkerChoice
+from stepswitch.pricing import cost_usd, worst_case_usd
+from stepswitch.providers import open_provider
+from stepswitch.records import RunFolder, StepRecord, ToolCallRecord
+from stepswitch.registry import ModelSpec, Price, ProviderSpec, get_model, resolve_effort
+from stepswitch.scripted import SCRIPTED_PROVIDER
+from stepswitch.wire.client import HttpProvider, new_http_client
+from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
+
+CHARS_PER_TOKEN_WORST = 3  # a conservative prompt-size estimate for the budget reservation
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    step_type: StepType
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    response_format: JsonSchemaFormat | None = None
+    worker: str | None = None  # a named worker (reviewer, second opinion) instead of the router
+    effort: str | None = None  # override: "none" when retrying cut-off thinking
+    max_output_tokens: int | None = None  # override: a larger cap when retrying
+
+
+@dataclass
+class Totals:
+    steps: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_steps: int = 0
+    by_worker: dict[str, float] = field(default_factory=dict)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class Session:
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        policy: Policy,
+        registry: Mapping[str, ProviderSpec],
+        folder: RunFolder,
+        deadline: float,
+        print_line: Callable[[str], None],
+        scripted_base_url: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.policy = policy
+        self.registry = registry
+        self.folder = folder
+        self.deadline = deadline
+        self.print_line = print_line
+        self.scripted_base_url = scripted_base_url
+        self.env = env
+        self.router = Router(policy)
+        self.level = 0
+        self.rung_steps = 0
+        self.gate_failures_on_rung = 0
+        self.totals = Totals()
+        self._providers: dict[str, HttpProvider] = {}
+        self._http = new_http_client()  # one connection pool (and TLS context) for every worker
+        self._last_prompt: dict[str, str] = {}
+        self._check_workers()
+
+    # --- workers ---
+
+    def _model(self, choice: WorkerChoice) -> tuple[ProviderSpec, ModelSpec]:
+        w = choice.worker
+        if w.provider not in self.registry:
+            raise ConfigError(
+                self.policy.source,
+                f"workers.{choice.name}.provider",
+                f"unknown provider {w.provider!r}",
+                "run `ssw models`",
+            )
+        spec = self.registry[w.provider]
+        return spec, get_model(spec, w.model)
+
+    def _check_workers(self) -> None:
+        """Refuse unpriced models before any call, unless the policy allows them."""
+        for name, worker in self.policy.workers.items():
+            _, model = self._model(WorkerChoice(name, worker))
+            if not model.priced and not self.policy.ledger.allow_unpriced:
+                raise ConfigError(
+                    self.policy.source,
+                    f"workers.{name}",
+                    f"{worker.provider} {worker.model} has no known price",
+                    f"run `ssw prices refresh {worker.provider}` or set [ledger] allow_unpriced",
+                )
+
+    def choose(self, step_type: StepType, worker: str | None = None) -> WorkerChoice:
+        if worker is not None:
+            return WorkerChoice(worker, self.policy.workers[worker])
+        return self.router.pick(step_type, self.level)
+
+    def scripted(self, choice: WorkerChoice) -> bool:
+        return choice.worker.provider == SCRIPTED_PROVIDER
+
+    def _provider(self, choice: WorkerChoice) -> HttpProvider:
+        if choice.name not in self._providers:
+            w = choice.worker
+            base = w.base_url
+            if w.provider == SCRIPTED_PROVIDER:
+                base = self.scripted_base_url
+            self._providers[choice.name] = open_provider(
+                self.registry[w.provider],
+                w.model,
+                base_url=base,
+                wire_format=w.wire_format,
+                env=self.env,
+                http=self._http,
+            )
+        return self._providers[choice.name]
+
+    def close(self) -> None:
+        self._http.close()
+
+    # --- escalation ---
+
+    def escalate(self, why: str) -> None:
+        """The next rung takes the task over; past the last rung the run stops."""
+        if self.level + 1 >= len(self.policy.escalation.ladder):
+            raise RunStopped("gates_failed", f"{why}, and no rung is left to take over")
+        self.level += 1
+        self.rung_steps = 0
+        self.gate_failures_on_rung = 0
+        rung = self.policy.escalation.ladder[self.level]
+        self.print_line(f"  ^ escalation {self.level}: {why}; {rung} takes the task over")
+
+    # --- one step ---
+
+    def _check_limits(self, price: Price | None, prompt_chars: int, max_out: int) -> None:
+        limits = self.policy.limits
+        if self.totals.steps >= limits.max_steps:
+            raise RunStopped("limit", f"the run used its {limits.max_steps} steps (max_steps)")
+        if time.monotonic() >= self.deadline:
+            raise RunStopped("limit", f"the run used its wall time ({limits.wall_time_s:g} s)")
+        if self.rung_steps >= limits.steps_per_rung:
+            raise RungExhausted(f"rung {self.level} used its {limits.steps_per_rung} steps")
+        if limits.budget_usd is not None and price is not None:
+            worst = worst_case_usd(price, prompt_chars // CHARS_PER_TOKEN_WORST, max_out)
+            if self.totals.cost_usd + worst > limits.budget_usd:
+                raise RunStopped(
+                    "limit",
+                    f"the next call could cost up to ${worst:.4f}, which would pass the budget "
+                    f"of ${limits.budget_usd:g} (spent ${self.totals.cost_usd:.4f})",
+                )
+
+    def call(self, spec: CallSpec) -> tuple[Completion, StepRecord]:
+        choice = self.choose(spec.step_type, spec.worker)
+        _, model = self._model(choice)
+        w = choice.worker
+        price = model.price if isinstance(model.price, Price) else None
+        max_out = spec.max_output_tokens or w.max_output_tokens
+        effort = resolve_effort(model, spec.effort or w.effort)
+        request = Request(
+            model=w.model,
+            messages=spec.messages,
+            tools=spec.tools,
+            tool_choice="auto" if spec.tools else None,
+            response_format=spec.response_format,
+            reasoning_effort=effort,
+            max_output_tokens=max_out,
+            temperature=w.temperature,
+        )
+        prompt = json.dumps(
+            [
+                [t.name for t in spec.tools],
+                [(m.role, m.content, m.tool_call_id) for m in spec.messages],
+                [[c.arguments for c in m.tool_calls] for m in spec.messages],
+            ]
+        )
+        self._check_limits(price, len(prompt), max_out)
+        previous = self._last_prompt.get(choice.name, "")
+        self._last_prompt[choice.name] = prompt
+        self.totals.steps += 1
+        self.rung_steps += 1
+        record = StepRecord(
+            run_id=self.run_id,
+            index=self.totals.steps,
+            step_type=spec.step_type.value,
+            worker=choice.name,
+            provider=w.provider,
+            model=w.model,
+            effort=effort,
+            escalation=self.level,
+            scripted=self.scripted(choice),
+            prompt_repeat_share=_common_prefix(prompt, previous) / max(1, len(prompt)),
+        )
+        began = time.monotonic()
+        try:
+            completion = self._provider(choice).complete(
+                request, deadline=self.deadline, timeout=w.timeout
+            )
+        except Exception as exc:
+            record.duration_s = time.monotonic() - began
+            record.error = str(exc)
+            self.finish(record)
+            raise
+        record.duration_s = time.monotonic() - began
+        self._account(record, completion, price, max_out, len(prompt))
+        return completion, record
+
+    def _account(
+        self,
+        record: StepRecord,
+        completion: Completion,
+        price: Price | None,
+        max_out: int,
+        prompt_chars: int,
+    ) -> None:
+        record.finish_reason = completion.finish_reason.value
+        record.request_id = completion.request_id
+        usage = completion.usage
+        if usage is None:
+            record.usage_reported = False
+            high = (
+                worst_case_usd(price, prompt_chars // CHARS_PER_TOKEN_WORST, max_out)
+                if price
+                else None
+            )
+            record.cost_usd = high
+            record.note = "no usage reported: cost is the reservation's high bound"
+            if high is not None:
+                self.totals.cost_usd += high
+            if self.policy.ledger.on_lost_usage == "stop":
+                self.finish(record)
+                raise RunStopped(
+                    "limit",
+                    f"{record.provider} reported no usage for step "
+                    f"{record.index}; stopping (policy [ledger] on_lost_usage)",
+                )
+            return
+        record.prompt_tokens = usage.prompt_tokens
+        record.cached_tokens = usage.cached_tokens
+        record.cache_write_tokens = usage.cache_write_tokens
+        record.completion_tokens = usage.completion_tokens
+        record.reasoning_tokens = usage.reasoning_tokens
+        self.totals.prompt_tokens += usage.prompt_tokens
+        self.totals.cached_tokens += usage.cached_tokens
+        self.totals.completion_tokens += usage.completion_tokens
+        if price is None:
+            self.totals.unpriced_steps += 1
+            return
+        record.cost_usd = cost_usd(price, usage)
+        self.totals.cost_usd += record.cost_usd
+        by = self.totals.by_worker
+        by[record.worker] = by.get(record.worker, 0.0) + record.cost_usd
+
+    def finish(self, record: StepRecord) -> None:
+        self.folder.append_step(record)
+        self.print_line(format_step(record))
+
+
+def _money(value: float | None) -> str:
+    return "unpriced" if value is None else f"${value:.4f}"
+
+
+def _tool_outcome(t: ToolCallRecord) -> str:
+    if t.exit_code is not None:
+        return f"{t.name} exit {t.exit_code}"
+    return t.name + ("" if t.ok else " refused" if t.refused else " failed")
+
+
+def format_step(r: StepRecord) -> str:
+    model = r.model.rsplit("/", 1)[-1]
+    tokens = f"in {r.prompt_tokens:,} ({r.cached_tokens:,} cached) out {r.completion_tokens:,}"
+    if not r.usage_reported:
+        tokens = "usage not reported"
+    tools = ", ".join(map(_tool_outcome, r.tool_calls))
+    outcome = r.error or r.model_output_failure or tools or r.note
+    if r.review is not None:
+        outcome = f"verdict {r.review.verdict}"
+    label = " [scripted]" if r.scripted else ""
+    return (
+        f"{r.index:>3} {r.step_type:<9} {r.worker:<10} {model:<26} {tokens:<36} "
+        f"{_money(r.cost_usd):>9}  {outcome}{label}"
+    )

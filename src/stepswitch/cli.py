@@ -1,0 +1,161 @@
+"""The `ssw` command. Parse, call, print: no logic of its own. Heavy imports stay inside commands
+so `ssw --help` starts fast."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from stepswitch.errors import SswError
+
+app = typer.Typer(
+    name="ssw",
+    help="Stepswitch: give each step of a coding task to the model that fits it.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+prices_app = typer.Typer(help="Provider list prices in the registry.", no_args_is_help=True)
+app.add_typer(prices_app, name="prices")
+policy_app = typer.Typer(help="Policy files: which worker takes which step.", no_args_is_help=True)
+app.add_typer(policy_app, name="policy")
+
+
+@app.command()
+def models(
+    provider: Annotated[str | None, typer.Option(help="Only this provider's models.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """The models in the registry: prices per million tokens, efforts, context, capabilities."""
+    from stepswitch.models_table import model_rows, render_rows
+
+    rows = model_rows(provider)
+    typer.echo(json.dumps(rows, indent=2) if as_json else render_rows(rows))
+
+
+@prices_app.command("refresh")
+def prices_refresh(
+    provider: Annotated[str, typer.Argument(help="A provider preset name, e.g. tokenfactory.")],
+    base_url: Annotated[str | None, typer.Option(help="Ask this URL instead.")] = None,
+) -> None:
+    """Read the provider's model list with pricing and rewrite the preset's prices."""
+    from datetime import date
+
+    from stepswitch.prices import refresh_prices
+    from stepswitch.providers import api_key_from_env
+    from stepswitch.registry import clear_cache, get_provider, preset_path
+
+    spec = get_provider(provider)
+    changes = refresh_prices(
+        spec,
+        preset_path(provider),
+        base_url=base_url,
+        api_key=api_key_from_env(spec),
+        today=date.today(),
+    )
+    clear_cache()
+    if not changes:
+        typer.echo(f"{provider}: prices unchanged")
+    for change in changes:
+        typer.echo(str(change))
+
+
+@app.command()
+def probe(
+    provider: Annotated[str, typer.Argument(help="A provider preset name.")],
+    model: Annotated[str, typer.Argument(help="A model id from `ssw models`.")],
+    base_url: Annotated[str | None, typer.Option(help="Probe this URL instead.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Registry folder to write probes/ into.")] = None,
+) -> None:
+    """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache."""
+    from stepswitch.probe import format_probe_summary, run_probe, write_probe
+    from stepswitch.registry import get_provider, registry_dir
+
+    report = run_probe(get_provider(provider), model, base_url=base_url)
+    path = write_probe(report, out or registry_dir())
+    typer.echo(format_probe_summary(report))
+    typer.echo(f"written: {path}")
+
+
+@policy_app.command("check")
+def policy_check(
+    path: Annotated[Path, typer.Argument(help="A policy file, e.g. bench/policies/x.toml.")],
+) -> None:
+    """Without calling any model: which worker takes each step type at each escalation level."""
+    from stepswitch.policy import load_policy
+    from stepswitch.policy_check import check_policy, render_policy_check
+    from stepswitch.registry import load_registry
+
+    typer.echo(render_policy_check(check_policy(load_policy(path), load_registry())))
+
+
+def _printer(as_json: bool) -> Callable[[str], None]:
+    # With --json, stdout carries only the run record; progress goes to stderr.
+    return (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
+
+
+@app.command()
+def run(
+    path: Annotated[Path, typer.Argument(help="The repository (its checkout is never touched).")],
+    policy: Annotated[Path, typer.Option(help="A policy file, e.g. bench/policies/x.toml.")],
+    task: Annotated[str | None, typer.Option(help="What to do, in words.")] = None,
+    task_file: Annotated[Path | None, typer.Option(help="Read the task from this file.")] = None,
+    budget_usd: Annotated[float | None, typer.Option(help="Stop before passing this.")] = None,
+    max_steps: Annotated[int | None, typer.Option(help="At most this many model calls.")] = None,
+    script: Annotated[
+        Path | None, typer.Option(help="Replies for workers on the scripted provider.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
+) -> None:
+    """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change."""
+    from stepswitch.agent.run import RunOptions, run_task
+    from stepswitch.errors import UsageError
+
+    if (task is None) == (task_file is None):
+        raise UsageError("give the task with exactly one of --task TEXT or --task-file F")
+    if task_file is not None:
+        try:
+            task = task_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read --task-file {task_file}: {exc.strerror}") from exc
+    options = RunOptions(
+        repo=path,
+        task=task or "",
+        policy_path=policy,
+        budget_usd=budget_usd,
+        max_steps=max_steps,
+        script=script,
+    )
+    record = run_task(options, _printer(as_json))
+    if as_json:
+        typer.echo(record.model_dump_json(indent=2))
+    raise typer.Exit(record.exit_code or 0)
+
+
+@app.command()
+def demo(
+    directory: Annotated[
+        Path | None, typer.Option("--dir", help="Where to put the sample (default: a temp folder).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
+) -> None:
+    """A full task on a sample repository with a SCRIPTED model: no key, no network needed."""
+    from stepswitch.demo.demo import run_demo
+
+    record = run_demo(directory, _printer(as_json))
+    if as_json:
+        typer.echo(record.model_dump_json(indent=2))
+    raise typer.Exit(record.exit_code or 0)
+
+
+def main() -> None:
+    try:
+        app()
+    except SswError as exc:
+        print(f"ssw: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)

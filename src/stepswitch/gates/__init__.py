@@ -1,0 +1,1 @@
+"""Gates: the project's own checks decide when a change is done."""

@@ -1,0 +1,378 @@
+"""`ssw probe`: ask one provider and model what they really do, and write the answers down.
+
+Every check is one or two real calls (at most ~15 in all). A check that fails records the
+error instead of stopping the probe; only a refused key stops it, since nothing else can work.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from stepswitch.errors import AuthError, ProviderError
+from stepswitch.providers import open_provider
+from stepswitch.registry import Capability, ModelSpec, ProviderSpec, get_model
+from stepswitch.wire.client import Attempt, HttpProvider, RetryPolicy
+from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
+
+_FILLER = "the quick brown fox jumps over the lazy dog while a small cat sleeps near the warm fire"
+CACHE_PREFIX_WORDS = 1400  # above the 1024-token minimum OpenAI caches
+NEAR_SHARES = (0.8, 0.5)  # of the context window; the second only if the first is refused
+OVER_SHARE = 1.25
+_REJECTED = frozenset({400, 413, 422})  # how servers say "prompt too long"
+
+
+def _tool(name: str, description: str, arg: str) -> ToolSpec:
+    schema = {"type": "object", "properties": {arg: {"type": "string"}}, "required": [arg]}
+    return ToolSpec(name, description, schema)
+
+
+_WEATHER = _tool("get_weather", "Current weather for a city.", "city")
+_TIME = _tool("get_time", "Current local time in a time zone.", "zone")
+_ANSWER_KEYS = {"answer": {"type": "string", "enum": ["yes", "no"]}, "sure": {"type": "boolean"}}
+_ANSWER = JsonSchemaFormat(
+    "answer",
+    {
+        "type": "object",
+        "properties": _ANSWER_KEYS,
+        "required": list(_ANSWER_KEYS),
+        "additionalProperties": False,
+    },
+)
+
+
+class ProbeResult(BaseModel):
+    name: str
+    ok: bool | None  # None: not applicable, or not measurable on this provider
+    detail: str = ""
+    registry_claims: bool | None = None  # what the registry says; None when it does not say
+    status: int | None = None  # HTTP status of a refusal
+    latency_s: float | None = None
+    measured: dict[str, int | float] = Field(default_factory=dict)
+    usage_keys: list[str] = Field(default_factory=list)
+
+
+class ProbeReport(BaseModel):
+    schema_version: Literal[1] = 1
+    provider: str
+    model: str
+    base_url: str
+    wire_format: str
+    probed_at: str
+    calls: int = 0  # HTTP attempts that left the machine
+    results: list[ProbeResult] = Field(default_factory=list)
+
+    def result(self, name: str) -> ProbeResult:
+        return next(r for r in self.results if r.name == name)
+
+
+def _filler(words: int) -> str:
+    base = _FILLER.split()
+    return " ".join(base[i % len(base)] for i in range(words))
+
+
+def _user(text: str) -> tuple[Message, ...]:
+    return (Message("user", text),)
+
+
+def _numbers(c: Completion) -> dict[str, int | float]:
+    return {} if c.usage is None else dict(asdict(c.usage))
+
+
+def _key_paths(raw: Mapping[str, Any], prefix: str = "") -> set[str]:
+    paths: set[str] = set()
+    for key, value in raw.items():
+        path = f"{prefix}{key}"
+        paths.add(path)
+        if isinstance(value, dict):
+            paths |= _key_paths(value, f"{path}.")
+    return paths
+
+
+def _failure(name: str, exc: ProviderError, prefix: str = "") -> ProbeResult:
+    detail = f"{prefix}{type(exc).__name__}: {exc}"[:400]
+    return ProbeResult(name=name, ok=False, status=exc.status, detail=detail)
+
+
+class _Prober:
+    def __init__(self, provider: HttpProvider, model_id: str, timeout_s: float, cap: int) -> None:
+        self.provider, self.model_id, self.timeout_s, self.cap = provider, model_id, timeout_s, cap
+        self.latency = 0.0
+        self.raw_usages: list[dict[str, Any]] = []
+
+    def ask(self, messages: tuple[Message, ...], **fields: Any) -> Completion:
+        fields.setdefault("max_output_tokens", self.cap)
+        request = Request(model=self.model_id, messages=messages, **fields)
+        start = time.monotonic()
+        c = self.provider.complete(request, deadline=start + self.timeout_s, timeout=self.timeout_s)
+        self.latency = round(time.monotonic() - start, 3)
+        if c.raw_usage:
+            self.raw_usages.append(c.raw_usage)
+        return c
+
+    def result(
+        self, name: str, ok: bool | None, detail: str, c: Completion, **extra: int | float
+    ) -> ProbeResult:
+        """A result for the last call, with its token counts."""
+        measured = {**_numbers(c), **extra}
+        return ProbeResult(
+            name=name, ok=ok, detail=detail[:400], latency_s=self.latency, measured=measured
+        )
+
+
+def _guard(name: str, check: Callable[[], ProbeResult]) -> ProbeResult:
+    try:
+        return check()
+    except AuthError:
+        raise
+    except ProviderError as exc:
+        return _failure(name, exc)
+
+
+def _tool_call(p: _Prober) -> ProbeResult:
+    c = p.ask(
+        _user("What is the weather in Paris? Use the tool."),
+        tools=(_WEATHER,),
+        tool_choice="required",
+    )
+    calls = c.message.tool_calls
+    ok, why = False, f"no tool call (finish={c.finish_reason.value}): {c.message.content[:80]!r}"
+    if calls:
+        try:
+            args = [call.parsed_arguments() for call in calls]
+            ok, why = calls[0].name == _WEATHER.name, f"{[call.name for call in calls]} {args}"
+        except ValueError:
+            why = f"arguments are not JSON: {calls[0].arguments[:200]!r}"
+    return p.result("tool_call", ok, why, c, tool_calls=len(calls))
+
+
+def _parallel_tool_calls(p: _Prober) -> ProbeResult:
+    prompt = "In this one turn, call get_weather for Paris and get_time for Asia/Tokyo."
+    c = p.ask(
+        _user(prompt), tools=(_WEATHER, _TIME), tool_choice="required", parallel_tool_calls=True
+    )
+    names = [call.name for call in c.message.tool_calls]
+    why = f"{len(names)} call(s) in one turn: {names} (finish={c.finish_reason.value})"
+    return p.result("parallel_tool_calls", len(names) >= 2, why, c, tool_calls=len(names))
+
+
+def _json_schema(p: _Prober) -> ProbeResult:
+    prompt = "Is Paris the capital of France? Reply as JSON with `answer` and `sure`."
+    c = p.ask(_user(prompt), response_format=_ANSWER)
+    required = _ANSWER.schema["required"]
+    try:
+        parsed = json.loads(c.message.content)
+    except ValueError:
+        return p.result("json_schema", False, f"not JSON: {c.message.content[:200]!r}", c)
+    ok = isinstance(parsed, dict) and all(key in parsed for key in required)
+    why = f"parsed {parsed!r}" if ok else f"missing keys of {required}: {parsed!r}"
+    return p.result("json_schema", ok, why, c)
+
+
+def _streaming(p: _Prober) -> ProbeResult:
+    c = p.ask(_user("Say hello in five words."), stream=True)
+    arrived = bool(c.message.content.strip() or c.message.tool_calls)
+    why = "content arrived" if arrived else "no content or tool call arrived"
+    why += "; usage in the final chunk" if c.usage else "; no usage in the stream"
+    return p.result("streaming", arrived and c.usage is not None, why, c)
+
+
+def _usage_fields(p: _Prober) -> ProbeResult:
+    """Read from every answer so far: no call of its own."""
+    keys = sorted(set().union(*(_key_paths(raw) for raw in p.raw_usages)))
+    if not keys:
+        return ProbeResult(name="usage_fields", ok=False, detail="no answer reported usage")
+    cached = [k for k in keys if "cache" in k] or ["none"]
+    reasoning = [k for k in keys if "reasoning" in k or "thought" in k] or ["none"]
+    detail = f"cached fields: {', '.join(cached)}; reasoning fields: {', '.join(reasoning)}"
+    return ProbeResult(name="usage_fields", ok=True, detail=detail, usage_keys=keys)
+
+
+def _reasoning(p: _Prober, effort: str) -> ProbeResult:
+    prompt = "How many letters r are in the word strawberry? Answer with a number."
+    name = f"reasoning:{effort}"
+    try:
+        c = p.ask(_user(prompt), reasoning_effort=effort)
+    except ProviderError as exc:
+        if exc.status != 400 or isinstance(exc, AuthError):
+            raise
+        return _failure(name, exc, prefix=f"effort {effort!r} rejected: ")
+    text = bool(c.message.reasoning)
+    tokens = c.usage.reasoning_tokens if c.usage else 0
+    why = f"accepted; {tokens} reasoning tokens; reasoning text {'returned' if text else 'absent'}"
+    return p.result(name, True, why, c, reasoning_text=int(text))
+
+
+def _prompt_cache(p: _Prober, window: int | None) -> ProbeResult:
+    words = CACHE_PREFIX_WORDS if window is None else min(CACHE_PREFIX_WORDS, window // 2)
+    messages = (
+        Message("system", f"Reference text, repeated on purpose:\n{_filler(words)}"),
+        Message("user", "Reply with the single word OK."),
+    )
+    first = p.ask(messages)
+    c = p.ask(messages)
+    if c.usage is None:
+        return ProbeResult(name="prompt_cache", ok=None, detail="no usage reported: cannot tell")
+    cached, prompt = c.usage.cached_tokens, c.usage.prompt_tokens
+    share = cached / prompt if prompt else 0.0
+    why = f"second call: {cached} of {prompt} prompt tokens cached ({share:.0%})"
+    first_cached = first.usage.cached_tokens if first.usage else 0
+    # A hit on a template's first few tokens is not a prefix cache: ask for most of the prompt.
+    ok = share >= 0.5
+    extra = {"first_cached_tokens": first_cached, "cached_share": round(share, 3)}
+    return p.result("prompt_cache", ok, why, c, **extra)
+
+
+def _context_near(p: _Prober, window: int) -> ProbeResult:
+    """A prompt at 80% of the window; once more at 50% if that is refused as too long."""
+    refused = ""
+    for share in NEAR_SHARES:
+        words = int(window * share)
+        try:
+            c = p.ask(_user(f"{_filler(words)}\nReply with OK."), max_output_tokens=16)
+        except ProviderError as exc:
+            if isinstance(exc, AuthError):
+                raise
+            if exc.status not in _REJECTED or share == NEAR_SHARES[-1]:
+                return _failure("context_near_limit", exc, prefix=refused)
+            refused = f"{share:.0%} of the window refused (HTTP {exc.status}); "
+            continue
+        sent = c.usage.prompt_tokens if c.usage else words
+        why = f"{refused}{sent} prompt tokens accepted of {window}"
+        return p.result("context_near_limit", not refused, why, c, window=window, share=share)
+    raise AssertionError("unreachable: the last share always returns or raises")
+
+
+def _context_over(p: _Prober, window: int) -> ProbeResult:
+    words = int(window * OVER_SHARE)
+    try:
+        c = p.ask(_user(f"{_filler(words)}\nReply with OK."), max_output_tokens=16)
+    except ProviderError as exc:
+        if isinstance(exc, AuthError):
+            raise
+        result = _failure("context_over_limit", exc, prefix="refused: ")
+        result.ok = exc.status in _REJECTED  # refused as too long: the window is real
+        result.measured = {"window": window, "words_sent": words}
+        return result
+    sent = c.usage.prompt_tokens if c.usage else words
+    why = f"accepted {sent} prompt tokens over a registry window of {window}"
+    return p.result("context_over_limit", False, why, c, window=window, words_sent=words)
+
+
+_CLAIMS: dict[str, Capability] = {
+    "tool_call": "tools",
+    "parallel_tool_calls": "parallel_tool_calls",
+    "json_schema": "json_schema",
+    "streaming": "streaming",
+    "prompt_cache": "prompt_cache",
+    "reasoning": "reasoning",
+}
+
+
+def _skip(name: str, why: str) -> ProbeResult:
+    return ProbeResult(name=name, ok=None, detail=why)
+
+
+def _checks(p: _Prober, model: ModelSpec) -> list[ProbeResult]:
+    """Every check in report order; the last reads the usage the others saw."""
+    no_effort = partial(_skip, "reasoning", "the registry lists no reasoning effort for this model")
+    named: list[tuple[str, Callable[[], ProbeResult]]] = [
+        ("tool_call", partial(_tool_call, p)),
+        ("parallel_tool_calls", partial(_parallel_tool_calls, p)),
+        ("json_schema", partial(_json_schema, p)),
+        ("streaming", partial(_streaming, p)),
+        *(
+            [(f"reasoning:{e}", partial(_reasoning, p, e)) for e in model.reasoning_efforts]
+            or [("reasoning", no_effort)]
+        ),
+        ("prompt_cache", partial(_prompt_cache, p, model.context_window)),
+    ]
+    for name, check in (
+        ("context_near_limit", _context_near),
+        ("context_over_limit", _context_over),
+    ):
+        window = model.context_window
+        unknown = partial(_skip, name, "the registry does not know this model's context window")
+        named.append((name, unknown if window is None else partial(check, p, window)))
+    named.append(("usage_fields", partial(_usage_fields, p)))
+    return [_guard(name, check) for name, check in named]
+
+
+def run_probe(
+    spec: ProviderSpec,
+    model_id: str,
+    *,
+    base_url: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float = 60,
+    max_output_tokens: int = 1024,
+) -> ProbeReport:
+    """Run every check against one model; AuthError (a refused key) aborts, nothing else does."""
+    model = get_model(spec, model_id)
+    calls = 0
+
+    def count(_: Attempt) -> None:
+        nonlocal calls
+        calls += 1
+
+    # One attempt per call: the probe records what the provider does, retries would hide it.
+    retry = RetryPolicy(max_attempts=1)
+    provider = open_provider(
+        spec, model_id, base_url=base_url, env=env, retry=retry, on_attempt=count
+    )
+    probed_at = datetime.now(UTC).isoformat(timespec="seconds")
+    try:
+        results = _checks(_Prober(provider, model_id, timeout_s, max_output_tokens), model)
+    finally:
+        provider.close()
+    if model_id in spec.models:  # an unlisted local model claims nothing either way
+        for r in results:
+            claim = _CLAIMS.get(r.name.split(":")[0])
+            r.registry_claims = None if claim is None else claim in model.capabilities
+    return ProbeReport(
+        provider=spec.name,
+        model=model_id,
+        base_url=base_url or spec.base_url,
+        wire_format=provider.codec.wire_format,
+        probed_at=probed_at,
+        calls=calls,
+        results=results,
+    )
+
+
+def probe_path(root: Path, provider: str, model_id: str) -> Path:
+    return root / "probes" / provider / f"{model_id.replace('/', '__')}.json"
+
+
+def write_probe(report: ProbeReport, root: Path) -> Path:
+    path = probe_path(root, report.provider, report.model)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _mark(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "NO")
+
+
+def format_probe_summary(report: ProbeReport) -> str:
+    head = (
+        f"probe {report.provider} / {report.model} ({report.wire_format}) at {report.base_url}, "
+        f"{report.probed_at}, {report.calls} calls"
+    )
+    width = max(len(r.name) for r in report.results) if report.results else 5
+    lines = [head, f"{'check':<{width}}  ok   registry  detail"]
+    for r in report.results:
+        detail = r.detail if len(r.detail) <= 100 else r.detail[:97] + "..."
+        lines.append(
+            f"{r.name:<{width}}  {_mark(r.ok):<3}  {_mark(r.registry_claims):<8}  {detail}"
+        )
+    return "\n".join(lines)
