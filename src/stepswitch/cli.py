@@ -71,12 +71,21 @@ def probe(
     model: Annotated[str, typer.Argument(help="A model id from `ssw models`.")],
     base_url: Annotated[str | None, typer.Option(help="Probe this URL instead.")] = None,
     out: Annotated[Path | None, typer.Option(help="Registry folder to write probes/ into.")] = None,
+    check_context: Annotated[
+        bool | None,
+        typer.Option(
+            "--check-context/--skip-context",
+            help="Probe the context limit. It fills the window, so by default only local servers.",
+        ),
+    ] = None,
 ) -> None:
     """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache."""
     from stepswitch.probe import format_probe_summary, run_probe, write_probe
     from stepswitch.registry import get_provider, registry_dir
 
-    report = run_probe(get_provider(provider), model, base_url=base_url)
+    report = run_probe(
+        get_provider(provider), model, base_url=base_url, check_context=check_context
+    )
     path = write_probe(report, out or registry_dir())
     typer.echo(format_probe_summary(report))
     typer.echo(f"written: {path}")

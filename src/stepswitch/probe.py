@@ -71,7 +71,10 @@ class ProbeReport(BaseModel):
     results: list[ProbeResult] = Field(default_factory=list)
 
     def result(self, name: str) -> ProbeResult:
-        return next(r for r in self.results if r.name == name)
+        for r in self.results:
+            if r.name == name:
+                return r
+        raise KeyError(f"no check named {name!r} in this probe")
 
 
 def _filler(words: int) -> str:
@@ -88,13 +91,9 @@ def _numbers(c: Completion) -> dict[str, int | float]:
 
 
 def _key_paths(raw: Mapping[str, Any], prefix: str = "") -> set[str]:
-    paths: set[str] = set()
-    for key, value in raw.items():
-        path = f"{prefix}{key}"
-        paths.add(path)
-        if isinstance(value, dict):
-            paths |= _key_paths(value, f"{path}.")
-    return paths
+    """Dotted paths of every key, nested ones too: "prompt_tokens_details.cached_tokens"."""
+    nested = [_key_paths(v, f"{prefix}{k}.") for k, v in raw.items() if isinstance(v, dict)]
+    return {f"{prefix}{k}" for k in raw}.union(*nested)
 
 
 def _failure(name: str, exc: ProviderError, prefix: str = "") -> ProbeResult:
@@ -281,7 +280,7 @@ def _skip(name: str, why: str) -> ProbeResult:
     return ProbeResult(name=name, ok=None, detail=why)
 
 
-def _checks(p: _Prober, model: ModelSpec) -> list[ProbeResult]:
+def _checks(p: _Prober, model: ModelSpec, check_context: bool) -> list[ProbeResult]:
     """Every check in report order; the last reads the usage the others saw."""
     no_effort = partial(_skip, "reasoning", "the registry lists no reasoning effort for this model")
     named: list[tuple[str, Callable[[], ProbeResult]]] = [
@@ -301,7 +300,12 @@ def _checks(p: _Prober, model: ModelSpec) -> list[ProbeResult]:
     ):
         window = model.context_window
         unknown = partial(_skip, name, "the registry does not know this model's context window")
-        named.append((name, unknown if window is None else partial(check, p, window)))
+        # Filling a hosted model's window can cost dollars per probe: only when asked.
+        costly = partial(_skip, name, "fills the context window, paid per token: --check-context")
+        if not check_context:
+            named.append((name, costly))
+        else:
+            named.append((name, unknown if window is None else partial(check, p, window)))
     named.append(("usage_fields", partial(_usage_fields, p)))
     return [_guard(name, check) for name, check in named]
 
@@ -314,6 +318,7 @@ def run_probe(
     env: Mapping[str, str] | None = None,
     timeout_s: float = 60,
     max_output_tokens: int = 1024,
+    check_context: bool | None = None,
 ) -> ProbeReport:
     """Run every check against one model; AuthError (a refused key) aborts, nothing else does."""
     model = get_model(spec, model_id)
@@ -330,7 +335,8 @@ def run_probe(
     )
     probed_at = datetime.now(UTC).isoformat(timespec="seconds")
     try:
-        results = _checks(_Prober(provider, model_id, timeout_s, max_output_tokens), model)
+        prober = _Prober(provider, model_id, timeout_s, max_output_tokens)
+        results = _checks(prober, model, spec.local if check_context is None else check_context)
     finally:
         provider.close()
     if model_id in spec.models:  # an unlisted local model claims nothing either way

@@ -1,0 +1,271 @@
+"""`run_probe` against scripted servers on 127.0.0.1: what it records for each kind of server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stepswitch.errors import AuthError
+from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply
+from stepswitch.probe import (
+    ProbeReport,
+    ProbeResult,
+    format_probe_summary,
+    run_probe,
+    write_probe,
+)
+from stepswitch.registry import Effort, ModelSpec, Price, ProviderSpec
+
+MODEL = "org/model-1"
+
+
+def _spec(
+    base_url: str, *, window: int | None = 4000, efforts: tuple[Effort, ...] = ()
+) -> ProviderSpec:
+    model = ModelSpec(
+        family="fake",
+        context_window=window,
+        reasoning_efforts=efforts,
+        capabilities=("tools", "parallel_tool_calls", "json_schema", "streaming"),
+        price=Price(input=1, output=2, source="test", as_of=date(2026, 1, 1)),
+    )
+    return ProviderSpec(
+        name="fake",
+        display_name="Fake",
+        base_url=base_url,
+        wire_formats=("chat-completions",),
+        models={MODEL: model},
+    )
+
+
+def _words(body: dict[str, Any]) -> int:
+    return sum(len(str(m.get("content") or "").split()) for m in body["messages"])
+
+
+def _call(name: str) -> dict[str, str]:
+    return {"name": name, "arguments": '{"city": "Paris"}'}
+
+
+def make_server(
+    *,
+    tools: bool = True,
+    json_schema: bool = True,
+    usage: bool = True,
+    limit: int | None = 4000,
+    rejected_efforts: tuple[str, ...] = ("high",),
+) -> Callable[[RecordedRequest], Reply]:
+    """A chat-completions server that answers each request by what the request asks for."""
+    seen: set[bytes] = set()
+
+    def respond(request: RecordedRequest) -> Reply:
+        body = request.json()
+        prompt = _words(body)
+        if limit is not None and prompt > limit:
+            return Reply(400, {"error": {"message": f"{prompt} tokens exceed {limit}"}})
+        if "response_format" in body and not json_schema:
+            return Reply(400, {"error": {"message": "response_format is not supported"}})
+        if body.get("reasoning_effort") in rejected_efforts:
+            return Reply(400, {"error": {"message": "unsupported reasoning_effort"}})
+        cached = prompt if request.body in seen else 0
+        seen.add(request.body)
+        thinks = body.get("reasoning_effort") not in (None, "none")
+        counts = {
+            "prompt_tokens": prompt,
+            "completion_tokens": 7,
+            "total_tokens": prompt + 7,
+            "prompt_tokens_details": {"cached_tokens": cached},
+            "completion_tokens_details": {"reasoning_tokens": 5 if thinks else 0},
+        }
+        message: dict[str, Any] = {"role": "assistant", "content": "Hello there, how are you"}
+        if "tools" in body and tools:
+            calls = [
+                {"id": f"c{i}", "type": "function", "function": _call(t["function"]["name"])}
+                for i, t in enumerate(body["tools"])
+            ]
+            message = {"role": "assistant", "content": None, "tool_calls": calls}
+        elif "response_format" in body:
+            message["content"] = json.dumps({"answer": "yes", "sure": True})
+        if thinks:
+            message["reasoning_content"] = "count the letters"
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        if body.get("stream"):
+            chunks: list[dict[str, Any]] = [
+                {"id": "s1", "choices": [{"index": 0, "delta": {"content": "Hello"}}]},
+                {"id": "s1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            ]
+            if usage:
+                chunks.append({"id": "s1", "choices": [], "usage": counts})
+            return Reply(sse=[*map(json.dumps, chunks), "[DONE]"])
+        choice = {"index": 0, "message": message, "finish_reason": finish}
+        reply: dict[str, Any] = {"id": "r1", "model": MODEL, "choices": [choice]}
+        if usage:
+            reply["usage"] = counts
+        return Reply(body=reply)
+
+    return respond
+
+
+def _probe(
+    responder: Callable[[RecordedRequest], Reply], check_context: bool = True, **spec: Any
+) -> ProbeReport:
+    with LoopbackServer(responder) as server:
+        report = run_probe(
+            _spec(server.base_url, **spec), MODEL, timeout_s=10, check_context=check_context
+        )
+        assert report.calls == len(server.requests) <= 15
+        return report
+
+
+def _ok(report: ProbeReport) -> dict[str, bool | None]:
+    return {r.name: r.ok for r in report.results}
+
+
+def test_a_capable_server_passes_every_check() -> None:
+    report = _probe(make_server(), efforts=("low", "high"))
+    assert _ok(report) == {
+        "tool_call": True,
+        "parallel_tool_calls": True,
+        "json_schema": True,
+        "streaming": True,
+        "reasoning:low": True,
+        "reasoning:high": False,
+        "prompt_cache": True,
+        "context_near_limit": True,
+        "context_over_limit": True,
+        "usage_fields": True,
+    }
+    assert report.result("parallel_tool_calls").measured["tool_calls"] == 2
+    low = report.result("reasoning:low")
+    assert low.measured["reasoning_tokens"] == 5
+    assert "reasoning text returned" in low.detail
+    high = report.result("reasoning:high")
+    assert high.status == 400
+    assert "'high' rejected" in high.detail
+    cache = report.result("prompt_cache")
+    assert cache.measured["cached_tokens"] == cache.measured["prompt_tokens"] > 1024
+    assert cache.measured["first_cached_tokens"] == 0
+    assert report.result("context_near_limit").measured["prompt_tokens"] == pytest.approx(
+        3200, abs=5
+    )
+    assert report.result("context_over_limit").status == 400
+    keys = report.result("usage_fields").usage_keys
+    assert "prompt_tokens_details.cached_tokens" in keys
+    assert "completion_tokens_details.reasoning_tokens" in keys
+    # What the registry says sits beside what was seen.
+    assert report.result("tool_call").registry_claims is True
+    assert report.result("prompt_cache").registry_claims is False
+    assert report.result("context_near_limit").registry_claims is None
+
+
+def test_the_probe_sends_what_each_check_names() -> None:
+    with LoopbackServer(make_server()) as server:
+        run_probe(_spec(server.base_url, efforts=("low",)), MODEL, timeout_s=10)
+        bodies = [r.json() for r in server.requests]
+    assert [b.get("tool_choice") for b in bodies[:2]] == ["required", "required"]
+    assert bodies[1]["parallel_tool_calls"] is True and len(bodies[1]["tools"]) == 2
+    assert bodies[2]["response_format"]["type"] == "json_schema"
+    assert bodies[3]["stream"] is True and bodies[3]["stream_options"] == {"include_usage": True}
+    assert bodies[4]["reasoning_effort"] == "low"
+    assert bodies[5] == bodies[6]  # the cache check repeats one request exactly
+    assert all(b["model"] == MODEL for b in bodies)
+
+
+def test_a_limited_server_is_recorded_check_by_check() -> None:
+    responder = make_server(tools=False, json_schema=False, usage=False, limit=None)
+    report = _probe(responder)
+    ok = _ok(report)
+    assert ok["tool_call"] is False and ok["parallel_tool_calls"] is False
+    assert "no tool call" in report.result("tool_call").detail
+    json_check = report.result("json_schema")
+    assert (json_check.ok, json_check.status) == (False, 400)
+    assert "response_format is not supported" in json_check.detail
+    streaming = report.result("streaming")
+    assert streaming.ok is False and "no usage in the stream" in streaming.detail
+    assert ok["reasoning"] is None  # the registry lists no effort
+    assert ok["prompt_cache"] is None  # no usage: a cache hit cannot be seen
+    assert ok["usage_fields"] is False
+    assert ok["context_near_limit"] is True
+    over = report.result("context_over_limit")
+    assert over.ok is False and "accepted" in over.detail
+
+
+def test_a_window_smaller_than_the_registry_says_is_flagged() -> None:
+    report = _probe(make_server(limit=3000))
+    near = report.result("context_near_limit")
+    assert near.ok is False
+    assert "80% of the window refused (HTTP 400)" in near.detail
+    assert near.measured["share"] == 0.5
+
+
+def test_unknown_window_skips_the_context_checks() -> None:
+    report = _probe(make_server(), window=None)
+    assert _ok(report)["context_near_limit"] is None
+    assert _ok(report)["context_over_limit"] is None
+
+
+def test_a_hosted_model_skips_the_costly_context_checks_unless_asked() -> None:
+    report = _probe(make_server(), check_context=None)
+    near = report.result("context_near_limit")
+    assert near.ok is None
+    assert "--check-context" in near.detail
+
+
+def test_a_server_error_is_recorded_not_raised() -> None:
+    def flaky(request: RecordedRequest) -> Reply:
+        if "tools" in request.json():
+            return Reply(503, {"error": "overloaded"})
+        return make_server()(request)
+
+    report = _probe(flaky)
+    tool = report.result("tool_call")
+    assert (tool.ok, tool.status) == (False, 503)
+    assert "RetriesExhausted" in tool.detail
+    assert report.result("json_schema").ok is True
+
+
+def test_a_refused_key_aborts_the_probe() -> None:
+    with LoopbackServer(lambda _: Reply(401, {"error": "bad key"})) as server:
+        with pytest.raises(AuthError):
+            run_probe(_spec(server.base_url), MODEL, timeout_s=10)
+        assert len(server.requests) == 1
+
+
+def test_write_probe_and_summary(tmp_path: Path) -> None:
+    report = _probe(make_server(), efforts=("low",))
+    path = write_probe(report, tmp_path)
+    assert path == tmp_path / "probes" / "fake" / "org__model-1.json"
+    data = json.loads(path.read_text())
+    assert data["schema_version"] == 1
+    assert (data["provider"], data["model"], data["wire_format"]) == (
+        "fake",
+        MODEL,
+        "chat-completions",
+    )
+    assert ProbeReport.model_validate(data) == report
+    summary = format_probe_summary(report)
+    for result in report.results:
+        assert result.name in summary
+    assert summary.splitlines()[0].startswith("probe fake / org/model-1 (chat-completions)")
+
+
+def test_summary_marks_skipped_and_failed_checks() -> None:
+    report = ProbeReport(
+        provider="p",
+        model="m",
+        base_url="http://127.0.0.1:1/v1/",
+        wire_format="chat-completions",
+        probed_at="2026-01-01T00:00:00+00:00",
+        results=[
+            ProbeResult(name="tool_call", ok=False, detail="x" * 300),
+            ProbeResult(name="reasoning", ok=None, detail="no effort"),
+        ],
+    )
+    lines = format_probe_summary(report).splitlines()
+    assert lines[2].split()[:2] == ["tool_call", "NO"]
+    assert lines[2].endswith("...") and len(lines[2]) < 140
+    assert lines[3].split()[:2] == ["reasoning", "-"]
