@@ -101,18 +101,19 @@ class RunFolder:
     """`.ssw/runs/<run-id>/`: run.json rewritten as the run goes, steps.jsonl appended."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
-        root.mkdir(parents=True, exist_ok=True)
+        self.root = root  # made on the first write: a run refused before it starts leaves nothing
         self.run_path = root / "run.json"
         self.steps_path = root / "steps.jsonl"
         self.logs = root / "logs"
 
     def write_run(self, record: RunRecord) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
         staged = self.run_path.with_suffix(".json.tmp")
         staged.write_text(record.model_dump_json(indent=2), encoding="utf-8")
         staged.replace(self.run_path)
 
     def append_step(self, record: StepRecord) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
         with self.steps_path.open("a", encoding="utf-8") as out:
             out.write(record.model_dump_json() + "\n")
 

@@ -101,6 +101,7 @@ class StepMachine:
             provider="-",
             model="-",
             escalation=s.level,
+            scripted=s.is_scripted,
             gate=[
                 GateRecord(name=v.name, passed=v.passed, duration_s=v.duration_s, report=v.report)
                 for v in verdicts
@@ -148,6 +149,7 @@ class StepMachine:
                 provider="-",
                 model="-",
                 escalation=s.level,
+                scripted=s.is_scripted,
                 review=record,
             )
         )

@@ -17,18 +17,19 @@ from stepswitch.agent.session import Session
 from stepswitch.agent.tools import execute_call
 from stepswitch.agent.workspace import Workspace
 from stepswitch.agent.worktree import (
+    Worktree,
     changed_paths,
     commit_all,
     create_worktree,
     diff_text,
     remove_worktree,
 )
-from stepswitch.errors import RunStopped, UsageError
+from stepswitch.errors import RunStopped, SswError, UsageError
 from stepswitch.gates.runner import Gate, GateResult, run_gate
 from stepswitch.loopback import LoopbackServer
 from stepswitch.policy import Policy, load_policy
 from stepswitch.records import RunFolder, RunRecord
-from stepswitch.registry import load_registry
+from stepswitch.registry import ProviderSpec, load_registry
 from stepswitch.scripted import SCRIPTED_PROVIDER, load_script, start_scripted_server
 from stepswitch.wire.types import ToolCall
 
@@ -105,45 +106,61 @@ def _run(
     options: RunOptions,
     repo: Path,
     policy: Policy,
-    registry: dict,  # type: ignore[type-arg]
+    registry: dict[str, ProviderSpec],
     server: LoopbackServer | None,
     print_line: Callable[[str], None],
 ) -> RunRecord:
     run_id = new_run_id()
-    started = time.monotonic()
-    worktree = create_worktree(repo, run_id)
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
-    secret_names = frozenset(s.api_key_env for s in registry.values() if s.api_key_env)
-    ws = Workspace(worktree.path, secret_env_names=secret_names)
-    gates = options.gates if options.gates is not None else detect_gates(worktree.path)
-    record = RunRecord(
-        run_id=run_id,
-        repo=str(repo),
-        branch=worktree.branch,
-        worktree=str(worktree.path),
-        task=options.task,
-        policy=str(options.policy_path),
-        scripted=server is not None,
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
-    folder.write_run(record)
-    label = " — the model is SCRIPTED (replayed replies, no real model)" if server else ""
-    print_line(f"ssw run {run_id}: branch {worktree.branch}{label}")
-    if not gates:
-        print_line("  no gates found: only the review judges this change")
+    # Built before the worktree: a policy it refuses (unpriced model, missing key) leaves nothing.
     session = Session(
         run_id=run_id,
         policy=policy,
         registry=registry,
         folder=folder,
-        deadline=started + policy.limits.wall_time_s,
+        deadline=time.monotonic() + policy.limits.wall_time_s,
         print_line=print_line,
         scripted_base_url=server.base_url if server else None,
     )
+    try:
+        worktree = create_worktree(repo, run_id)
+        try:
+            return _run_in_worktree(options, worktree, session, folder, print_line)
+        finally:
+            remove_worktree(worktree)
+    finally:
+        session.close()
+
+
+def _run_in_worktree(
+    options: RunOptions,
+    worktree: Worktree,
+    session: Session,
+    folder: RunFolder,
+    print_line: Callable[[str], None],
+) -> RunRecord:
+    secret_names = frozenset(s.api_key_env for s in session.registry.values() if s.api_key_env)
+    ws = Workspace(worktree.path, secret_env_names=secret_names)
+    gates = options.gates if options.gates is not None else detect_gates(worktree.path)
+    record = RunRecord(
+        run_id=session.run_id,
+        repo=str(worktree.repo),
+        branch=worktree.branch,
+        worktree=str(worktree.path),
+        task=options.task,
+        policy=str(options.policy_path),
+        scripted=session.is_scripted,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    folder.write_run(record)
+    label = " — the model is SCRIPTED (replayed replies, no real model)" if record.scripted else ""
+    print_line(f"ssw run {session.run_id}: branch {worktree.branch}{label}")
+    if not gates:
+        print_line("  no gates found: only the review judges this change")
     logs = folder.logs
-    logs.mkdir(exist_ok=True)
 
     def run_gates(changed: list[str]) -> list[GateResult]:
+        logs.mkdir(parents=True, exist_ok=True)
         results = []
         for gate in gates:
             result = run_gate(gate, worktree.path, ws.command_env())
@@ -160,20 +177,21 @@ def _run(
     layout = execute_call(ws, ToolCall("layout", "list_dir", "{}"), frozenset({"list_dir"}))
     brief = TaskBrief(task=options.task, layout=layout.output)
     machine = StepMachine(session, ws, brief, run_gates, read_diff)
-    message = ""
     try:
         result = machine.run()
         record.outcome, record.exit_code = "done", 0
         message = result.commit_message
         record.reason = "the gates passed" if gates else "no gates; review only"
-    except RunStopped as exc:
-        record.outcome, record.exit_code, record.reason = exc.outcome, 1, str(exc)  # type: ignore[assignment]
-        message = f"ssw: unfinished ({exc.outcome}): {options.task.strip()[:50]}\n\n{exc}"
-    finally:
-        session.close()
-    trailer = f"\n\nSsw-Run: {run_id}" + ("\nSsw-Model: scripted" if server else "")
+    except SswError as exc:
+        # A limit, the gates on every rung, or a provider that failed: the run ends, nothing lost.
+        outcome = exc.outcome if isinstance(exc, RunStopped) else "error"
+        record.outcome, record.reason = outcome, str(exc)  # type: ignore[assignment]
+        record.exit_code = max(1, exc.exit_code)
+        message = f"ssw: unfinished ({outcome}): {options.task.strip()[:50]}\n\n{exc}"
+    trailer = f"\n\nSsw-Run: {session.run_id}" + (
+        "\nSsw-Model: scripted" if record.scripted else ""
+    )
     record.commit = commit_all(worktree, message.rstrip() + trailer)
-    remove_worktree(worktree)
     t = session.totals
     record.steps, record.escalations = t.steps, session.level
     record.gate_failures = machine.result.gate_failures

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from stepswitch.errors import ConfigError, RungExhausted, RunStopped
 from stepswitch.policy import Policy, Router, StepType, WorkerChoice
 from stepswitch.pricing import cost_usd, worst_case_usd
-from stepswitch.providers import open_provider
+from stepswitch.providers import api_key_from_env, open_provider
 from stepswitch.records import RunFolder, StepRecord, ToolCallRecord
 from stepswitch.registry import ModelSpec, Price, ProviderSpec, get_model, resolve_effort
 from stepswitch.scripted import SCRIPTED_PROVIDER
@@ -41,6 +41,17 @@ class Totals:
     cost_usd: float = 0.0
     unpriced_steps: int = 0
     by_worker: dict[str, float] = field(default_factory=dict)
+
+
+def prompt_text(spec: CallSpec) -> str:
+    """The prompt in the order a provider reads it (tool definitions, then the conversation):
+    what the budget estimate sizes and what a prefix cache could serve."""
+    tools = [(t.name, t.description, t.parameters) for t in spec.tools]
+    turns = [
+        (m.role, m.content, m.tool_call_id, [(c.name, c.arguments) for c in m.tool_calls])
+        for m in spec.messages
+    ]
+    return json.dumps([spec.messages[0].content if spec.messages else "", tools, turns[1:]])
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -97,9 +108,9 @@ class Session:
         return spec, get_model(spec, w.model)
 
     def _check_workers(self) -> None:
-        """Refuse unpriced models before any call, unless the policy allows them."""
+        """Before any call: unpriced models (unless allowed) and missing keys stop the run."""
         for name, worker in self.policy.workers.items():
-            _, model = self._model(WorkerChoice(name, worker))
+            spec, model = self._model(WorkerChoice(name, worker))
             if not model.priced and not self.policy.ledger.allow_unpriced:
                 raise ConfigError(
                     self.policy.source,
@@ -107,6 +118,11 @@ class Session:
                     f"{worker.provider} {worker.model} has no known price",
                     f"run `ssw prices refresh {worker.provider}` or set [ledger] allow_unpriced",
                 )
+            api_key_from_env(spec, self.env)
+
+    @property
+    def is_scripted(self) -> bool:
+        return any(w.provider == SCRIPTED_PROVIDER for w in self.policy.workers.values())
 
     def choose(self, step_type: StepType, worker: str | None = None) -> WorkerChoice:
         if worker is not None:
@@ -149,13 +165,15 @@ class Session:
 
     # --- one step ---
 
-    def _check_limits(self, price: Price | None, prompt_chars: int, max_out: int) -> None:
+    def _check_limits(
+        self, price: Price | None, prompt_chars: int, max_out: int, on_rung: bool
+    ) -> None:
         limits = self.policy.limits
         if self.totals.steps >= limits.max_steps:
             raise RunStopped("limit", f"the run used its {limits.max_steps} steps (max_steps)")
         if time.monotonic() >= self.deadline:
             raise RunStopped("limit", f"the run used its wall time ({limits.wall_time_s:g} s)")
-        if self.rung_steps >= limits.steps_per_rung:
+        if on_rung and self.rung_steps >= limits.steps_per_rung:
             raise RungExhausted(f"rung {self.level} used its {limits.steps_per_rung} steps")
         if limits.budget_usd is not None and price is not None:
             worst = worst_case_usd(price, prompt_chars // CHARS_PER_TOKEN_WORST, max_out)
@@ -183,18 +201,14 @@ class Session:
             max_output_tokens=max_out,
             temperature=w.temperature,
         )
-        prompt = json.dumps(
-            [
-                [t.name for t in spec.tools],
-                [(m.role, m.content, m.tool_call_id) for m in spec.messages],
-                [[c.arguments for c in m.tool_calls] for m in spec.messages],
-            ]
-        )
-        self._check_limits(price, len(prompt), max_out)
+        prompt = prompt_text(spec)
+        # Reviewer and second opinion are named workers, outside the ladder: not the rung's steps.
+        on_rung = spec.worker is None
+        self._check_limits(price, len(prompt), max_out, on_rung)
         previous = self._last_prompt.get(choice.name, "")
         self._last_prompt[choice.name] = prompt
         self.totals.steps += 1
-        self.rung_steps += 1
+        self.rung_steps += on_rung
         record = StepRecord(
             run_id=self.run_id,
             index=self.totals.steps,

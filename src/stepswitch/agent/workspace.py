@@ -135,8 +135,11 @@ class Workspace:
     def command_env(self) -> dict[str, str]:
         """os.environ without API keys, tokens, passwords and the configured secret names."""
         extra = {n.upper() for n in self.secret_env_names}
-        return {
+        env = {
             name: value
             for name, value in os.environ.items()
             if not is_secret_name(name) and name.upper() not in extra
         }
+        # Bytecode written by the project's tests is not part of the change.
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return env

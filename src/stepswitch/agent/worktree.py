@@ -8,6 +8,14 @@ from pathlib import Path
 from stepswitch.errors import UsageError
 
 AUTHOR = ("Stepswitch", "ssw@localhost")
+# What the project's tools leave behind is not part of the change, ignored by the repo or not.
+TOOL_LEFTOVERS = (
+    ":(exclude,glob)**/__pycache__/**",
+    ":(exclude,glob)**/*.pyc",
+    ":(exclude,glob)**/.pytest_cache/**",
+    ":(exclude,glob)**/.mypy_cache/**",
+    ":(exclude,glob)**/.ruff_cache/**",
+)
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,9 @@ def changed_paths(worktree: Worktree) -> list[str]:
     import git
 
     handle = git.Repo(worktree.path)
-    out = handle.git.status("--porcelain", "--untracked-files=all", "-z")
+    out = handle.git.status(
+        "--porcelain", "--untracked-files=all", "-z", "--", ".", *TOOL_LEFTOVERS
+    )
     paths = []
     for entry in out.split("\0"):
         if len(entry) > 3:
@@ -73,7 +83,7 @@ def diff_text(worktree: Worktree, limit: int = 40_000) -> str:
     import git
 
     handle = git.Repo(worktree.path)
-    handle.git.add("-A", "--intent-to-add")
+    handle.git.add("-A", "--intent-to-add", "--", ".", *TOOL_LEFTOVERS)
     text: str = handle.git.diff(worktree.base_commit)
     return text if len(text) <= limit else text[:limit] + "\n[diff cut]"
 
@@ -82,7 +92,7 @@ def commit_all(worktree: Worktree, message: str) -> str:
     import git
 
     handle = git.Repo(worktree.path)
-    handle.git.add("-A")
+    handle.git.add("-A", "--", ".", *TOOL_LEFTOVERS)
     name, email = AUTHOR
     handle.git.commit(
         "-m",

@@ -1,0 +1,295 @@
+"""Full runs for the step-machine tests: real git repositories, a policy and a script written
+into a temporary folder, and `run_task` driving the real session, HTTP client, loopback scripted
+server, tools and gates (the fixture repository's own pytest suite).
+
+The sample repositories live in tests/fixtures/repos/:
+- mean_bug: `calc.ops.mean` divides by one value too many; tests/test_ops.py fails until fixed.
+- median_feature: `calc.median` does not exist; tests/test_median.py fails until it does.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+import yaml
+
+from stepswitch.agent.run import RunOptions, run_task
+from stepswitch.records import RunFolder, RunRecord, StepRecord, ToolCallRecord
+from stepswitch.registry import clear_cache, registry_dir
+
+REPOS = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
+
+BUG_TASK = "calc.ops.mean divides by one value too many; make it the plain arithmetic mean."
+BUG_LINE = "    return sum(values) / (len(values) + 1)"
+FIX_LINE = "    return sum(values) / len(values)"
+RUN_TESTS = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "user",
+    "GIT_AUTHOR_EMAIL": "user@localhost",
+    "GIT_COMMITTER_NAME": "user",
+    "GIT_COMMITTER_EMAIL": "user@localhost",
+}
+
+
+# --- git ---
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        env={**os.environ, **_GIT_ENV},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
+
+
+def make_repo(target: Path, sample: str) -> Path:
+    """A copy of tests/fixtures/repos/<sample>, committed on `main` as the user's checkout."""
+    shutil.copytree(REPOS / sample, target, ignore=shutil.ignore_patterns("__pycache__"))
+    git(target, "init", "-q", "-b", "main")
+    git(target, "add", "-A")
+    git(target, "commit", "-q", "-m", f"{sample}: the user's code")
+    return target
+
+
+# --- policies ---
+
+WORKERS = {
+    "small": "scripted-small",
+    "mid": "scripted-mid",
+    "large": "scripted-large",
+    "other": "scripted-other",
+}
+
+
+def worker(model: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "provider": "scripted",
+        "model": model,
+        "max_output_tokens": 2048,
+        "timeout": 30,
+        **extra,
+    }
+
+
+# The demo's shape: cheap steps on small, planning and review on large, the work on mid, and
+# the ladder mid -> large for edit, run and triage once the gates keep failing.
+DEFAULT_POLICY: dict[str, Any] = {
+    "workers": {name: worker(model) for name, model in WORKERS.items()},
+    "rules": [
+        {"when": {"step_type": ["navigate", "read", "summarize"]}, "worker": "small"},
+        {"when": {"step_type": ["plan", "review"]}, "worker": "large"},
+        {"when": {"step_type": ["edit", "run", "triage"], "escalations": 0}, "worker": "mid"},
+    ],
+    "escalation": {"after_gate_failures": 2, "ladder": ["mid", "large"]},
+    "limits": {"max_steps": 40, "steps_per_rung": 30, "wall_time_s": 120},
+    "review": {"reviewer": "large", "second_opinion": "other"},
+}
+
+
+def make_policy(**sections: Any) -> dict[str, Any]:
+    """The default policy with whole top-level sections replaced, or merged when given as
+    `limits={"max_steps": 3}` (tables are merged one level deep)."""
+    policy = copy.deepcopy(DEFAULT_POLICY)
+    for name, value in sections.items():
+        if value is None:
+            policy.pop(name, None)
+        elif isinstance(value, dict) and isinstance(policy.get(name), dict):
+            policy[name] = {**policy[name], **value}
+        else:
+            policy[name] = value
+    return policy
+
+
+def write_policy(folder: Path, policy: dict[str, Any]) -> Path:
+    path = folder / "policy.toml"
+    path.write_text(tomli_w.dumps(policy), encoding="utf-8")
+    return path
+
+
+# --- scripts: one reply per model call, in the order the machine asks ---
+
+
+def _reply(expect: str | None, **fields: Any) -> dict[str, Any]:
+    return {**({"expect_model": expect} if expect else {}), **fields}
+
+
+def tool(name: str, *, expect: str | None = None, **arguments: Any) -> dict[str, Any]:
+    """A reply with one tool call."""
+    return _reply(expect, tool_calls=[{"name": name, "arguments": arguments}])
+
+
+def raw_tool(name: str, arguments: str, *, expect: str | None = None) -> dict[str, Any]:
+    """A reply whose tool call carries `arguments` as the literal text sent on the wire."""
+    return _reply(expect, tool_calls=[{"name": name, "arguments": arguments}])
+
+
+def done(summary: str = "ok", *, expect: str | None = None) -> dict[str, Any]:
+    return tool("done", expect=expect, summary=summary)
+
+
+def prose(text: str, *, expect: str | None = None) -> dict[str, Any]:
+    return _reply(expect, content=text)
+
+
+def verdict(answer: str, reasons: str = "looks right", *, expect: str | None = None) -> dict:
+    return _reply(expect, content=json.dumps({"verdict": answer, "reasons": reasons}))
+
+
+def explore() -> list[dict[str, Any]]:
+    """plan, navigate, read and run, each answered with `done` at once."""
+    return [
+        done("1. Fix mean in calc/ops.py.\n2. tests/test_ops.py checks it."),
+        done("calc/ops.py: defines mean\ntests/test_ops.py: its tests"),
+        done("mean (line 8) divides by len(values) + 1."),
+        done("tests/test_ops.py::test_mean_of_three_numbers fails: 1.5 != 2.0"),
+    ]
+
+
+def fix_the_bug() -> list[dict[str, Any]]:
+    return [
+        tool("edit", path="calc/ops.py", old=BUG_LINE, new=FIX_LINE),
+        done("mean divides by len(values)."),
+    ]
+
+
+def approve_and_summarize(message: str = "Fix mean\n\nDivide by the count.") -> list[dict]:
+    """Reviewer and second opinion approve; summarize writes the commit message."""
+    return [verdict("approve"), verdict("approve"), done(message)]
+
+
+def write_script(folder: Path, replies: list[dict[str, Any]]) -> Path:
+    path = folder / "script.yaml"
+    path.write_text(yaml.safe_dump({"replies": replies}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+# --- a finished run, as the user finds it ---
+
+
+@dataclass
+class Finished:
+    record: RunRecord  # what run_task returned
+    saved: RunRecord  # run.json, read back
+    steps: list[StepRecord]  # steps.jsonl, read back
+    lines: list[str]  # what the run printed
+    repo: Path
+    folder: Path = field(repr=False)
+
+    def of(self, step_type: str) -> list[StepRecord]:
+        return [s for s in self.steps if s.step_type == step_type]
+
+    @property
+    def model_steps(self) -> list[StepRecord]:
+        return [s for s in self.steps if s.provider != "-"]
+
+    @property
+    def routing(self) -> list[tuple[str, str]]:
+        return [(s.step_type, s.model) for s in self.steps]
+
+    def calls(self, name: str | None = None) -> list[ToolCallRecord]:
+        return [c for s in self.steps for c in s.tool_calls if name in (None, c.name)]
+
+    def on_branch(self, path: str) -> str:
+        return git(self.repo, "show", f"{self.record.branch}:{path}")
+
+    def branch_diff(self) -> str:
+        return git(self.repo, "diff", "main", self.record.branch)
+
+    def branch_files(self) -> list[str]:
+        return git(self.repo, "diff", "--name-only", "main", self.record.branch).split()
+
+
+def run_ssw(
+    workdir: Path,
+    repo: Path,
+    replies: list[dict[str, Any]],
+    *,
+    policy: dict[str, Any] | None = None,
+    task: str = BUG_TASK,
+    max_steps: int | None = None,
+    budget_usd: float | None = None,
+) -> Finished:
+    """One full run through run_task, as `ssw run` does it, and what it left behind."""
+    lines: list[str] = []
+    options = RunOptions(
+        repo=repo,
+        task=task,
+        policy_path=write_policy(workdir, policy or DEFAULT_POLICY),
+        script=write_script(workdir, replies),
+        max_steps=max_steps,
+        budget_usd=budget_usd,
+    )
+    record = run_task(options, lines.append)
+    folder = RunFolder(repo / ".ssw" / "runs" / record.run_id)
+    return Finished(record, folder.read_run(), folder.read_steps(), lines, repo, folder.root)
+
+
+# --- the environment a run sees ---
+
+# Models the shipped scripted preset does not have: one with a price (for budgets) and one
+# that takes reasoning efforts, "none" among them (for the cut-off-thinking retry).
+EXTRA_MODELS = """
+[models.scripted-priced]
+family = "scripted"
+capabilities = ["tools", "parallel_tool_calls", "json_schema"]
+
+[models.scripted-priced.price]
+input = 10.0
+output = 10.0
+source = "tests: a made-up price"
+as_of = 2026-11-29
+
+[models.scripted-thinker]
+family = "scripted"
+reasoning_efforts = ["none", "low", "high"]
+capabilities = ["tools", "parallel_tool_calls", "json_schema", "reasoning"]
+
+[models.scripted-thinker.price]
+input = 0.0
+output = 0.0
+source = "scripted: no model is called"
+as_of = 2026-11-29
+"""
+
+
+def use_extra_models(mp: pytest.MonkeyPatch, folder: Path) -> Path:
+    """A copy of the registry with EXTRA_MODELS in the scripted preset, made the one in use."""
+    root = folder / "registry"
+    shutil.copytree(registry_dir() / "providers", root / "providers")
+    with (root / "providers" / "scripted.toml").open("a", encoding="utf-8") as out:
+        out.write(EXTRA_MODELS)
+    mp.setenv("SSW_REGISTRY", str(root))
+    clear_cache()
+    return root
+
+
+@pytest.fixture
+def bug_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return make_repo(tmp_path / "repo", "mean_bug")
+
+
+@pytest.fixture
+def feature_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return make_repo(tmp_path / "repo", "median_feature")
+
+
+@pytest.fixture
+def extra_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    yield use_extra_models(monkeypatch, tmp_path)
+    clear_cache()

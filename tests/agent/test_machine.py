@@ -1,0 +1,482 @@
+"""The step machine as a user watches it: full scripted runs through run_task, the real HTTP
+client against the loopback scripted server, the real tools on a git worktree, and the sample
+repository's own pytest suite as the gate. Nothing here is mocked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stepswitch.registry import clear_cache
+
+from .conftest import (
+    BUG_LINE,
+    FIX_LINE,
+    RUN_TESTS,
+    Finished,
+    approve_and_summarize,
+    done,
+    explore,
+    fix_the_bug,
+    git,
+    make_policy,
+    make_repo,
+    prose,
+    raw_tool,
+    run_ssw,
+    tool,
+    use_extra_models,
+    verdict,
+    worker,
+)
+
+# --- whole tasks ---
+
+MEDIAN = '''"""The middle of a list of numbers."""
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+'''
+
+
+def test_a_feature_is_a_new_module_plus_an_edit_and_the_tests_that_need_it_pass(
+    tmp_path: Path, feature_repo: Path
+):
+    replies = [
+        *explore(),
+        tool("write_file", path="calc/median.py", content=MEDIAN),
+        tool(
+            "edit",
+            path="calc/__init__.py",
+            old='"""Small arithmetic helpers."""',
+            new='"""Small arithmetic helpers."""\n\nfrom calc.median import median\n\n'
+            '__all__ = ["median"]',
+        ),
+        done("calc/median.py: median; calc exports it."),
+        *approve_and_summarize("Add calc.median"),
+    ]
+    run = run_ssw(tmp_path, feature_repo, replies, task="Add calc.median; tests/test_median.py")
+
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0)
+    assert [c.output_excerpt.split(" (")[0] for c in run.calls("write_file")] == [
+        "Created calc/median.py"
+    ]
+    assert [g.note for g in run.of("gates")] == ["passed"]
+    assert run.branch_files() == ["calc/__init__.py", "calc/median.py"]
+    assert run.on_branch("calc/median.py") == MEDIAN
+    assert "from calc.median import median" in run.on_branch("calc/__init__.py")
+    assert not (feature_repo / "calc" / "median.py").exists()
+
+
+# --- routing ---
+
+# One model per step type: the shipped scripted models and ids the provider accepts anyway.
+ROUTED = {
+    "plan": "scripted-large",
+    "navigate": "scripted-small",
+    "read": "scripted-reader",
+    "run": "scripted-runner",
+    "edit": "scripted-mid",
+    "triage": "scripted-triager",
+    "review": "scripted-reviewer",
+    "summarize": "scripted-writer",
+}
+ROUTING_POLICY = make_policy(
+    workers={
+        **{step: worker(model) for step, model in ROUTED.items()},
+        "other": worker("scripted-other"),
+    },
+    rules=[{"when": {"step_type": [step]}, "worker": step} for step in ROUTED],
+    escalation={"after_gate_failures": 3, "ladder": ["edit"]},
+    review={"reviewer": "review", "second_opinion": "other"},
+)
+
+
+def test_each_step_type_goes_to_the_model_its_policy_names(tmp_path: Path, bug_repo: Path):
+    m = ROUTED
+    replies = [
+        done("plan", expect=m["plan"]),
+        done("calc/ops.py", expect=m["navigate"]),
+        done("mean divides by n + 1", expect=m["read"]),
+        done("one test fails", expect=m["run"]),
+        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)", expect=m["edit"]),
+        done("changed the divisor", expect=m["edit"]),
+        done("the divisor must be len(values)", expect=m["triage"]),
+        tool(
+            "edit", path="calc/ops.py", old="(len(values) + 2)", new="len(values)", expect=m["edit"]
+        ),
+        done("divide by len(values)", expect=m["edit"]),
+        verdict("approve", expect=m["review"]),
+        verdict("approve", expect="scripted-other"),
+        done("Fix mean", expect=m["summarize"]),
+    ]
+    run = run_ssw(tmp_path, bug_repo, replies, policy=ROUTING_POLICY)
+
+    assert run.record.outcome == "done", run.lines
+    assert run.routing == [
+        ("plan", m["plan"]),
+        ("navigate", m["navigate"]),
+        ("read", m["read"]),
+        ("run", m["run"]),
+        ("edit", m["edit"]),
+        ("edit", m["edit"]),
+        ("gates", "-"),
+        ("triage", m["triage"]),
+        ("edit", m["edit"]),
+        ("edit", m["edit"]),
+        ("gates", "-"),
+        ("review", m["review"]),
+        ("review", "scripted-other"),
+        ("review_verdicts", "-"),
+        ("summarize", m["summarize"]),
+    ]
+    assert [s.worker for s in run.of("review")] == ["review", "other"]
+
+
+def test_a_call_routed_to_the_wrong_model_fails_the_run_and_says_why(
+    tmp_path: Path, bug_repo: Path
+):
+    replies = [done("plan", expect="scripted-small"), *explore()[1:]]  # plan goes to large
+    run = run_ssw(tmp_path, bug_repo, replies, policy=ROUTING_POLICY)
+
+    assert (run.record.outcome, run.record.exit_code) == ("error", 1)
+    assert "expects model 'scripted-small'" in run.record.reason
+    assert "expects model 'scripted-small'" in (run.steps[0].error or "")
+
+
+# --- escalation ---
+
+
+def test_after_two_failed_gates_the_next_rung_takes_over_and_its_fix_passes(
+    tmp_path: Path, bug_repo: Path
+):
+    replies = [
+        *explore(),
+        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)", expect="scripted-mid"),
+        done("tried + 2", expect="scripted-mid"),
+        done("still off", expect="scripted-mid"),  # triage on rung 0
+        tool("edit", path="calc/ops.py", old="+ 2)", new="+ 3)", expect="scripted-mid"),
+        done("tried + 3", expect="scripted-mid"),
+        done("the + n is the bug", expect="scripted-large"),  # triage on rung 1
+        tool("edit", path="calc/ops.py", old="(len(values) + 3)", new="len(values)"),
+        done("divide by len(values)", expect="scripted-large"),
+        *approve_and_summarize(),
+    ]
+    run = run_ssw(tmp_path, bug_repo, replies)
+
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
+    assert [(s.model, s.escalation) for s in run.of("edit")] == [
+        ("scripted-mid", 0),
+        ("scripted-mid", 0),
+        ("scripted-mid", 0),
+        ("scripted-mid", 0),
+        ("scripted-large", 1),
+        ("scripted-large", 1),
+    ]
+    assert [(g.note, g.gate[0].passed) for g in run.of("gates")] == [
+        ("failed: tests", False),
+        ("failed: tests", False),
+        ("passed", True),
+    ]
+    assert "test_mean_of_three_numbers" in run.of("gates")[0].gate[0].report
+    assert (run.saved.escalations, run.saved.gate_failures) == (1, 2)
+    assert any("escalation 1: the gates failed 2 times on rung 0" in line for line in run.lines)
+    assert FIX_LINE in run.on_branch("calc/ops.py")
+
+
+def test_when_the_last_rung_fails_too_the_run_stops_and_keeps_the_partial_change(
+    tmp_path: Path, bug_repo: Path
+):
+    replies = [
+        *explore(),
+        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)", expect="scripted-mid"),
+        done("tried + 2"),
+        done("still off", expect="scripted-large"),  # triage, already on rung 1
+        tool("edit", path="calc/ops.py", old="+ 2)", new="+ 3)", expect="scripted-large"),
+        done("tried + 3"),
+        *approve_and_summarize(),  # never asked for
+    ]
+    policy = make_policy(escalation={"after_gate_failures": 1})
+    run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
+
+    assert (run.record.outcome, run.record.exit_code) == ("gates_failed", 1)
+    assert "no rung is left" in run.record.reason
+    assert run.saved.outcome == "gates_failed"
+    assert [g.note for g in run.of("gates")] == ["failed: tests", "failed: tests"]
+    assert run.of("review") == [] and run.of("summarize") == []
+    # Nothing is lost: the last attempt is committed on the branch, marked unfinished.
+    assert "(len(values) + 3)" in run.on_branch("calc/ops.py")
+    assert run.branch_files() == ["calc/ops.py"]
+    message = git(run.repo, "log", "-1", "--format=%B", run.record.branch)
+    assert message.startswith("ssw: unfinished (gates_failed)")
+
+
+# --- tolerant tool calls and refusals, each inside a run that goes on ---
+
+
+@pytest.fixture(scope="module")
+def tolerant_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
+    """One run whose tool calls come in the shapes models often send them."""
+    docstring = '    """The arithmetic mean of values; 0.0 for no values."""'
+    better = '    """The arithmetic mean of values (0.0 when there are none)."""'
+    replies = [
+        done("plan"),
+        done("calc/ops.py"),
+        tool("read", path="/repo/calc/ops.py"),
+        done("mean divides by n + 1"),
+        tool("run", command="cd calc && ls"),
+        done("ops.py is there"),
+        # read's line numbers copied into old and new
+        tool("edit", path="calc/ops.py", old=f"     8\t{BUG_LINE}", new=f"     8\t{FIX_LINE}"),
+        # the arguments object sent as a JSON string, with a container path
+        raw_tool(
+            "edit",
+            json.dumps(
+                json.dumps({"path": "/workspace/calc/ops.py", "old": docstring, "new": better})
+            ),
+        ),
+        done("fixed"),
+        *approve_and_summarize(),
+    ]
+    work = tmp_path_factory.mktemp("tolerant")
+    return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies)
+
+
+def test_tolerated_tool_calls_let_the_run_finish(tolerant_run: Finished):
+    assert (tolerant_run.record.outcome, tolerant_run.record.exit_code) == ("done", 0)
+    assert all(c.ok and not c.refused for c in tolerant_run.calls())
+
+
+def test_line_numbers_copied_from_read_into_edit_are_stripped(tolerant_run: Finished):
+    first_edit = tolerant_run.calls("edit")[0]
+    assert first_edit.ok and first_edit.output_excerpt.startswith("Edited calc/ops.py")
+    code = tolerant_run.on_branch("calc/ops.py")
+    assert FIX_LINE + "\n" in code and "\t" not in code
+
+
+def test_edit_arguments_sent_as_a_json_string_are_unwrapped(tolerant_run: Finished):
+    second_edit = tolerant_run.calls("edit")[1]
+    assert second_edit.arguments.startswith('"')  # recorded as the model sent them
+    assert second_edit.ok
+    assert "(0.0 when there are none)" in tolerant_run.on_branch("calc/ops.py")
+
+
+def test_repo_and_workspace_paths_mean_the_repository_root(tolerant_run: Finished):
+    read = tolerant_run.calls("read")[0]
+    assert json.loads(read.arguments)["path"] == "/repo/calc/ops.py"
+    assert read.ok and BUG_LINE in read.output_excerpt
+    assert tolerant_run.calls("edit")[1].output_excerpt.startswith("Edited calc/ops.py")
+
+
+def test_a_leading_cd_in_run_runs_the_command_in_that_folder(tolerant_run: Finished):
+    run = tolerant_run.calls("run")[0]
+    assert run.exit_code == 0
+    assert "ops.py" in run.output_excerpt and "__init__.py" in run.output_excerpt
+
+
+@pytest.fixture(scope="module")
+def refused_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
+    """One run whose model makes three mistakes, each refused, and carries on."""
+    replies = [
+        done("plan"),
+        tool("edit", path="calc/ops.py", old="+ 1)", new=")"),  # edit while navigating
+        done("calc/ops.py"),
+        tool("read", path="../outside.txt"),
+        done("mean divides by n + 1"),
+        tool("run", command=RUN_TESTS),
+        done("one test fails"),
+        tool("edit", path="calc/ops.py", old=BUG_LINE.replace("+", "-"), new=FIX_LINE),
+        *fix_the_bug(),
+        *approve_and_summarize(),
+    ]
+    work = tmp_path_factory.mktemp("refused")
+    (work / "outside.txt").write_text("a secret next to the repository\n")
+    return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies)
+
+
+def _refusal(run: Finished, step_type: str) -> str:
+    calls = [c for s in run.of(step_type) for c in s.tool_calls if c.refused]
+    assert len(calls) == 1 and not calls[0].ok
+    return calls[0].output_excerpt
+
+
+def test_refused_calls_do_not_stop_the_run(refused_run: Finished):
+    assert (refused_run.record.outcome, refused_run.record.exit_code) == ("done", 0)
+    assert [c.refused for c in refused_run.calls()].count(True) == 3
+    assert FIX_LINE in refused_run.on_branch("calc/ops.py")
+
+
+def test_a_tool_the_step_may_not_use_is_refused_with_the_tools_it_may(refused_run: Finished):
+    text = _refusal(refused_run, "navigate")
+    assert text.startswith("edit is not available in this step.")
+    assert "list_dir, find_files, search, done" in text
+    assert refused_run.of("navigate")[-1].tool_calls[0].name == "done"  # it went on
+    assert BUG_LINE in (refused_run.repo / "calc" / "ops.py").read_text()
+
+
+def test_a_path_outside_the_repository_is_refused_and_not_read(refused_run: Finished):
+    text = _refusal(refused_run, "read")
+    assert text.startswith("Path '../outside.txt' is outside the repository")
+    assert "secret" not in text
+    assert refused_run.of("read")[-1].tool_calls[0].name == "done"
+
+
+def test_an_edit_whose_old_text_matches_nowhere_is_refused_with_the_closest_text(
+    refused_run: Finished,
+):
+    text = _refusal(refused_run, "edit")
+    assert text.startswith("old was not found in 'calc/ops.py'")
+    assert "near line 8" in text
+    edits = [c for c in refused_run.calls("edit") if not c.refused]
+    assert len(edits) == 1 and edits[0].ok  # the next attempt landed
+
+
+# --- review ---
+
+
+def test_when_the_second_opinion_disagrees_the_record_keeps_both_verdicts(
+    tmp_path: Path, bug_repo: Path
+):
+    replies = [
+        *explore(),
+        *fix_the_bug(),
+        verdict("approve", "divides by the count now", expect="scripted-large"),
+        verdict("reject", "mean of [] should raise", expect="scripted-other"),
+        done("Fix mean"),
+    ]
+    run = run_ssw(tmp_path, bug_repo, replies)
+
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0)  # the reviewer decides
+    [record] = run.of("review_verdicts")
+    review = record.review
+    assert review is not None
+    assert (review.verdict, review.second_opinion, review.agree) == ("approve", "reject", False)
+    assert (review.reasons, review.second_reasons) == (
+        "divides by the count now",
+        "mean of [] should raise",
+    )
+    assert any("reviewer says approve, second opinion says reject" in x for x in run.lines)
+    assert len(run.of("gates")) == 1
+
+
+def test_a_rejecting_review_sends_the_task_back_to_edit_once_and_then_it_finishes(
+    tmp_path: Path, bug_repo: Path
+):
+    replies = [
+        *explore(),
+        *fix_the_bug(),
+        verdict("reject", "say in the docstring that [] gives 0.0"),
+        verdict("approve"),
+        tool("edit", path="calc/ops.py", old="0.0 for no values", new="0.0 for an empty list"),
+        done("docstring says what [] gives"),
+        verdict("reject", "still not happy"),  # a second rejection does not send it back again
+        verdict("approve"),
+        done("Fix mean"),
+    ]
+    run = run_ssw(tmp_path, bug_repo, replies)
+
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
+    edit_phases = [s for s in run.of("edit") if s.tool_calls[0].name == "done"]
+    assert len(edit_phases) == 2
+    assert [g.note for g in run.of("gates")] == ["passed", "passed"]
+    assert [v.review.verdict for v in run.of("review_verdicts") if v.review] == [
+        "reject",
+        "reject",
+    ]
+    assert run.routing[-1] == ("summarize", "scripted-small")
+    assert "0.0 for an empty list" in run.on_branch("calc/ops.py")
+
+
+# --- model-output failures ---
+
+
+@pytest.fixture(scope="module")
+def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
+    """One run in which the model answers badly in each of the early steps."""
+    replies = [
+        prose("I would look at calc/ops.py first."),  # plan: prose, nudged
+        done("1. fix mean"),
+        prose("calc/ops.py looks relevant."),  # navigate: prose twice, the step fails
+        prose("Really, it is calc/ops.py."),
+        {"reasoning": "Let me think about mean. " * 20, "content": "", "finish_reason": "length"},
+        done("mean divides by n + 1"),  # read: the retry
+        {"content": ""},  # run: an empty stop
+        done("one test fails"),
+        *fix_the_bug(),
+        *approve_and_summarize(),
+    ]
+    # `small` (navigate, read, summarize) thinks at effort high and accepts "none".
+    policy = make_policy(workers={"small": worker("scripted-thinker", effort="high")})
+    with pytest.MonkeyPatch.context() as mp:
+        work = tmp_path_factory.mktemp("faulty")
+        use_extra_models(mp, work)
+        try:
+            return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies, policy=policy)
+        finally:
+            clear_cache()
+
+
+def _failures(run: Finished, step_type: str) -> list[str | None]:
+    return [s.model_output_failure for s in run.of(step_type)]
+
+
+def test_bad_answers_in_early_steps_do_not_stop_the_run(faulty_run: Finished):
+    assert (faulty_run.record.outcome, faulty_run.record.exit_code) == ("done", 0)
+    assert FIX_LINE in faulty_run.on_branch("calc/ops.py")
+
+
+def test_prose_instead_of_a_tool_call_gets_one_nudge_and_the_step_goes_on(faulty_run: Finished):
+    assert _failures(faulty_run, "plan") == ["prose_instead_of_tool_call", None]
+    assert faulty_run.of("plan")[1].tool_calls[0].name == "done"
+
+
+def test_prose_twice_ends_the_step_and_the_run_goes_on_to_the_next(faulty_run: Finished):
+    assert _failures(faulty_run, "navigate") == [
+        "prose_instead_of_tool_call",
+        "prose_instead_of_tool_call",
+    ]
+    types = [s.step_type for s in faulty_run.model_steps]
+    assert types[types.index("navigate") : types.index("navigate") + 3] == [
+        "navigate",
+        "navigate",
+        "read",
+    ]
+
+
+def test_thinking_cut_off_by_the_token_cap_is_retried_once_with_effort_none(
+    faulty_run: Finished,
+):
+    cut, retry = faulty_run.of("read")
+    assert (cut.model_output_failure, cut.finish_reason, cut.effort) == (
+        "length_in_thinking",
+        "length_in_thinking",
+        "high",
+    )
+    assert (retry.model_output_failure, retry.effort) == (None, "none")
+    assert retry.tool_calls[0].name == "done"
+
+
+def test_an_empty_reply_with_a_normal_stop_is_handled_like_prose(faulty_run: Finished):
+    assert _failures(faulty_run, "run") == ["empty_stop", None]
+    assert faulty_run.of("run")[0].finish_reason == "empty_stop"
+    assert faulty_run.of("run")[1].tool_calls[0].name == "done"
+
+
+# --- a rung out of steps ---
+
+
+def test_a_rung_out_of_steps_at_the_review_hands_over_instead_of_ending_the_run(
+    tmp_path: Path, bug_repo: Path
+):
+    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    policy = make_policy(limits={"steps_per_rung": 6})  # explore (4) + the fix (2)
+    run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
+
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.record.reason
