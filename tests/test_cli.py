@@ -104,3 +104,25 @@ def test_help_lists_the_commands():
     assert result.returncode == 0
     for command in ("models", "prices", "probe"):
         assert command in result.stdout
+
+
+def _sample_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "sample"
+    shutil.copytree(REPO / "src" / "stepswitch" / "demo" / "sample", repo)
+    return repo
+
+
+def test_gates_prints_the_failing_test_and_exits_1(tmp_path):
+    result = ssw("gates", str(_sample_repo(tmp_path)), "--changed", "textstats/stats.py")
+    assert result.returncode == 1, result.stderr
+    assert "tests:impacted" in result.stdout
+    assert "test_runs_of_spaces_and_line_breaks_separate_words_once" in result.stdout
+
+
+def test_a_misconfigured_gate_table_is_one_line_naming_the_key(tmp_path):
+    repo = _sample_repo(tmp_path)
+    (repo / ".stepswitch.toml").write_text('[gates.lint]\ncommand = "ruff check"\ntimout_s = 5\n')
+    result = ssw("gates", str(repo))
+    assert result.returncode == 2
+    assert "gates.lint.timout_s" in result.stderr
+    assert result.stderr.strip().count("\n") == 0

@@ -103,6 +103,22 @@ def policy_check(
     typer.echo(render_policy_check(check_policy(load_policy(path), load_registry())))
 
 
+@app.command()
+def gates(
+    path: Annotated[Path, typer.Argument(help="The repository whose gates to run.")],
+    changed: Annotated[
+        list[str] | None,
+        typer.Option("--changed", help="A changed file (repeatable): impacted tests run first."),
+    ] = None,
+) -> None:
+    """Run the repository's gates outside a task and print the verdicts (exit 1 if one fails)."""
+    from stepswitch.gates.cli_gates import gates_command
+
+    text, code = gates_command(path, list(changed or []))
+    typer.echo(text)
+    raise typer.Exit(code)
+
+
 def _printer(as_json: bool) -> Callable[[str], None]:
     # With --json, stdout carries only the run record; progress goes to stderr.
     return (lambda line: typer.echo(line, err=True)) if as_json else typer.echo

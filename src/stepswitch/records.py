@@ -67,6 +67,8 @@ class StepRecord(_Record):
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     model_output_failure: str | None = None
     gate: list[GateRecord] = Field(default_factory=list)
+    # Time to the first test verdict and each stage's time (impacted, full), when gates ran.
+    gate_timings: dict[str, float | bool | None] = Field(default_factory=dict)
     review: ReviewRecord | None = None
     note: str = ""
     error: str | None = None

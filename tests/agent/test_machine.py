@@ -181,8 +181,8 @@ def test_after_two_failed_gates_the_next_rung_takes_over_and_its_fix_passes(
         ("scripted-large", 1),
     ]
     assert [(g.note, g.gate[0].passed) for g in run.of("gates")] == [
-        ("failed: tests", False),
-        ("failed: tests", False),
+        ("failed: tests:impacted", False),
+        ("failed: tests:impacted", False),
         ("passed", True),
     ]
     assert "test_mean_of_three_numbers" in run.of("gates")[0].gate[0].report
@@ -209,7 +209,7 @@ def test_when_the_last_rung_fails_too_the_run_stops_and_keeps_the_partial_change
     assert (run.record.outcome, run.record.exit_code) == ("gates_failed", 1)
     assert "no rung is left" in run.record.reason
     assert run.saved.outcome == "gates_failed"
-    assert [g.note for g in run.of("gates")] == ["failed: tests", "failed: tests"]
+    assert [g.note for g in run.of("gates")] == ["failed: tests:impacted", "failed: tests:impacted"]
     assert run.of("review") == [] and run.of("summarize") == []
     # Nothing is lost: the last attempt is committed on the branch, marked unfinished.
     assert "(len(values) + 3)" in run.on_branch("calc/ops.py")
@@ -480,3 +480,24 @@ def test_a_rung_out_of_steps_at_the_review_hands_over_instead_of_ending_the_run(
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
 
     assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.record.reason
+
+
+# --- gates the model cannot move ---
+
+
+def test_the_gate_configuration_is_protected_from_the_models_writes(tmp_path: Path, bug_repo: Path):
+    (bug_repo / ".stepswitch.toml").write_text('[gates.tests]\nkind = "tests"\n', encoding="utf-8")
+    git(bug_repo, "add", "-A")
+    git(bug_repo, "commit", "-q", "-m", "configure gates")
+    replies = [
+        *explore(),
+        tool("write_file", path=".stepswitch.toml", content="[gates]\n"),  # weaken the gates
+        *fix_the_bug(),
+        *approve_and_summarize(),
+    ]
+    run = run_ssw(tmp_path, bug_repo, replies)
+    refused = [c for c in run.calls("write_file") if c.refused]
+    assert len(refused) == 1
+    assert ".stepswitch.toml" in refused[0].output_excerpt
+    assert run.on_branch(".stepswitch.toml") == '[gates.tests]\nkind = "tests"\n'
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0)

@@ -113,7 +113,10 @@ def test_run_json_and_steps_jsonl_are_written_and_parse(fixed: FixedRun):
     ]
     assert saved.steps == len(run.model_steps) == 9
     assert [s.index for s in run.model_steps] == list(range(1, 10))
-    assert [p.name for p in (run.folder / "logs").iterdir()] == ["001-tests.log"]
+    # The impacted tests first, then the full suite, each with its full log kept.
+    logs = sorted(p.name for p in (run.folder / "logs").iterdir())
+    assert len(logs) == 2 and "impacted" in logs[0] and "full" in logs[1]
+    assert fixed.run.of("gates")[0].gate_timings["full_ran"] is True
 
 
 def test_every_model_step_is_labelled_scripted_in_the_records_and_the_output(fixed: FixedRun):

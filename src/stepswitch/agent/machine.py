@@ -18,11 +18,11 @@ from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
 from stepswitch.agent.workspace import Workspace
 from stepswitch.errors import RunStopped
-from stepswitch.gates.runner import GateResult
+from stepswitch.gates.suite import SuiteResult
 from stepswitch.policy import StepType
 from stepswitch.records import GateRecord, ReviewRecord, StepRecord
 
-GateRunner = Callable[[list[str]], list[GateResult]]  # changed paths -> verdicts, in order
+GateRunner = Callable[[list[str]], SuiteResult]  # changed paths -> the gates' verdicts
 DiffReader = Callable[[], tuple[str, list[str]]]  # -> (diff text, changed paths)
 
 
@@ -90,9 +90,10 @@ class StepMachine:
         return self.result
 
     def _gates_pass(self) -> bool:
-        verdicts = self.run_gates(self.brief.changed)
-        passed = all(v.passed for v in verdicts)
+        suite = self.run_gates(self.brief.changed)
+        passed = suite.passed
         s = self.session
+        failing = suite.failed
         record = StepRecord(
             run_id=s.run_id,
             index=s.totals.steps,
@@ -104,20 +105,21 @@ class StepMachine:
             scripted=s.is_scripted,
             gate=[
                 GateRecord(name=v.name, passed=v.passed, duration_s=v.duration_s, report=v.report)
-                for v in verdicts
+                for v in suite.results
             ],
-            note="passed"
-            if passed
-            else "failed: " + ", ".join(v.name for v in verdicts if not v.passed),
+            gate_timings=suite.timings(),
+            note="passed" if passed else f"failed: {failing.name if failing else '?'}",
         )
         s.folder.append_step(record)
-        s.print_line(f"    gates     {record.note}")
+        first = suite.first_verdict_s
+        when = f" (first test verdict {first:.1f} s)" if first is not None else ""
+        s.print_line(f"    gates     {record.note}: {', '.join(suite.stages) or 'none'}{when}")
         if passed:
             self.brief.gate_report = ""
             return True
         self.result.gate_failures += 1
         s.gate_failures_on_rung += 1
-        self.brief.gate_report = "\n\n".join(v.report for v in verdicts if not v.passed)
+        self.brief.gate_report = suite.report
         limit = s.policy.escalation.after_gate_failures
         if s.gate_failures_on_rung >= limit:
             s.escalate(f"the gates failed {limit} times on rung {s.level}")

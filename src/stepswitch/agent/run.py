@@ -4,7 +4,6 @@ the change on the run's branch, and write the bill. Exit 0 done, 1 not done, 2 b
 from __future__ import annotations
 
 import secrets
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +24,8 @@ from stepswitch.agent.worktree import (
     remove_worktree,
 )
 from stepswitch.errors import RunStopped, SswError, UsageError
-from stepswitch.gates.runner import Gate, GateResult, run_gate
+from stepswitch.gates.config import load_gates, protected_paths
+from stepswitch.gates.suite import GateSuite, SuiteResult
 from stepswitch.loopback import LoopbackServer
 from stepswitch.policy import Policy, load_policy
 from stepswitch.records import RunFolder, RunRecord
@@ -42,7 +42,6 @@ class RunOptions:
     budget_usd: float | None = None
     max_steps: int | None = None
     script: Path | None = None  # replies for workers on the scripted provider
-    gates: tuple[Gate, ...] | None = None  # None: detected from the repository
 
 
 def new_run_id() -> str:
@@ -67,14 +66,6 @@ def _with_overrides(policy: Policy, options: RunOptions) -> Policy:
     copy = policy.model_copy(update={"limits": limits})
     copy._source = policy.source
     return copy
-
-
-def detect_gates(root: Path) -> tuple[Gate, ...]:
-    """Until gate configuration lands: the repository's pytest suite, if it has one."""
-    has_tests = any(root.glob("test*/**/test_*.py")) or any(root.glob("test_*.py"))
-    if not has_tests:
-        return ()
-    return (Gate("tests", f"{sys.executable} -m pytest -q -x -p no:cacheprovider", 600.0),)
 
 
 def _uses_scripted(policy: Policy) -> bool:
@@ -140,8 +131,8 @@ def _run_in_worktree(
     print_line: Callable[[str], None],
 ) -> RunRecord:
     secret_names = frozenset(s.api_key_env for s in session.registry.values() if s.api_key_env)
-    ws = Workspace(worktree.path, secret_env_names=secret_names)
-    gates = options.gates if options.gates is not None else detect_gates(worktree.path)
+    gates = load_gates(worktree.path)  # read once, at the base commit: edits cannot move them
+    ws = Workspace(worktree.path, protected=protected_paths(gates), secret_env_names=secret_names)
     record = RunRecord(
         run_id=session.run_id,
         repo=str(worktree.repo),
@@ -155,21 +146,14 @@ def _run_in_worktree(
     folder.write_run(record)
     label = " — the model is SCRIPTED (replayed replies, no real model)" if record.scripted else ""
     print_line(f"ssw run {session.run_id}: branch {worktree.branch}{label}")
-    if not gates:
-        print_line("  no gates found: only the review judges this change")
-    logs = folder.logs
+    if not gates.gates:
+        print_line("  no gates configured or detected: only the review judges this change")
+    else:
+        print_line(f"  gates ({gates.source}): {', '.join(g.name for g in gates.gates)}")
+    suite = GateSuite(gates, worktree.path, ws.command_env(), folder.logs)
 
-    def run_gates(changed: list[str]) -> list[GateResult]:
-        logs.mkdir(parents=True, exist_ok=True)
-        results = []
-        for gate in gates:
-            result = run_gate(gate, worktree.path, ws.command_env())
-            n = len(list(logs.iterdir())) + 1
-            (logs / f"{n:03d}-{gate.name}.log").write_text(result.log, encoding="utf-8")
-            results.append(result)
-            if not result.passed:
-                break  # the first failing gate is enough for a verdict
-        return results
+    def run_gates(changed: list[str]) -> SuiteResult:
+        return suite.run(changed, worktree.base_commit)
 
     def read_diff() -> tuple[str, list[str]]:
         return diff_text(worktree), changed_paths(worktree)
@@ -181,7 +165,7 @@ def _run_in_worktree(
         result = machine.run()
         record.outcome, record.exit_code = "done", 0
         message = result.commit_message
-        record.reason = "the gates passed" if gates else "no gates; review only"
+        record.reason = "the gates passed" if gates.gates else "no gates; review only"
     except SswError as exc:
         # A limit, the gates on every rung, or a provider that failed: the run ends, nothing lost.
         outcome = exc.outcome if isinstance(exc, RunStopped) else "error"

@@ -1,0 +1,459 @@
+"""Gate configuration of the target repository, and the gates detected when it has none.
+
+The gates live in `pyproject.toml` under `[tool.stepswitch.gates]`, or in `.stepswitch.toml` under
+`[gates]` (never both). Each gate is one table named after the gate; `kind` says what it is
+(default "command"). Gates run in the order the file lists them and the first failure stops the
+rest, so put the cheap ones first:
+
+    [tool.stepswitch.gates.format]           # kind = "command" is the default
+    command = "ruff format --check ."
+    timeout_s = 60                           # default 600
+    globs = ["*.py", "pyproject.toml"]       # run only when a changed file matches; default: always
+                                             # (a glob without "/" matches file names anywhere)
+
+    [tool.stepswitch.gates.tests]
+    kind = "tests"                           # pytest in two stages: impacted tests, then all
+    command = "python -m pytest -q -x"       # default: the repository's python -m pytest -q -x;
+                                             # "{tests}" marks where the impacted files go,
+                                             # otherwise they are appended
+    impacted_first = true                    # default true
+    timeout_s = 1200
+
+    [tool.stepswitch.gates.energies]
+    kind = "golden"                          # numbers compared with a committed file
+    expected = "tests/golden/energies.json"  # JSON or CSV (by suffix, or `format`)
+    command = "python -m model.run --json"   # prints the actual values on standard output
+    # actual = "out/energies.json"           # ...or writes them to this file
+    rtol = 1e-6                              # default 1e-5
+    atol = 1e-12                             # default 1e-8
+
+    [tool.stepswitch.gates.constants]
+    kind = "protected"
+    paths = ["data/reference/**"]            # files the agent may not write at all
+    constants = { "src/model/constants.py" = ["G", "C"] }   # values an edit must not change;
+                                             # ["*"]: every UPPER_CASE name at module level
+
+In `.stepswitch.toml` the same tables are `[gates.format]`, `[gates.tests]` and so on. An empty
+`[tool.stepswitch.gates]` table means "no gates". Every problem is a ConfigError naming the file
+and the key, e.g. `pyproject.toml: tool.stepswitch.gates.lint.timeout_s: ...`.
+
+Without configuration a Python repository gets detected gates, cheapest first: `ruff format
+--check` and `ruff check` when the repository configures ruff (`[tool.ruff]`, `ruff.toml`,
+`.ruff.toml`), `mypy` when it configures mypy (`[tool.mypy]`, `mypy.ini`, `.mypy.ini`, `[mypy]` in
+`setup.cfg`), and pytest in two stages when it has test files. A tool the repository configures
+but that is not installed gives a failing gate saying "command not found", never a silent skip.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import shlex
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from stepswitch.agent.workspace import glob_match
+from stepswitch.errors import ConfigError
+from stepswitch.gates.impacted import is_test_file, python_files
+
+PYPROJECT = "pyproject.toml"
+OWN_FILE = ".stepswitch.toml"
+PYPROJECT_KEY = "tool.stepswitch.gates"
+OWN_KEY = "gates"
+KINDS = ("command", "tests", "golden", "protected")
+DOCS = "the docstring of stepswitch/gates/config.py"
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+_CONSTANT = r"^(?:(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*|\*)$"  # NAME, Class.NAME or *
+
+Seconds = Annotated[float, Field(gt=0, strict=True)]
+Tolerance = Annotated[float, Field(ge=0, strict=True)]
+Text = Annotated[str, Field(min_length=1, strict=True)]
+
+
+class _Gate(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    globs: tuple[Text, ...] = ()  # empty: run on every change
+
+    def applies_to(self, changed: list[str] | None) -> bool:
+        """Whether a change touching `changed` must run this gate (None: changes unknown)."""
+        if changed is None or not self.globs:
+            return True
+        return any(glob_match(g, path) for g in self.globs for path in changed)
+
+
+class CommandGate(_Gate):
+    kind: Literal["command"] = "command"
+    command: Text
+    timeout_s: Seconds = 600.0
+
+
+class TestsGate(_Gate):
+    __test__ = False  # not a pytest test class
+
+    kind: Literal["tests"]
+    command: Text  # the full suite; "{tests}" marks where the impacted files go
+    timeout_s: Seconds = 1800.0
+    impacted_first: bool = Field(default=True, strict=True)
+
+    def stage_command(self, files: list[str] | None) -> str:
+        """The command for the impacted stage (`files`) or the full suite (None)."""
+        args = shlex.join(files) if files else ""
+        if "{tests}" in self.command:
+            return self.command.replace("{tests}", args).strip()
+        return f"{self.command} {args}".strip()
+
+
+class GoldenGate(_Gate):
+    kind: Literal["golden"]
+    expected: Text  # committed file of expected values, relative to the repository root
+    command: Text  # prints the actual values, or writes them to `actual`
+    actual: Text | None = None  # None: the command's standard output
+    format: Literal["auto", "json", "csv"] = "auto"
+    rtol: Tolerance = 1e-5
+    atol: Tolerance = 1e-8
+    timeout_s: Seconds = 600.0
+
+    @property
+    def value_format(self) -> Literal["json", "csv"]:
+        if self.format != "auto":
+            return self.format
+        return "csv" if self.expected.lower().endswith(".csv") else "json"
+
+
+ConstantNames = Annotated[tuple[Annotated[str, Field(pattern=_CONSTANT)], ...], Field(min_length=1)]
+
+
+class ProtectedGate(_Gate):
+    kind: Literal["protected"]
+    paths: tuple[Text, ...] = ()  # globs the agent may not write; any change to them fails
+    constants: dict[str, ConstantNames] = Field(default_factory=dict)  # file -> names
+
+    @model_validator(mode="after")
+    def _something_protected(self) -> ProtectedGate:
+        if not self.paths and not self.constants:
+            raise ValueError("protects nothing: give `paths`, `constants` or both")
+        return self
+
+
+GateSpec = CommandGate | TestsGate | GoldenGate | ProtectedGate
+_MODELS: dict[str, type[_Gate]] = {
+    "command": CommandGate,
+    "tests": TestsGate,
+    "golden": GoldenGate,
+    "protected": ProtectedGate,
+}
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    gates: tuple[GateSpec, ...]
+    source: str  # "pyproject.toml [tool.stepswitch.gates]", ".stepswitch.toml [gates]", "detected"
+    config_file: str | None = None  # the file that holds the configuration, relative to the root
+
+    @property
+    def detected(self) -> bool:
+        return self.config_file is None
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def _read_toml(path: Path, name: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(name, "(syntax)", str(exc), "fix the TOML syntax") from exc
+    except OSError as exc:
+        raise ConfigError(name, "(file)", f"cannot read: {exc.strerror}", "check the file") from exc
+
+
+def _pyproject_table(data: dict[str, Any]) -> object | None:
+    tool = data.get("tool")
+    stepswitch = tool.get("stepswitch") if isinstance(tool, dict) else None
+    return stepswitch.get("gates") if isinstance(stepswitch, dict) else None
+
+
+def read_gate_config(root: Path) -> GateConfig | None:
+    """The repository's gate configuration, or None when it has none. Raises ConfigError."""
+    pyproject, own = root / PYPROJECT, root / OWN_FILE
+    table = _pyproject_table(_read_toml(pyproject, PYPROJECT)) if pyproject.is_file() else None
+    if own.is_file():
+        data = _read_toml(own, OWN_FILE)
+        if table is not None:
+            raise ConfigError(
+                OWN_FILE,
+                OWN_KEY,
+                f"{PYPROJECT} also has [{PYPROJECT_KEY}]; the gates come from one file",
+                f"keep the gates in {OWN_FILE} or in {PYPROJECT}, not both",
+            )
+        if OWN_KEY not in data:
+            raise ConfigError(
+                OWN_FILE,
+                OWN_KEY,
+                "missing: this file configures the gates under [gates.<name>] tables",
+                'add e.g. [gates.tests] with kind = "tests", or remove the file',
+            )
+        gates = _parse_gates(data[OWN_KEY], OWN_FILE, OWN_KEY, root)
+        return GateConfig(gates, f"{OWN_FILE} [{OWN_KEY}]", OWN_FILE)
+    if table is None:
+        return None
+    gates = _parse_gates(table, PYPROJECT, PYPROJECT_KEY, root)
+    return GateConfig(gates, f"{PYPROJECT} [{PYPROJECT_KEY}]", PYPROJECT)
+
+
+def load_gates(root: Path) -> GateConfig:
+    """The configured gates, or the detected ones when the repository configures none."""
+    return read_gate_config(root) or detect_gates(root)
+
+
+def _key_of(prefix: str, loc: tuple[int | str, ...]) -> str:
+    key = prefix
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return key
+
+
+_FIELD_HINTS = {
+    "command": 'a shell command, e.g. command = "ruff check ."',
+    "timeout_s": "seconds above 0, e.g. timeout_s = 600",
+    "globs": 'a list of globs, e.g. globs = ["*.py"]',
+    "impacted_first": "true or false",
+    "expected": 'a path in the repository, e.g. expected = "tests/golden/values.json"',
+    "actual": 'a path in the repository, e.g. actual = "out/values.json"',
+    "format": 'one of "auto", "json", "csv"',
+    "rtol": "a number >= 0, e.g. rtol = 1e-6",
+    "atol": "a number >= 0, e.g. atol = 1e-12",
+    "paths": 'a list of globs, e.g. paths = ["data/reference/**"]',
+    "constants": 'file -> names, e.g. constants = { "src/pkg/constants.py" = ["G", "Units.EV"] }',
+}
+
+
+def _problem_of(error: Any) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "missing"
+    if kind == "string_pattern_mismatch":
+        return f"{error['input']!r} is not a constant name (NAME, Class.NAME or *)"
+    if kind == "value_error":
+        return str(error["msg"]).removeprefix("Value error, ")
+    return str(error["msg"])
+
+
+def _fix_for(error: Any, model: type[_Gate]) -> str:
+    if error["type"] == "extra_forbidden":
+        allowed = [f for f in model.model_fields if f != "name"]
+        return "remove it or use one of: " + ", ".join(allowed)
+    loc = error["loc"]
+    field = str(loc[0]) if loc else ""
+    if field in _FIELD_HINTS:
+        return _FIELD_HINTS[field]
+    if model is ProtectedGate:
+        return f"{_FIELD_HINTS['paths']}, or {_FIELD_HINTS['constants']}"
+    return f"see {DOCS}"
+
+
+def _parse_gates(table: object, file: str, prefix: str, root: Path) -> tuple[GateSpec, ...]:
+    if not isinstance(table, dict):
+        raise ConfigError(
+            file, prefix, "must be a table of gates", f"write [{prefix}.<name>] tables"
+        )
+    gates: list[GateSpec] = []
+    for name, body in table.items():
+        key = f"{prefix}.{name}"
+        if not _NAME.match(name):
+            raise ConfigError(
+                file, key, "a gate name must be letters, digits, '.', '_' or '-'", "rename it"
+            )
+        if not isinstance(body, dict):
+            raise ConfigError(
+                file, key, "must be a table", f'write [{key}] with command = "..." under it'
+            )
+        gates.append(_parse_gate(name, body, file, key, root))
+    return tuple(gates)
+
+
+def _parse_gate(name: str, body: dict[str, Any], file: str, key: str, root: Path) -> GateSpec:
+    kind = body.get("kind", "command")
+    if kind not in _MODELS:
+        raise ConfigError(
+            file, f"{key}.kind", f"unknown kind {kind!r}", "use one of: " + ", ".join(KINDS)
+        )
+    if "name" in body:
+        raise ConfigError(file, f"{key}.name", "unknown key", "the table's own name is the gate's")
+    data = {**body, "name": name}
+    if kind == "tests":
+        data.setdefault("command", pytest_command(root))
+    model = _MODELS[kind]
+    try:
+        gate = model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(
+            file, _key_of(key, tuple(first["loc"])), _problem_of(first), _fix_for(first, model)
+        ) from exc
+    assert isinstance(gate, CommandGate | TestsGate | GoldenGate | ProtectedGate)
+    _check_paths(gate, file, key)
+    return gate
+
+
+def _inside(path: str) -> bool:
+    pure = PurePosixPath(path.strip())
+    return not pure.is_absolute() and ".." not in pure.parts and not path.startswith("~")
+
+
+def _check_paths(gate: GateSpec, file: str, key: str) -> None:
+    named: list[tuple[str, str]] = []
+    if isinstance(gate, GoldenGate):
+        named.append(("expected", gate.expected))
+        if gate.actual is not None:
+            named.append(("actual", gate.actual))
+        if gate.format == "auto" and not gate.expected.lower().endswith((".json", ".csv")):
+            raise ConfigError(
+                file,
+                f"{key}.expected",
+                "the file is neither .json nor .csv",
+                'set format = "json" or format = "csv"',
+            )
+    if isinstance(gate, ProtectedGate):
+        named += [(f"paths[{i}]", p) for i, p in enumerate(gate.paths)]
+        named += [(f"constants.{p}", p) for p in gate.constants]
+    for sub, path in named:
+        if not _inside(path):
+            raise ConfigError(
+                file,
+                f"{key}.{sub}",
+                f"{path!r} is not inside the repository",
+                "use a path relative to the repository root",
+            )
+
+
+# -- detection ----------------------------------------------------------------------------------
+
+
+def _venv_bins(root: Path) -> list[Path]:
+    roots = [root]
+    # A run's worktree lives in <repo>/.ssw/worktrees/<run-id>: the repository's venv serves it.
+    if root.parent.name == "worktrees" and root.parent.parent.name == ".ssw":
+        roots.append(root.parent.parent.parent)
+    return [r / venv / "bin" for r in roots for venv in (".venv", "venv")]
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and bool(path.stat().st_mode & 0o111)
+
+
+def tool_command(root: Path, name: str) -> str:
+    """The repository's own copy of a tool, else the one on PATH, else Stepswitch's, else the bare
+    name (which then fails as "command not found")."""
+    for folder in _venv_bins(root):
+        if _executable(folder / name):
+            return shlex.quote(str(folder / name))
+    on_path = shutil.which(name)
+    if on_path:
+        return shlex.quote(on_path)
+    beside = Path(sys.executable).parent / name
+    return shlex.quote(str(beside)) if _executable(beside) else name
+
+
+def pytest_command(root: Path) -> str:
+    python = next(
+        (f / "python" for f in _venv_bins(root) if _executable(f / "python")),
+        Path(sys.executable),
+    )
+    return f"{shlex.quote(str(python))} -m pytest -q -x -p no:cacheprovider"
+
+
+def _ini_section(path: Path, section: str) -> dict[str, str] | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError):
+        return None
+    return dict(parser[section]) if parser.has_section(section) else None
+
+
+def _quiet_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
+_PY_GLOBS = ("*.py", "*.pyi")
+
+
+def detect_gates(root: Path) -> GateConfig:
+    """Gates for a repository without configuration: the checks it already uses, cheapest first."""
+    tool = _quiet_toml(root / PYPROJECT).get("tool", {})
+    tool = tool if isinstance(tool, dict) else {}
+    gates: list[GateSpec] = []
+    ruff_files = ("ruff.toml", ".ruff.toml")
+    if "ruff" in tool or any((root / f).is_file() for f in ruff_files):
+        ruff = tool_command(root, "ruff")
+        ruff_globs = (*_PY_GLOBS, PYPROJECT, *ruff_files)
+        gates.append(
+            CommandGate(
+                name="format", command=f"{ruff} format --check .", timeout_s=120.0, globs=ruff_globs
+            )
+        )
+        gates.append(
+            CommandGate(
+                name="lint",
+                command=f"{ruff} check --output-format concise .",
+                timeout_s=120.0,
+                globs=ruff_globs,
+            )
+        )
+    mypy_args = _mypy_args(root, tool)
+    if mypy_args is not None:
+        command = f"{tool_command(root, 'mypy')} {mypy_args}".strip()
+        mypy_globs = (*_PY_GLOBS, PYPROJECT, "mypy.ini", ".mypy.ini", "setup.cfg")
+        gates.append(CommandGate(name="types", command=command, timeout_s=600.0, globs=mypy_globs))
+    if any(is_test_file(f) for f in python_files(root)):
+        gates.append(
+            TestsGate(name="tests", kind="tests", command=pytest_command(root), timeout_s=1800.0)
+        )
+    return GateConfig(tuple(gates), "detected")
+
+
+def _mypy_args(root: Path, tool: dict[str, Any]) -> str | None:
+    """None when the repository does not configure mypy; "" when its config names the files."""
+    section: dict[str, Any] | None = None
+    if isinstance(tool.get("mypy"), dict):
+        section = tool["mypy"]
+    else:
+        for name in ("mypy.ini", ".mypy.ini", "setup.cfg"):
+            if (root / name).is_file():
+                section = _ini_section(root / name, "mypy")
+                if section is not None:
+                    break
+    if section is None:
+        return None
+    if section.get("files"):
+        return ""
+    return "src" if (root / "src").is_dir() else "."
+
+
+def protected_paths(config: GateConfig) -> tuple[str, ...]:
+    """Globs for Workspace.protected: the gate configuration (and .stepswitch.toml, so a model
+    cannot add one), the golden files and the protected paths."""
+    paths: list[str] = [OWN_FILE]
+    if config.config_file and config.config_file not in paths:
+        paths.append(config.config_file)
+    for gate in config.gates:
+        if isinstance(gate, GoldenGate):
+            paths.append(gate.expected)
+        elif isinstance(gate, ProtectedGate):
+            paths.extend(gate.paths)
+    return tuple(dict.fromkeys(paths))

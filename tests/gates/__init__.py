@@ -1,0 +1,31 @@
+"""Tests of the gates: fixture repositories are written into tmp_path by `write_repo`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+
+def write_repo(root: Path, files: dict[str, str], *, git: bool = False) -> Path:
+    """Write `files` (relative path -> text, dedented) under root; commit them when `git`."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    if git:
+        run_git(root, "init", "-q")
+        run_git(root, "add", "-A")
+        run_git(
+            root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"
+        )
+    return root
+
+
+def run_git(root: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(
+        ["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
