@@ -236,3 +236,49 @@ def test_an_overloaded_error_inside_a_stream_is_retried():
         )
     assert completion.message.content
     assert len(server.requests) == 2
+
+
+def test_hooks_see_each_attempt_before_it_leaves_and_after_it_ends():
+    from stepswitch.wire.client import CallHooks
+
+    events: list[tuple] = []
+    hooks = CallHooks(
+        before_attempt=lambda n, size: events.append(("before", n, size > 0)),
+        after_attempt=lambda a: events.append(("after", a.number, a.status, a.sent)),
+    )
+    with LoopbackServer(ReplyQueue([Reply(500, "x"), Reply(body=OK_BODY)])) as server:
+        provider(server).complete(REQUEST, deadline=far(), hooks=hooks)
+    assert events == [
+        ("before", 1, True),
+        ("after", 1, 500, True),
+        ("before", 2, True),
+        ("after", 2, 200, True),
+    ]
+
+
+def test_a_refused_connection_is_an_attempt_that_never_left():
+    from stepswitch.wire.client import CallHooks
+
+    with LoopbackServer(ReplyQueue([Reply(body=OK_BODY)])) as server:
+        url = server.base_url
+    attempts: list = []
+    client = HttpProvider(
+        ChatCompletionsCodec(), url, retry=RetryPolicy(max_attempts=2), sleep=Clock()
+    )
+    with pytest.raises(RetriesExhausted):
+        client.complete(REQUEST, deadline=far(), hooks=CallHooks(after_attempt=attempts.append))
+    assert [a.sent for a in attempts] == [False, False]
+
+
+def test_a_hook_that_refuses_stops_the_call_before_anything_is_sent():
+    from stepswitch.wire.client import CallHooks
+
+    def refuse(number: int, size: int) -> None:
+        raise RuntimeError("over budget")
+
+    with LoopbackServer(ReplyQueue([Reply(body=OK_BODY)])) as server:
+        with pytest.raises(RuntimeError):
+            provider(server).complete(
+                REQUEST, deadline=far(), hooks=CallHooks(before_attempt=refuse)
+            )
+    assert server.requests == []

@@ -8,7 +8,7 @@ import random
 import socket
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -45,6 +45,15 @@ class Attempt:
     latency_s: float
     request_id: str | None
     completion: Completion | None = None
+    sent: bool = True  # False: the connection was never made, so nothing can have been billed
+
+
+@dataclass(frozen=True)
+class CallHooks:
+    """Per-call callbacks: the ledger reserves before each attempt and settles after it."""
+
+    before_attempt: Callable[[int, int], None] | None = None  # (attempt, body bytes); may raise
+    after_attempt: Callable[[Attempt], None] | None = None
 
 
 def new_http_client() -> httpx.Client:
@@ -78,12 +87,18 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
 
 class _Retryable(Exception):
     def __init__(
-        self, message: str, status: int | None, request_id: str | None, wait: float | None
+        self,
+        message: str,
+        status: int | None,
+        request_id: str | None,
+        wait: float | None,
+        sent: bool = True,
     ):
         super().__init__(message)
         self.status = status
         self.request_id = request_id
         self.wait = wait
+        self.sent = sent
 
 
 class HttpProvider:
@@ -114,7 +129,12 @@ class HttpProvider:
         self._http.close()
 
     def complete(
-        self, request: Request, *, deadline: float, timeout: float | None = None
+        self,
+        request: Request,
+        *,
+        deadline: float,
+        timeout: float | None = None,
+        hooks: CallHooks | None = None,
     ) -> Completion:
         """Call the provider, retrying transient faults, finishing by the earlier of
         `deadline` (time.monotonic() by which the run must end) and now + `timeout`."""
@@ -124,24 +144,31 @@ class HttpProvider:
         url = self.codec.url(self.base_url, request)
         headers = {"Content-Type": "application/json", **self.codec.headers(self._api_key)}
         last: _Retryable | None = None
+        hooks = hooks or CallHooks()
         for number in range(1, self.retry.max_attempts + 1):
             remaining = call_deadline - time.monotonic()
             if remaining <= 0:
                 raise self._deadline_error(last)
+            if hooks.before_attempt is not None:
+                hooks.before_attempt(number, len(body))
             began = time.monotonic()
             try:
                 completion = self._attempt(url, headers, body, request.stream, call_deadline)
             except _Retryable as exc:
                 last = exc
-                self._record(number, exc.status, str(exc), began, exc.request_id)
+                attempt = Attempt(number, exc.status, str(exc), 0.0, exc.request_id, sent=exc.sent)
+                self._record(attempt, began, hooks)
             except ProviderError as exc:
-                self._record(number, exc.status, str(exc), began, exc.request_id)
+                self._record(
+                    Attempt(number, exc.status, str(exc), 0.0, exc.request_id), began, hooks
+                )
                 if isinstance(exc, AuthError) or exc.status not in RETRYABLE_STATUS:
                     raise
                 # e.g. Anthropic's `overloaded` (529) arriving as an event inside a stream
                 last = _Retryable(str(exc), exc.status, exc.request_id, None)
             else:
-                self._record(number, 200, None, began, completion.request_id, completion)
+                attempt = Attempt(number, 200, None, 0.0, completion.request_id, completion)
+                self._record(attempt, began, hooks)
                 return completion
             if number == self.retry.max_attempts:
                 break
@@ -170,18 +197,12 @@ class HttpProvider:
             request_id=last.request_id if last else None,
         )
 
-    def _record(
-        self,
-        number: int,
-        status: int | None,
-        error: str | None,
-        began: float,
-        request_id: str | None,
-        completion: Completion | None = None,
-    ) -> None:
+    def _record(self, attempt: Attempt, began: float, hooks: CallHooks) -> None:
+        attempt = replace(attempt, latency_s=time.monotonic() - began)
         if self._on_attempt is not None:
-            latency = time.monotonic() - began
-            self._on_attempt(Attempt(number, status, error, latency, request_id, completion))
+            self._on_attempt(attempt)
+        if hooks.after_attempt is not None:
+            hooks.after_attempt(attempt)
 
     def _attempt(
         self, url: str, headers: dict[str, str], body: bytes, stream: bool, deadline: float
@@ -201,8 +222,12 @@ class HttpProvider:
                 text = self._read_text(response, deadline)
         except httpx.TimeoutException as exc:
             raise DeadlineExceeded(f"timed out: {type(exc).__name__}") from exc
+        except (httpx.ConnectError, httpx.UnsupportedProtocol) as exc:
+            # The request never left: nothing can have been billed.
+            why = f"connection error: {type(exc).__name__}"
+            raise _Retryable(why, None, None, None, sent=False) from exc
         except (httpx.TransportError, httpx.DecodingError) as exc:
-            # Connection refused or reset, or the body cut short: transient.
+            # Connection reset, or the body cut short: transient.
             raise _Retryable(f"connection error: {type(exc).__name__}", None, None, None) from exc
         except MalformedResponse as exc:
             exc.raw_body = self._clean(exc.raw_body)
