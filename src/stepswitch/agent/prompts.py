@@ -11,12 +11,21 @@ from dataclasses import dataclass, field
 
 from stepswitch.policy import StepType
 
-PREAMBLE = """\
+# One system prompt for every step type, so each worker's prompts share it as a cached prefix;
+# the step's own instruction opens the user message.
+SYSTEM_PROMPT = """\
 You are one worker in Stepswitch, a coding agent that splits a task into steps and gives each \
-step to a different model. You act only through the tools you are given, on a git worktree of \
-the user's repository; paths are relative to its root. Tool results come back as messages. \
-Work in small, checkable moves. When this step's job is done, call the `done` tool with a short \
-summary: the next step sees only that summary, not this conversation.
+step to the model that fits it. The steps, in order: plan, navigate (find the relevant files), \
+read (take notes), run (reproduce with the project's commands), edit (change the code), then the \
+project's own checks (format, lint, types, tests) decide whether the change is done; when they \
+fail, triage (find the cause) and edit again; finally review and summarize.
+
+You do one step at a time. You act only through the tools this step offers, on a git worktree \
+of the user's repository; paths are relative to its root. Tool results come back as messages. \
+Work in small, checkable moves; read before you edit; keep changes minimal and in the style of \
+the code around them. Never weaken or delete tests or checks to make them pass. When this \
+step's job is done, call the `done` tool with a short summary: the next step sees only that \
+summary, not this conversation.
 """
 
 _STEP_TEXT: dict[StepType, str] = {
@@ -70,7 +79,8 @@ NUDGE = (
 
 
 def system_prompt(step_type: StepType) -> str:
-    return f"{PREAMBLE}\n{_STEP_TEXT[step_type]}"
+    """The same for every step type: the step's instruction goes in `step_context`."""
+    return SYSTEM_PROMPT
 
 
 @dataclass
@@ -131,7 +141,7 @@ _TITLES = {
 
 
 def step_context(step_type: StepType, brief: TaskBrief) -> str:
-    parts = []
+    parts = [_STEP_TEXT[step_type] + "\n"]
     for name in _SEES[step_type]:
         value = getattr(brief, name)
         text = "\n".join(value) if isinstance(value, list) else value

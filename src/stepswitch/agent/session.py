@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from stepswitch.errors import ConfigError, RungExhausted, RunStopped
 from stepswitch.policy import Policy, Router, StepType, WorkerChoice
+from stepswitch.prefix import common_prefix_len
 from stepswitch.pricing import cost_usd, worst_case_usd
 from stepswitch.providers import api_key_from_env, open_provider
 from stepswitch.records import RunFolder, StepRecord, ToolCallRecord
@@ -52,14 +53,6 @@ def prompt_text(spec: CallSpec) -> str:
         for m in spec.messages
     ]
     return json.dumps([spec.messages[0].content if spec.messages else "", tools, turns[1:]])
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 class Session:
@@ -219,7 +212,7 @@ class Session:
             effort=effort,
             escalation=self.level,
             scripted=self.scripted(choice),
-            prompt_repeat_share=_common_prefix(prompt, previous) / max(1, len(prompt)),
+            prompt_repeat_share=common_prefix_len(prompt, previous) / max(1, len(prompt)),
         )
         began = time.monotonic()
         try:
