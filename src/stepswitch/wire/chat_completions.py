@@ -12,6 +12,7 @@ from typing import Any
 from stepswitch.errors import MalformedResponse
 from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
+from stepswitch.wire.shape import dump_body
 from stepswitch.wire.types import (
     Completion,
     FinishReason,
@@ -56,14 +57,7 @@ def _text(value: Any, where: str, body: Any) -> str:
         return value
     if isinstance(value, list):  # some servers send content as a list of text parts
         return "".join(part.get("text", "") for part in value if isinstance(part, dict))
-    raise MalformedResponse(f"{where} is not text", raw_body=_dump(body))
-
-
-def _dump(body: Any) -> str:
-    try:
-        return json.dumps(body)[:20000]
-    except (TypeError, ValueError):
-        return repr(body)[:20000]
+    raise MalformedResponse(f"{where} is not text", raw_body=dump_body(body))
 
 
 def _finish(
@@ -150,10 +144,10 @@ class ChatCompletionsCodec:
             rid = request_id or (str(body["id"]) if body.get("id") else None)
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise MalformedResponse(
-                f"chat-completions response is missing {exc}", raw_body=_dump(body)
+                f"chat-completions response is missing {exc}", raw_body=dump_body(body)
             ) from exc
         if reasoning is not None and not isinstance(reasoning, str):
-            raise MalformedResponse("reasoning is not text", raw_body=_dump(body))
+            raise MalformedResponse("reasoning is not text", raw_body=dump_body(body))
         reason, content, reasoning = _finish(raw_reason, content, reasoning, calls)
         return Completion(
             message=Message("assistant", content, calls, reasoning=reasoning),
@@ -184,7 +178,7 @@ def _usage(raw_usage: Any, body: Any) -> Usage | None:
     try:
         return usage_from_chat(raw_usage)
     except MalformedResponse as exc:
-        exc.raw_body = exc.raw_body or _dump(body)
+        exc.raw_body = exc.raw_body or dump_body(body)
         raise
 
 
@@ -216,9 +210,9 @@ class _StreamAccumulator:
 
     def add(self, chunk: Any) -> None:
         if not isinstance(chunk, dict):
-            raise MalformedResponse("stream chunk is not an object", raw_body=_dump(chunk))
+            raise MalformedResponse("stream chunk is not an object", raw_body=dump_body(chunk))
         if "error" in chunk:
-            raise MalformedResponse("stream carried an error", raw_body=_dump(chunk))
+            raise MalformedResponse("stream carried an error", raw_body=dump_body(chunk))
         self.chunks += 1
         self.model = str(chunk.get("model") or self.model)
         self.body_id = self.body_id or (str(chunk["id"]) if chunk.get("id") else None)
@@ -240,7 +234,7 @@ class _StreamAccumulator:
                 if choice.get("finish_reason"):
                     self.raw_reason = str(choice["finish_reason"])
         except (TypeError, ValueError, AttributeError) as exc:
-            raise MalformedResponse(f"bad stream chunk: {exc}", raw_body=_dump(chunk)) from exc
+            raise MalformedResponse(f"bad stream chunk: {exc}", raw_body=dump_body(chunk)) from exc
 
     def finish(self, request_id: str | None) -> Completion:
         if self.chunks == 0:

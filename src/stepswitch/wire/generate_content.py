@@ -29,6 +29,7 @@ from typing import Any
 from stepswitch.errors import MalformedResponse, ProviderError
 from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
+from stepswitch.wire.shape import RAW_BODY_KEEP, Shape, as_list, as_object, as_text, dump_body
 from stepswitch.wire.types import (
     Completion,
     FinishReason,
@@ -48,38 +49,6 @@ _FILTERED = ("SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII")
 _FINISH |= {reason: FinishReason.CONTENT_FILTER for reason in _FILTERED}
 _FINISH |= {f"IMAGE_{r}": FinishReason.CONTENT_FILTER for r in ("SAFETY", "PROHIBITED_CONTENT")}
 _GENERATION = re.compile(r"gemini-(\d+)")
-_KEEP = 20_000
-
-
-class _Shape(Exception):
-    """Part of the body is not the documented shape; decode turns it into MalformedResponse."""
-
-
-def _dump(body: Any) -> str:
-    try:
-        return json.dumps(body, ensure_ascii=False)[:_KEEP]
-    except (TypeError, ValueError):
-        return repr(body)[:_KEEP]
-
-
-def _obj(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _Shape(f"{where} is not an object")
-    return value
-
-
-def _arr(value: Any, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _Shape(f"{where} is not a list")
-    return value
-
-
-def _str(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise _Shape(f"{where} is not a string")
-    return value
 
 
 def _model_id(model: str) -> str:
@@ -191,30 +160,34 @@ def encode_request(request: Request) -> dict[str, Any]:
 
 
 def _decode(body: Any, request_id: str | None) -> Completion:
-    resp = _obj(body, "response")
-    candidates = _arr(resp.get("candidates"), "candidates")
+    resp = as_object(body, "response")
+    candidates = as_list(resp.get("candidates"), "candidates")
     raw_usage = resp.get("usageMetadata")
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[ToolCall] = []
     last_thought = False
     if candidates:
-        candidate = _obj(candidates[0], "candidates[0]")
+        candidate = as_object(candidates[0], "candidates[0]")
         content = candidate.get("content")  # left out when a safety filter stops the answer
-        parts = _arr(_obj(content, "content").get("parts"), "content.parts") if content else []
+        parts = (
+            as_list(as_object(content, "content").get("parts"), "content.parts") if content else []
+        )
         for i, raw_part in enumerate(parts):
-            part = _obj(raw_part, f"parts[{i}]")
+            part = as_object(raw_part, f"parts[{i}]")
             last_thought = part.get("thought") is True and "text" in part
             if "text" in part:
-                (thoughts if last_thought else texts).append(_str(part["text"], f"parts[{i}].text"))
+                (thoughts if last_thought else texts).append(
+                    as_text(part["text"], f"parts[{i}].text")
+                )
             elif "functionCall" in part:
-                call = _obj(part["functionCall"], f"parts[{i}].functionCall")
+                call = as_object(part["functionCall"], f"parts[{i}].functionCall")
                 given = call.get("id")
-                args = {} if call.get("args") is None else _obj(call["args"], "args")
+                args = {} if call.get("args") is None else as_object(call["args"], "args")
                 calls.append(
                     ToolCall(
                         id=given if isinstance(given, str) and given else f"call_{len(calls)}",
-                        name=_str(call.get("name"), f"parts[{i}].functionCall.name"),
+                        name=as_text(call.get("name"), f"parts[{i}].functionCall.name"),
                         arguments=json.dumps(args, ensure_ascii=False),
                     )
                 )
@@ -225,10 +198,10 @@ def _decode(body: Any, request_id: str | None) -> Completion:
         feedback = resp.get("promptFeedback")
         raw_reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
         if raw_reason is None:
-            raise _Shape("no candidates and no promptFeedback.blockReason")
+            raise Shape("no candidates and no promptFeedback.blockReason")
         mapped = FinishReason.CONTENT_FILTER
     if raw_reason is not None and not isinstance(raw_reason, str):
-        raise _Shape("finishReason is not a string")
+        raise Shape("finishReason is not a string")
     split = split_thinking("".join(texts), "".join(thoughts) or None)
     reason = classify_finish(
         mapped,
@@ -260,17 +233,19 @@ def _merge_chunks(chunks: Iterable[dict[str, Any]]) -> dict[str, Any]:
             error = chunk["error"] if isinstance(chunk["error"], dict) else {}
             status = error.get("code") if isinstance(error.get("code"), int) else None
             text = error.get("message") or "the stream reported an error"
-            raise ProviderError(f"generate-content: {text}", status=status, raw_body=_dump(chunk))
+            raise ProviderError(
+                f"generate-content: {text}", status=status, raw_body=dump_body(chunk)
+            )
         for key in ("usageMetadata", "modelVersion", "responseId", "promptFeedback"):
             if chunk.get(key) is not None:
                 body[key] = chunk[key]
-        candidates = _arr(chunk.get("candidates"), "candidates")
+        candidates = as_list(chunk.get("candidates"), "candidates")
         if candidates:
-            piece = _obj(candidates[0], "candidates[0]")
+            piece = as_object(candidates[0], "candidates[0]")
             candidate = candidate or {}
             content = piece.get("content")
             if content:
-                parts.extend(_arr(_obj(content, "content").get("parts"), "content.parts"))
+                parts.extend(as_list(as_object(content, "content").get("parts"), "content.parts"))
             if piece.get("finishReason") is not None:
                 candidate["finishReason"] = piece["finishReason"]
     if candidate is not None:
@@ -281,7 +256,7 @@ def _merge_chunks(chunks: Iterable[dict[str, Any]]) -> dict[str, Any]:
 def _chunks(events: Iterable[ServerSentEvent], seen: list[str]) -> Iterable[dict[str, Any]]:
     for event in events:
         seen.append(event.data)
-        yield _obj(json.loads(event.data), "stream chunk")
+        yield as_object(json.loads(event.data), "stream chunk")
 
 
 class GenerateContentCodec:
@@ -302,9 +277,9 @@ class GenerateContentCodec:
     def decode(self, body: Any, request_id: str | None) -> Completion:
         try:
             return _decode(body, request_id)
-        except (_Shape, MalformedResponse) as exc:
+        except (Shape, MalformedResponse) as exc:
             raise MalformedResponse(
-                f"generate-content: {exc}", raw_body=_dump(body), request_id=request_id
+                f"generate-content: {exc}", raw_body=dump_body(body), request_id=request_id
             ) from None
 
     def decode_stream(
@@ -314,10 +289,10 @@ class GenerateContentCodec:
         try:
             body = _merge_chunks(_chunks(events, seen))
             if not seen:
-                raise _Shape("the stream ended before any chunk")
+                raise Shape("the stream ended before any chunk")
             return _decode(body, request_id)
-        except (_Shape, json.JSONDecodeError, MalformedResponse) as exc:
-            raw = "\n".join(seen)[:_KEEP]
+        except (Shape, json.JSONDecodeError, MalformedResponse) as exc:
+            raw = "\n".join(seen)[:RAW_BODY_KEEP]
             raise MalformedResponse(
                 f"generate-content stream: {exc}", raw_body=raw, request_id=request_id
             ) from None

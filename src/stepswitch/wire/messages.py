@@ -27,6 +27,7 @@ from typing import Any
 from stepswitch.errors import MalformedResponse, ProviderError
 from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
+from stepswitch.wire.shape import RAW_BODY_KEEP, Shape, as_object, as_text, dump_body
 from stepswitch.wire.types import (
     Completion,
     FinishReason,
@@ -42,7 +43,6 @@ THINKING_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 8192, "high": 16384,
 ADAPTIVE_EFFORTS = {effort: effort for effort in THINKING_BUDGETS} | {"minimal": "low"}
 _MIN_BUDGET = 1024
 _ANSWER_ROOM = 4096  # max_tokens when the caller sets none, and the room added above a budget
-_KEEP = 20_000
 
 _STOP = {
     "end_turn": FinishReason.STOP,
@@ -63,29 +63,6 @@ _DELTA_KEYS = {
     "input_json_delta": "partial_json",
 }
 _VERSION_IN_ID = re.compile(r"-(\d+)(?:-(\d{1,2}))?(?=-|$)")
-
-
-class _Shape(Exception):
-    """Part of the body is not the documented shape; decode turns it into MalformedResponse."""
-
-
-def _dump(body: Any) -> str:
-    try:
-        return json.dumps(body, ensure_ascii=False)[:_KEEP]
-    except (TypeError, ValueError):
-        return repr(body)[:_KEEP]
-
-
-def _obj(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _Shape(f"{where} is not an object")
-    return value
-
-
-def _str(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise _Shape(f"{where} is not a string")
-    return value
 
 
 def thinks_adaptively(model: str) -> bool:
@@ -233,15 +210,15 @@ class _Turn:
     def add(self, block: dict[str, Any], where: str, arguments: str | None = None) -> None:
         kind = block.get("type")
         if kind == "text":
-            self.texts.append(_str(block.get("text"), f"{where}.text"))
+            self.texts.append(as_text(block.get("text"), f"{where}.text"))
         elif kind == "thinking":
-            self.thoughts.append(_str(block.get("thinking"), f"{where}.thinking"))
+            self.thoughts.append(as_text(block.get("thinking"), f"{where}.thinking"))
         elif kind == "tool_use":
             if arguments is None:
-                tool_input = _obj(block.get("input"), f"{where}.input")
+                tool_input = as_object(block.get("input"), f"{where}.input")
                 arguments = json.dumps(tool_input, ensure_ascii=False)
-            name = _str(block.get("name"), f"{where}.name")
-            self.calls.append(ToolCall(_str(block.get("id"), f"{where}.id"), name, arguments))
+            name = as_text(block.get("name"), f"{where}.name")
+            self.calls.append(ToolCall(as_text(block.get("id"), f"{where}.id"), name, arguments))
         elif kind != "redacted_thinking":
             return  # server tool blocks and future kinds carry nothing this layer uses
         self.last_kind = "thinking" if kind == "redacted_thinking" else str(kind)
@@ -252,7 +229,7 @@ def _completion(
 ) -> Completion:
     stop = message.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
-        raise _Shape("stop_reason is not a string")
+        raise Shape("stop_reason is not a string")
     split = split_thinking("".join(turn.texts), "\n".join(turn.thoughts) or None)
     reason = classify_finish(
         _STOP.get(stop or "", FinishReason.OTHER),
@@ -275,13 +252,13 @@ def _completion(
 
 
 def _decode(body: Any, request_id: str | None) -> Completion:
-    message = _obj(body, "message")
+    message = as_object(body, "message")
     content = message.get("content")
     if not isinstance(content, list):
-        raise _Shape("content is not a list")
+        raise Shape("content is not a list")
     turn = _Turn()
     for i, block in enumerate(content):
-        turn.add(_obj(block, f"content[{i}]"), f"content[{i}]")
+        turn.add(as_object(block, f"content[{i}]"), f"content[{i}]")
     return _completion(turn, message, message.get("usage"), request_id)
 
 
@@ -298,39 +275,39 @@ class _Stream:
             error = error if isinstance(error, dict) else {}
             status = _ERROR_STATUS.get(str(error.get("type")))
             text = error.get("message") or "the stream reported an error"
-            raise ProviderError(f"messages: {text}", status=status, raw_body=_dump(event))
+            raise ProviderError(f"messages: {text}", status=status, raw_body=dump_body(event))
         if kind == "message_start":
-            self.message = dict(_obj(event.get("message"), "message_start.message"))
-            self.usage = dict(_obj(self.message.get("usage") or {}, "message_start usage"))
+            self.message = dict(as_object(event.get("message"), "message_start.message"))
+            self.usage = dict(as_object(self.message.get("usage") or {}, "message_start usage"))
         elif kind == "content_block_start":
             index = event.get("index")
             if not isinstance(index, int):
-                raise _Shape("content_block_start has no index")
-            self.blocks[index] = dict(_obj(event.get("content_block"), "content_block"))
+                raise Shape("content_block_start has no index")
+            self.blocks[index] = dict(as_object(event.get("content_block"), "content_block"))
         elif kind == "content_block_delta":
             index = event.get("index")
             block = self.blocks.get(index) if isinstance(index, int) else None
-            delta = _obj(event.get("delta"), "content_block_delta.delta")
+            delta = as_object(event.get("delta"), "content_block_delta.delta")
             key = _DELTA_KEYS.get(str(delta.get("type")))
             if block is None:
-                raise _Shape("content_block_delta names no started block")
+                raise Shape("content_block_delta names no started block")
             if key is not None:  # signature and citation deltas carry nothing kept here
-                block[key] = block.get(key, "") + _str(delta.get(key), f"{delta['type']}.{key}")
+                block[key] = block.get(key, "") + as_text(delta.get(key), f"{delta['type']}.{key}")
         elif kind == "message_delta":
-            delta = _obj(event.get("delta"), "message_delta.delta")
+            delta = as_object(event.get("delta"), "message_delta.delta")
             if self.message is None:
-                raise _Shape("message_delta before message_start")
+                raise Shape("message_delta before message_start")
             if "stop_reason" in delta:
                 self.message["stop_reason"] = delta["stop_reason"]
             # message_delta usage is cumulative: its counts replace the ones from message_start.
-            usage = _obj(event.get("usage") or {}, "message_delta.usage")
+            usage = as_object(event.get("usage") or {}, "message_delta.usage")
             self.usage.update({k: v for k, v in usage.items() if v is not None})
         elif kind == "message_stop":
             self.stopped = True
 
     def completion(self, request_id: str | None) -> Completion:
         if self.message is None or not self.stopped:
-            raise _Shape("the stream ended before message_stop")
+            raise Shape("the stream ended before message_stop")
         turn = _Turn()
         for index in sorted(self.blocks):
             block = self.blocks[index]
@@ -358,9 +335,9 @@ class MessagesCodec:
     def decode(self, body: Any, request_id: str | None) -> Completion:
         try:
             return _decode(body, request_id)
-        except (_Shape, MalformedResponse) as exc:
+        except (Shape, MalformedResponse) as exc:
             raise MalformedResponse(
-                f"messages: {exc}", raw_body=_dump(body), request_id=request_id
+                f"messages: {exc}", raw_body=dump_body(body), request_id=request_id
             ) from None
 
     def decode_stream(
@@ -371,11 +348,11 @@ class MessagesCodec:
         try:
             for event in events:
                 seen.append(event.data)
-                data = _obj(json.loads(event.data), "stream event")
+                data = as_object(json.loads(event.data), "stream event")
                 state.add(str(data.get("type") or event.event), data)
             return state.completion(request_id)
-        except (_Shape, json.JSONDecodeError, MalformedResponse) as exc:
-            raw = "\n".join(seen)[:_KEEP]
+        except (Shape, json.JSONDecodeError, MalformedResponse) as exc:
+            raw = "\n".join(seen)[:RAW_BODY_KEEP]
             raise MalformedResponse(
                 f"messages stream: {exc}", raw_body=raw, request_id=request_id
             ) from None

@@ -20,6 +20,7 @@ from typing import Any
 from stepswitch.errors import MalformedResponse, ProviderError
 from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
+from stepswitch.wire.shape import RAW_BODY_KEEP, Shape, as_list, as_object, as_text, dump_body
 from stepswitch.wire.types import (
     Completion,
     FinishReason,
@@ -29,39 +30,6 @@ from stepswitch.wire.types import (
     ToolCall,
 )
 from stepswitch.wire.usage import usage_from_responses
-
-_KEEP = 20_000  # raw bodies kept for the record are capped like the client caps them
-
-
-class _Shape(Exception):
-    """Part of the body is not the documented shape; decode turns it into MalformedResponse."""
-
-
-def _dump(body: Any) -> str:
-    try:
-        return json.dumps(body, ensure_ascii=False)[:_KEEP]
-    except (TypeError, ValueError):
-        return repr(body)[:_KEEP]
-
-
-def _obj(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _Shape(f"{where} is not an object")
-    return value
-
-
-def _arr(value: Any, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _Shape(f"{where} is not a list")
-    return value
-
-
-def _str(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise _Shape(f"{where} is not a string")
-    return value
 
 
 def _input_items(messages: Iterable[Message]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -161,7 +129,7 @@ def _completion(resp: dict[str, Any], request_id: str | None) -> Completion:
         message = error.get("message") if isinstance(error, dict) else None
         raise ProviderError(
             f"responses: {message or 'the response failed'}",
-            raw_body=_dump(resp),
+            raw_body=dump_body(resp),
             request_id=request_id,
         )
     texts: list[str] = []
@@ -169,31 +137,33 @@ def _completion(resp: dict[str, Any], request_id: str | None) -> Completion:
     thoughts: list[str] = []
     calls: list[ToolCall] = []
     last_kind: Any = None
-    for i, raw_item in enumerate(_arr(resp.get("output"), "output")):
-        item = _obj(raw_item, f"output[{i}]")
+    for i, raw_item in enumerate(as_list(resp.get("output"), "output")):
+        item = as_object(raw_item, f"output[{i}]")
         last_kind = item.get("type")
         if last_kind == "message":
-            for j, raw_part in enumerate(_arr(item.get("content"), f"output[{i}].content")):
-                part = _obj(raw_part, f"output[{i}].content[{j}]")
+            for j, raw_part in enumerate(as_list(item.get("content"), f"output[{i}].content")):
+                part = as_object(raw_part, f"output[{i}].content[{j}]")
                 if part.get("type") == "output_text":
-                    texts.append(_str(part.get("text"), f"output[{i}].content[{j}].text"))
+                    texts.append(as_text(part.get("text"), f"output[{i}].content[{j}].text"))
                 elif part.get("type") == "refusal":
-                    refusals.append(_str(part.get("refusal"), f"output[{i}].content[{j}].refusal"))
+                    refusals.append(
+                        as_text(part.get("refusal"), f"output[{i}].content[{j}].refusal")
+                    )
         elif last_kind == "function_call":
             calls.append(
                 ToolCall(
-                    id=_str(item.get("call_id"), f"output[{i}].call_id"),
-                    name=_str(item.get("name"), f"output[{i}].name"),
-                    arguments=_str(item.get("arguments", ""), f"output[{i}].arguments"),
+                    id=as_text(item.get("call_id"), f"output[{i}].call_id"),
+                    name=as_text(item.get("name"), f"output[{i}].name"),
+                    arguments=as_text(item.get("arguments", ""), f"output[{i}].arguments"),
                 )
             )
         elif last_kind == "reasoning":
             # `summary` holds summary_text parts; `content` holds reasoning_text (open models).
             for key in ("summary", "content"):
-                for k, raw_part in enumerate(_arr(item.get(key), f"output[{i}].{key}")):
-                    part = _obj(raw_part, f"output[{i}].{key}[{k}]")
+                for k, raw_part in enumerate(as_list(item.get(key), f"output[{i}].{key}")):
+                    part = as_object(raw_part, f"output[{i}].{key}[{k}]")
                     if part.get("type") in ("summary_text", "reasoning_text"):
-                        thoughts.append(_str(part.get("text"), f"output[{i}].{key}[{k}].text"))
+                        thoughts.append(as_text(part.get("text"), f"output[{i}].{key}[{k}].text"))
     mapped, raw_reason = _mapped_finish(resp, bool(refusals) and not texts)
     content = "".join(texts) or "".join(refusals)
     split = split_thinking(content, "\n".join(thoughts) or None)
@@ -232,57 +202,57 @@ class _StreamState:
     def _item(self, event: dict[str, Any]) -> dict[str, Any]:
         index = event.get("output_index")
         if not isinstance(index, int):
-            raise _Shape(f"{event.get('type')} has no output_index")
+            raise Shape(f"{event.get('type')} has no output_index")
         return self.items.setdefault(index, {})
 
     def _part(self, event: dict[str, Any], key: str, index_key: str) -> dict[str, Any]:
         parts = self._item(event).setdefault(key, [])
         index = event.get(index_key)
         if not isinstance(parts, list) or not isinstance(index, int) or index < 0:
-            raise _Shape(f"{event.get('type')} has no usable {index_key}")
+            raise Shape(f"{event.get('type')} has no usable {index_key}")
         while len(parts) <= index:
             parts.append({})
-        part = _obj(parts[index], f"{event.get('type')} part")
+        part = as_object(parts[index], f"{event.get('type')} part")
         return part
 
     def add(self, kind: str, event: dict[str, Any]) -> None:
         if kind == "error":
             message = event.get("message") or "the stream reported an error"
-            raise ProviderError(f"responses: {message}", raw_body=_dump(event))
+            raise ProviderError(f"responses: {message}", raw_body=dump_body(event))
         if kind in ("response.completed", "response.incomplete", "response.failed"):
-            self.final = _obj(event.get("response"), f"{kind}.response")
+            self.final = as_object(event.get("response"), f"{kind}.response")
         elif kind in ("response.output_item.added", "response.output_item.done"):
             index = event.get("output_index")
             if not isinstance(index, int):
-                raise _Shape(f"{kind} has no output_index")
-            self.items[index] = copy.deepcopy(_obj(event.get("item"), f"{kind}.item"))
+                raise Shape(f"{kind} has no output_index")
+            self.items[index] = copy.deepcopy(as_object(event.get("item"), f"{kind}.item"))
         elif kind == "response.content_part.added":
-            self._part(event, "content", "content_index").update(_obj(event.get("part"), kind))
+            self._part(event, "content", "content_index").update(as_object(event.get("part"), kind))
         elif kind == "response.output_text.delta":
             part = self._part(event, "content", "content_index")
             part.setdefault("type", "output_text")
-            part["text"] = part.get("text", "") + _str(event.get("delta"), f"{kind}.delta")
+            part["text"] = part.get("text", "") + as_text(event.get("delta"), f"{kind}.delta")
         elif kind == "response.refusal.delta":
             part = self._part(event, "content", "content_index")
             part.setdefault("type", "refusal")
-            part["refusal"] = part.get("refusal", "") + _str(event.get("delta"), f"{kind}.delta")
+            part["refusal"] = part.get("refusal", "") + as_text(event.get("delta"), f"{kind}.delta")
         elif kind == "response.function_call_arguments.delta":
             item = self._item(event)
-            item["arguments"] = item.get("arguments", "") + _str(event.get("delta"), kind)
+            item["arguments"] = item.get("arguments", "") + as_text(event.get("delta"), kind)
         elif kind == "response.function_call_arguments.done":
-            self._item(event)["arguments"] = _str(event.get("arguments"), f"{kind}.arguments")
+            self._item(event)["arguments"] = as_text(event.get("arguments"), f"{kind}.arguments")
         elif kind == "response.reasoning_summary_text.delta":
             part = self._part(event, "summary", "summary_index")
             part.setdefault("type", "summary_text")
-            part["text"] = part.get("text", "") + _str(event.get("delta"), f"{kind}.delta")
+            part["text"] = part.get("text", "") + as_text(event.get("delta"), f"{kind}.delta")
         elif kind == "response.reasoning_text.delta":
             part = self._part(event, "content", "content_index")
             part.setdefault("type", "reasoning_text")
-            part["text"] = part.get("text", "") + _str(event.get("delta"), f"{kind}.delta")
+            part["text"] = part.get("text", "") + as_text(event.get("delta"), f"{kind}.delta")
 
     def body(self) -> dict[str, Any]:
         if self.final is None:
-            raise _Shape("the stream ended before response.completed or response.incomplete")
+            raise Shape("the stream ended before response.completed or response.incomplete")
         body = dict(self.final)
         if self.items:  # the events are authoritative; the final object may omit the output
             body["output"] = [self.items[i] for i in sorted(self.items)]
@@ -303,10 +273,10 @@ class ResponsesCodec:
 
     def decode(self, body: Any, request_id: str | None) -> Completion:
         try:
-            return _completion(_obj(body, "response"), request_id)
-        except (_Shape, MalformedResponse) as exc:
+            return _completion(as_object(body, "response"), request_id)
+        except (Shape, MalformedResponse) as exc:
             raise MalformedResponse(
-                f"responses: {exc}", raw_body=_dump(body), request_id=request_id
+                f"responses: {exc}", raw_body=dump_body(body), request_id=request_id
             ) from None
 
     def decode_stream(
@@ -317,12 +287,12 @@ class ResponsesCodec:
         try:
             for event in events:
                 seen.append(event.data)
-                data = _obj(json.loads(event.data), "stream event")
+                data = as_object(json.loads(event.data), "stream event")
                 kind = data.get("type") or event.event
                 state.add(str(kind), data)
             return _completion(state.body(), request_id)
-        except (_Shape, json.JSONDecodeError, MalformedResponse) as exc:
-            raw = "\n".join(seen)[:_KEEP]
+        except (Shape, json.JSONDecodeError, MalformedResponse) as exc:
+            raw = "\n".join(seen)[:RAW_BODY_KEEP]
             raise MalformedResponse(
                 f"responses stream: {exc}", raw_body=raw, request_id=request_id
             ) from None
