@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.agent.result import FunctionTool, ToolResult, numbered, refuse, schema
-from stepswitch.agent.workspace import Workspace, glob_match
+from stepswitch.agent.workspace import Workspace
+from stepswitch.globs import glob_match
 
 LIST_LIMIT = 500
 FIND_LIMIT = 500

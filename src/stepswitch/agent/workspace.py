@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path, PurePosixPath
+
+from stepswitch.environment import clean_env
+from stepswitch.globs import glob_regex
 
 # Prefixes models carry over from container-based benchmarks: they all mean "the repository root".
 CONTAINER_ROOTS = frozenset({"repo", "workspace", "testbed", "app", "code"})
@@ -14,9 +14,6 @@ CONTAINER_ROOTS = frozenset({"repo", "workspace", "testbed", "app", "code"})
 # Writes into git's own data would corrupt the worktree, whatever the configured patterns say.
 ALWAYS_PROTECTED = (".git",)
 
-_SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_CREDENTIALS")
-_SECRET_PARTS = ("PASSWORD", "PASSWD", "SECRET")
-_SECRET_NAMES = frozenset({"API_KEY", "TOKEN", "KEY"})
 
 PATH_FIX = "paths must be inside the repository; use a path relative to its root, e.g. src/x.py"
 
@@ -27,52 +24,6 @@ class PathRefused(Exception):
     def __init__(self, path: str, why: str = "is outside the repository") -> None:
         self.path = path
         super().__init__(f"Path {path!r} {why}: {PATH_FIX}.")
-
-
-@lru_cache(maxsize=256)
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a glob over posix paths: `**` spans folders, `*` and `?` stay inside one."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
-def glob_match(pattern: str, rel_path: str) -> bool:
-    """Whether a root-relative posix path matches; a pattern without "/" matches base names."""
-    pattern = pattern.strip().removeprefix("./")
-    if "/" not in pattern:
-        return glob_regex(pattern).match(PurePosixPath(rel_path).name) is not None
-    return glob_regex(pattern.strip("/")).match(rel_path) is not None
-
-
-def is_secret_name(name: str) -> bool:
-    upper = name.upper()
-    return (
-        upper in _SECRET_NAMES
-        or upper.endswith(_SECRET_SUFFIXES)
-        or any(part in upper for part in _SECRET_PARTS)
-    )
 
 
 @dataclass(frozen=True)
@@ -134,12 +85,4 @@ class Workspace:
 
     def command_env(self) -> dict[str, str]:
         """os.environ without API keys, tokens, passwords and the configured secret names."""
-        extra = {n.upper() for n in self.secret_env_names}
-        env = {
-            name: value
-            for name, value in os.environ.items()
-            if not is_secret_name(name) and name.upper() not in extra
-        }
-        # Bytecode written by the project's tests is not part of the change.
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        return env
+        return clean_env(self.secret_env_names)

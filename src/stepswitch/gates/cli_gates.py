@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stepswitch.agent.workspace import Workspace
+from stepswitch.environment import clean_env
 from stepswitch.errors import SswError, UsageError
 from stepswitch.gates.config import GateConfig, load_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
@@ -72,6 +72,6 @@ def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
     if not config.gates:
         return f"gates for {root} ({config.source}): none, nothing to check", 0
     files = [_relative(root, c) for c in changed] or None
-    env = Workspace(root, secret_env_names=_secret_names()).command_env()
+    env = clean_env(_secret_names())
     result = GateSuite(config, root, env, log_dir=None).run(files, "HEAD")
     return render(root, config, result, files), 0 if result.passed else 1

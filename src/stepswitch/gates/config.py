@@ -58,9 +58,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from stepswitch.agent.workspace import glob_match
 from stepswitch.errors import ConfigError
 from stepswitch.gates.impacted import is_test_file, python_files
+from stepswitch.globs import glob_match
 
 PYPROJECT = "pyproject.toml"
 OWN_FILE = ".stepswitch.toml"

@@ -18,8 +18,8 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
-from stepswitch.agent.workspace import glob_regex
 from stepswitch.gates.runner import GateResult
+from stepswitch.globs import glob_regex
 
 ALL_CONSTANTS = "*"  # every UPPER_CASE name at module level
 _UPPER = re.compile(r"[A-Z][A-Z0-9_]*\Z")
