@@ -119,6 +119,42 @@ def gates(
     raise typer.Exit(code)
 
 
+def _parse_tags(tags: list[str]) -> tuple[tuple[str, str], ...]:
+    from stepswitch.errors import UsageError
+
+    pairs = []
+    for tag in tags:
+        key, sep, value = tag.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UsageError(f"--tag {tag!r} is not KEY=VALUE, e.g. --tag team=search")
+        pairs.append((key.strip(), value.strip()))
+    return tuple(pairs)
+
+
+@app.command("ledger")
+def ledger_report(
+    ledger: Annotated[
+        Path | None,
+        typer.Option(help="The SQLite ledger (default: $SSW_LEDGER, else .ssw/ledger.sqlite)."),
+    ] = None,
+    run_id: Annotated[str | None, typer.Option("--run", help="Only this run.")] = None,
+    by: Annotated[
+        str, typer.Option(help="Group by model, step_type, task, worker or tag.")
+    ] = "model",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Calls, tokens (cached share) and dollars per group, with ranges where usage was lost."""
+    import os
+
+    from stepswitch.errors import UsageError
+    from stepswitch.ledger import ledger_command
+
+    if by not in ("model", "step_type", "task", "worker", "tag"):
+        raise UsageError(f"--by {by!r}: use model, step_type, task, worker or tag")
+    path = ledger or Path(os.environ.get("SSW_LEDGER") or ".ssw/ledger.sqlite")
+    typer.echo(ledger_command(path, run_id, by, as_json))
+
+
 def _printer(as_json: bool) -> Callable[[str], None]:
     # With --json, stdout carries only the run record; progress goes to stderr.
     return (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
@@ -134,6 +170,15 @@ def run(
     max_steps: Annotated[int | None, typer.Option(help="At most this many model calls.")] = None,
     script: Annotated[
         Path | None, typer.Option(help="Replies for workers on the scripted provider.")
+    ] = None,
+    ledger: Annotated[
+        Path | None,
+        typer.Option(
+            help="The SQLite ledger (default: $SSW_LEDGER, else PATH/.ssw/ledger.sqlite)."
+        ),
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(help="KEY=VALUE for cost attribution (repeatable).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
 ) -> None:
@@ -155,6 +200,8 @@ def run(
         budget_usd=budget_usd,
         max_steps=max_steps,
         script=script,
+        ledger_path=ledger,
+        tags=_parse_tags(tag or []),
     )
     record = run_task(options, _printer(as_json))
     if as_json:

@@ -59,7 +59,9 @@ class StepRecord(_Record):
     completion_tokens: int = 0
     reasoning_tokens: int = 0
     usage_reported: bool = True
-    cost_usd: float | None = None  # None: the model has no known price
+    cost_usd: float | None = None  # certain dollars; None: the model has no known price
+    cost_high_usd: float | None = None  # set when usage was lost: the cost is cost_usd..this
+    attempts: int = 0  # HTTP attempts, retries included (each is a ledger row)
     # Share of this prompt that repeats the previous prompt sent to the same worker, from its start.
     prompt_repeat_share: float = 0.0
     finish_reason: str | None = None
@@ -94,8 +96,10 @@ class RunRecord(_Record):
     prompt_tokens: int = 0
     cached_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # certain dollars
+    cost_high_usd: float = 0.0  # the most it can have been, counting calls whose usage was lost
     unpriced_steps: int = 0
+    tags: dict[str, str] = Field(default_factory=dict)
     commit: str | None = None
 
 

@@ -224,6 +224,7 @@ def run_ssw(
     task: str = BUG_TASK,
     max_steps: int | None = None,
     budget_usd: float | None = None,
+    tags: tuple[tuple[str, str], ...] = (),
 ) -> Finished:
     """One full run through run_task, as `ssw run` does it, and what it left behind."""
     lines: list[str] = []
@@ -234,6 +235,7 @@ def run_ssw(
         script=write_script(workdir, replies),
         max_steps=max_steps,
         budget_usd=budget_usd,
+        tags=tags,
     )
     record = run_task(options, lines.append)
     folder = RunFolder(repo / ".ssw" / "runs" / record.run_id)

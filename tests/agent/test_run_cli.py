@@ -161,8 +161,11 @@ def test_a_run_stops_before_the_call_that_could_pass_its_budget(
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy, budget_usd=2.01)
 
     assert (run.record.outcome, run.record.exit_code) == ("limit", 1)
-    assert "which would pass the budget of $2.01 (spent $2.0000)" in run.record.reason
-    assert [s.cost_usd for s in run.steps] == [1.0, 1.0]
+    assert "refused a call before sending it" in run.record.reason
+    assert "of $2.01 already has $2.0000 counted against it" in run.record.reason
+    assert [s.cost_usd for s in run.steps] == [1.0, 1.0, 0.0]  # the third was never sent
+    assert "refused a call before sending it" in (run.steps[2].error or "")
+    assert run.steps[2].attempts == 0
     assert run.record.cost_usd == pytest.approx(2.0) and run.record.cost_usd <= 2.01
     assert run.saved.outcome == "limit"
     assert git(bug_repo, "rev-parse", run.record.branch).strip() == run.record.commit
@@ -176,12 +179,14 @@ def test_a_provider_that_reports_no_usage_stops_the_run_with_the_reason(
 
     assert (run.record.outcome, run.record.exit_code) == ("limit", 1)
     assert run.record.reason == (
-        "scripted reported no usage for step 1; stopping (policy [ledger] on_lost_usage)"
+        "scripted scripted-large reported no usage for step 1: its cost is only known to be at "
+        'most $0.0000; stopping (set [ledger] on_lost_usage = "continue" to go on, counting the '
+        "high bound)"
     )
     [step] = run.steps
     assert (step.usage_reported, step.note) == (
         False,
-        "no usage reported: cost is the reservation's high bound",
+        "no usage reported: the cost is a range up to the reservation",
     )
     assert not Path(run.record.worktree).exists()
 

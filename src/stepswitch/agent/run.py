@@ -3,6 +3,7 @@ the change on the run's branch, and write the bill. Exit 0 done, 1 not done, 2 b
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from stepswitch.agent.worktree import (
 from stepswitch.errors import RunStopped, SswError, UsageError
 from stepswitch.gates.config import load_gates, protected_paths
 from stepswitch.gates.suite import GateSuite, SuiteResult
+from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.loopback import LoopbackServer
 from stepswitch.policy import Policy, load_policy
 from stepswitch.records import RunFolder, RunRecord
@@ -42,6 +44,8 @@ class RunOptions:
     budget_usd: float | None = None
     max_steps: int | None = None
     script: Path | None = None  # replies for workers on the scripted provider
+    ledger_path: Path | None = None  # None: $SSW_LEDGER, else <repo>/.ssw/ledger.sqlite
+    tags: tuple[tuple[str, str], ...] = ()  # team, feature, customer...: for cost attribution
 
 
 def new_run_id() -> str:
@@ -78,6 +82,8 @@ def run_task(options: RunOptions, print_line: Callable[[str], None]) -> RunRecor
         raise UsageError(f"{options.repo} is not a folder")
     if not options.task.strip():
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
+    if not (repo / ".git").exists():
+        raise UsageError(f"{options.repo} is not the top of a git repository; run `git init` there")
     policy = _with_overrides(load_policy(options.policy_path), options)
     registry = load_registry()
     scripted = _uses_scripted(policy)
@@ -103,8 +109,45 @@ def _run(
 ) -> RunRecord:
     run_id = new_run_id()
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
+    ledger = open_ledger(ledger_path(options, repo))
+    try:
+        return _run_with_ledger(
+            options, repo, policy, registry, server, print_line, run_id, folder, ledger
+        )
+    finally:
+        ledger.close()
+
+
+def ledger_path(options: RunOptions, repo: Path) -> Path:
+    if options.ledger_path is not None:
+        return options.ledger_path
+    from_env = os.environ.get("SSW_LEDGER")
+    return Path(from_env) if from_env else repo / ".ssw" / "ledger.sqlite"
+
+
+def _run_with_ledger(
+    options: RunOptions,
+    repo: Path,
+    policy: Policy,
+    registry: dict[str, ProviderSpec],
+    server: LoopbackServer | None,
+    print_line: Callable[[str], None],
+    run_id: str,
+    folder: RunFolder,
+    ledger: Ledger,
+) -> RunRecord:
+    if ledger.recovered:
+        high = sum(r.high_usd or 0.0 for r in ledger.recovered)
+        print_line(
+            f"ledger: {len(ledger.recovered)} call(s) left open by a process that ended mid-call "
+            f"are now bounds (up to ${high:.4f} in all): see `ssw ledger`"
+        )
+    limit = policy.limits.budget_usd
     # Built before the worktree: a policy it refuses (unpriced model, missing key) leaves nothing.
     session = Session(
+        ledger=ledger,
+        budgets=(Budget("task", run_id, limit),) if limit is not None else (),
+        tags=dict(options.tags),
         run_id=run_id,
         policy=policy,
         registry=registry,
@@ -181,6 +224,7 @@ def _run_in_worktree(
     record.gate_failures = machine.result.gate_failures
     record.prompt_tokens, record.cached_tokens = t.prompt_tokens, t.cached_tokens
     record.completion_tokens, record.cost_usd = t.completion_tokens, t.cost_usd
+    record.cost_high_usd, record.tags = t.cost_high_usd, dict(session.tags)
     record.unpriced_steps = t.unpriced_steps
     record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
     folder.write_run(record)
@@ -189,10 +233,15 @@ def _run_in_worktree(
     return record
 
 
+def _dollars(low: float, high: float) -> str:
+    """A range when lost usage leaves the cost uncertain: never one guessed number."""
+    return f"${low:.4f}" if high <= low else f"${low:.4f}-${high:.4f}"
+
+
 def format_bill(record: RunRecord, by_worker: dict[str, float]) -> list[str]:
     lines = [
         f"{record.outcome}: {record.reason}",
-        f"bill: ${record.cost_usd:.4f} over {record.steps} steps; "
+        f"bill: {_dollars(record.cost_usd, record.cost_high_usd)} over {record.steps} steps; "
         f"tokens in {record.prompt_tokens:,} ({record.cached_tokens:,} cached), "
         f"out {record.completion_tokens:,}"
         + (f"; {record.unpriced_steps} unpriced steps" if record.unpriced_steps else ""),

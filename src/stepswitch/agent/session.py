@@ -9,17 +9,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from stepswitch.errors import ConfigError, RungExhausted, RunStopped
+from stepswitch.ledger import Budget, CallIntent, CallRow, CallTracker, Ledger
 from stepswitch.policy import Policy, Router, StepType, WorkerChoice
 from stepswitch.prefix import common_prefix_len
-from stepswitch.pricing import cost_usd, worst_case_usd
 from stepswitch.providers import api_key_from_env, open_provider
 from stepswitch.records import RunFolder, StepRecord, ToolCallRecord
 from stepswitch.registry import ModelSpec, Price, ProviderSpec, get_model, resolve_effort
 from stepswitch.scripted import SCRIPTED_PROVIDER
 from stepswitch.wire.client import HttpProvider, new_http_client
 from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
-
-CHARS_PER_TOKEN_WORST = 3  # a conservative prompt-size estimate for the budget reservation
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,8 @@ class Totals:
     prompt_tokens: int = 0
     cached_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # certain
+    cost_high_usd: float = 0.0  # with calls whose usage was lost counted at their reservation
     unpriced_steps: int = 0
     by_worker: dict[str, float] = field(default_factory=dict)
 
@@ -65,6 +64,10 @@ class Session:
         folder: RunFolder,
         deadline: float,
         print_line: Callable[[str], None],
+        ledger: Ledger,
+        budgets: tuple[Budget, ...] = (),
+        tags: Mapping[str, str] | None = None,
+        bench_id: str | None = None,
         scripted_base_url: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -75,6 +78,11 @@ class Session:
         self.deadline = deadline
         self.print_line = print_line
         self.scripted_base_url = scripted_base_url
+        self.ledger = ledger
+        self.budgets = budgets
+        self.tags = dict(tags or {})
+        self.task_id = run_id  # `ssw run` is one task; the bench gives each task its own id
+        self.bench_id = bench_id
         self.env = env
         self.router = Router(policy)
         self.level = 0
@@ -158,9 +166,8 @@ class Session:
 
     # --- one step ---
 
-    def _check_limits(
-        self, price: Price | None, prompt_chars: int, max_out: int, on_rung: bool
-    ) -> None:
+    def _check_limits(self, on_rung: bool) -> None:
+        """Steps and time. Dollars are the ledger's: it admits or refuses each attempt."""
         limits = self.policy.limits
         if self.totals.steps >= limits.max_steps:
             raise RunStopped("limit", f"the run used its {limits.max_steps} steps (max_steps)")
@@ -168,14 +175,6 @@ class Session:
             raise RunStopped("limit", f"the run used its wall time ({limits.wall_time_s:g} s)")
         if on_rung and self.rung_steps >= limits.steps_per_rung:
             raise RungExhausted(f"rung {self.level} used its {limits.steps_per_rung} steps")
-        if limits.budget_usd is not None and price is not None:
-            worst = worst_case_usd(price, prompt_chars // CHARS_PER_TOKEN_WORST, max_out)
-            if self.totals.cost_usd + worst > limits.budget_usd:
-                raise RunStopped(
-                    "limit",
-                    f"the next call could cost up to ${worst:.4f}, which would pass the budget "
-                    f"of ${limits.budget_usd:g} (spent ${self.totals.cost_usd:.4f})",
-                )
 
     def call(self, spec: CallSpec) -> tuple[Completion, StepRecord]:
         choice = self.choose(spec.step_type, spec.worker)
@@ -197,7 +196,7 @@ class Session:
         prompt = prompt_text(spec)
         # Reviewer and second opinion are named workers, outside the ladder: not the rung's steps.
         on_rung = spec.worker is None
-        self._check_limits(price, len(prompt), max_out, on_rung)
+        self._check_limits(on_rung)
         previous = self._last_prompt.get(choice.name, "")
         self._last_prompt[choice.name] = prompt
         self.totals.steps += 1
@@ -214,49 +213,72 @@ class Session:
             scripted=self.scripted(choice),
             prompt_repeat_share=common_prefix_len(prompt, previous) / max(1, len(prompt)),
         )
+        intent = CallIntent(
+            run_id=self.run_id,
+            task_id=self.task_id,
+            bench_id=self.bench_id,
+            step=record.index,
+            step_type=record.step_type,
+            worker=choice.name,
+            provider=w.provider,
+            model=w.model,
+            price=price,
+            max_output_tokens=max_out,
+            tags=dict(self.tags),
+            budgets=self.budgets,
+            context_window=model.context_window,
+        )
         began = time.monotonic()
-        try:
-            completion = self._provider(choice).complete(
-                request, deadline=self.deadline, timeout=w.timeout
-            )
-        except Exception as exc:
-            record.duration_s = time.monotonic() - began
-            record.error = str(exc)
-            self.finish(record)
-            raise
+        with CallTracker(self.ledger, intent) as tracker:
+            try:
+                completion = self._provider(choice).complete(
+                    request, deadline=self.deadline, timeout=w.timeout, hooks=tracker.hooks
+                )
+            except Exception as exc:
+                record.duration_s = time.monotonic() - began
+                record.error = str(exc)
+                tracker.close(f"the call raised {type(exc).__name__}")
+                self._account(record, tracker.rows, None)
+                self.finish(record)
+                raise
         record.duration_s = time.monotonic() - began
-        self._account(record, completion, price, max_out, len(prompt))
+        self._account(record, tracker.rows, completion)
+        if tracker.lost_usage and self.policy.ledger.on_lost_usage == "stop":
+            self.finish(record)
+            raise RunStopped(
+                "limit",
+                f"{record.provider} {record.model} reported no usage for step {record.index}: "
+                f"its cost is only known to be at most ${record.cost_high_usd or 0:.4f}; stopping "
+                '(set [ledger] on_lost_usage = "continue" to go on, counting the high bound)',
+            )
         return completion, record
 
     def _account(
-        self,
-        record: StepRecord,
-        completion: Completion,
-        price: Price | None,
-        max_out: int,
-        prompt_chars: int,
+        self, record: StepRecord, rows: list[CallRow], completion: Completion | None
     ) -> None:
+        """Dollars from the ledger's rows (retries included); tokens from the final answer."""
+        record.attempts = len(rows)
+        priced = [r for r in rows if r.low_usd is not None]
+        if rows and len(priced) < len(rows):
+            record.cost_usd = record.cost_high_usd = None
+            self.totals.unpriced_steps += 1
+        else:
+            low = sum(r.low_usd or 0.0 for r in priced)
+            high = sum(r.high_usd or 0.0 for r in priced)
+            record.cost_usd = low
+            record.cost_high_usd = high if high > low else None
+            self.totals.cost_usd += low
+            self.totals.cost_high_usd += high
+            by = self.totals.by_worker
+            by[record.worker] = by.get(record.worker, 0.0) + low
+        if completion is None:
+            return
         record.finish_reason = completion.finish_reason.value
         record.request_id = completion.request_id
         usage = completion.usage
         if usage is None:
             record.usage_reported = False
-            high = (
-                worst_case_usd(price, prompt_chars // CHARS_PER_TOKEN_WORST, max_out)
-                if price
-                else None
-            )
-            record.cost_usd = high
-            record.note = "no usage reported: cost is the reservation's high bound"
-            if high is not None:
-                self.totals.cost_usd += high
-            if self.policy.ledger.on_lost_usage == "stop":
-                self.finish(record)
-                raise RunStopped(
-                    "limit",
-                    f"{record.provider} reported no usage for step "
-                    f"{record.index}; stopping (policy [ledger] on_lost_usage)",
-                )
+            record.note = "no usage reported: the cost is a range up to the reservation"
             return
         record.prompt_tokens = usage.prompt_tokens
         record.cached_tokens = usage.cached_tokens
@@ -266,21 +288,16 @@ class Session:
         self.totals.prompt_tokens += usage.prompt_tokens
         self.totals.cached_tokens += usage.cached_tokens
         self.totals.completion_tokens += usage.completion_tokens
-        if price is None:
-            self.totals.unpriced_steps += 1
-            return
-        record.cost_usd = cost_usd(price, usage)
-        self.totals.cost_usd += record.cost_usd
-        by = self.totals.by_worker
-        by[record.worker] = by.get(record.worker, 0.0) + record.cost_usd
 
     def finish(self, record: StepRecord) -> None:
         self.folder.append_step(record)
         self.print_line(format_step(record))
 
 
-def _money(value: float | None) -> str:
-    return "unpriced" if value is None else f"${value:.4f}"
+def _money(low: float | None, high: float | None = None) -> str:
+    if low is None:
+        return "unpriced"
+    return f"${low:.4f}" if high is None else f"${low:.4f}-{high:.4f}"
 
 
 def _tool_outcome(t: ToolCallRecord) -> str:
@@ -301,5 +318,5 @@ def format_step(r: StepRecord) -> str:
     label = " [scripted]" if r.scripted else ""
     return (
         f"{r.index:>3} {r.step_type:<9} {r.worker:<10} {model:<26} {tokens:<36} "
-        f"{_money(r.cost_usd):>9}  {outcome}{label}"
+        f"{_money(r.cost_usd, r.cost_high_usd):>9}  {outcome}{label}"
     )

@@ -1,0 +1,288 @@
+"""The Ledger: reserve before an attempt leaves, settle after it, recover what a killed
+process left open. Every write is one BEGIN IMMEDIATE transaction, so several processes can
+share one file and the admission check plus its reservation are atomic across them."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from stepswitch.ledger import proc
+from stepswitch.ledger.admission import (
+    BYTES_PER_TOKEN,
+    CALIBRATE_MARGIN,
+    CALIBRATE_MIN_BYTES,
+    SCOPE_COLUMN,
+    BudgetExceeded,
+    CallIntent,
+    Reservation,
+    Scope,
+    Spend,
+)
+from stepswitch.ledger.store import (
+    BUSY_TIMEOUT_S,
+    SELECT_ROW,
+    CallRow,
+    Status,
+    connect,
+    guarded,
+    immediate,
+    row_from_sql,
+)
+from stepswitch.pricing import cost_usd
+from stepswitch.wire.client import Attempt
+
+ORPHAN_ERROR = "process ended mid-call"
+NO_USAGE = "the provider reported no usage"
+# Statuses a provider may send after reading (and billing) the prompt, e.g. Azure OpenAI's
+# content-filter 400: a bound up to the prompt's worst case, no output (ADR 0007).
+PROMPT_MAY_BILL = frozenset({400, 422})
+
+# What a scope key has counted against it. :high picks lost-usage rows' high bound over the low.
+_COUNTED = """SELECT COALESCE(SUM(CASE status
+    WHEN 'settled' THEN COALESCE(usd, 0)
+    WHEN 'reserved' THEN reserved_usd
+    WHEN 'bound' THEN COALESCE(CASE WHEN :high THEN high_usd ELSE low_usd END, 0)
+    ELSE 0 END), 0) FROM calls WHERE {column} = :key"""
+
+_SPEND = """SELECT
+    COALESCE(SUM(CASE WHEN status IN ('settled', 'bound') THEN COALESCE(low_usd, 0) END), 0),
+    COALESCE(SUM(CASE status WHEN 'reserved' THEN reserved_usd
+        WHEN 'settled' THEN COALESCE(high_usd, 0) WHEN 'bound' THEN COALESCE(high_usd, 0) END), 0),
+    COUNT(CASE WHEN priced = 0 AND status IN ('settled', 'bound', 'reserved') THEN 1 END),
+    COUNT(CASE WHEN status = 'reserved' THEN 1 END),
+    COUNT(CASE WHEN status = 'bound' THEN 1 END)
+    FROM calls WHERE {column} = :key"""
+
+
+def http_refusal(attempt: Attempt) -> bool:
+    """The provider answered with an HTTP error status before generating anything. An error
+    event inside a 200 stream is not one: tokens may have been generated and billed."""
+    if attempt.completion is not None or attempt.status is None or attempt.status < 400:
+        return False
+    error = attempt.error or ""
+    return error.startswith("HTTP ") or error.startswith("the provider refused the key")
+
+
+class Ledger:
+    """One open ledger file. Thread-safe; one per process is enough."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.path = path
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._me = proc.current()
+        self.recovered: list[CallRow] = []  # what recover_orphans settled when this was opened
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- admission ---
+
+    def reserve(self, intent: CallIntent, attempt: int, prompt_bytes: int) -> Reservation:
+        """Admit one attempt, or raise BudgetExceeded; the check and the row are one transaction."""
+        me = self._me
+        if me.pid != os.getpid():
+            # SQLite connections must not cross fork(), and the pid on the row would be wrong.
+            raise RuntimeError("a Ledger was used after fork(); open the ledger in each process")
+        with self._lock, immediate(self._conn, self.path) as conn:
+            tokens = intent.prompt_tokens(prompt_bytes, self._bytes_per_token(conn, intent))
+            worst = intent.worst_usd(tokens)
+            for budget in intent.budgets:
+                counted = self._counted(conn, budget.scope, budget.key, intent.count_high_bounds)
+                if counted + worst > budget.limit_usd:
+                    raise BudgetExceeded(budget, counted, worst)
+            cursor = conn.execute(
+                """INSERT INTO calls (status, run_id, task_id, bench_id, step, step_type, worker,
+                    provider, model, attempt, tags, priced, price, prompt_bytes,
+                    est_prompt_tokens, max_output_tokens, reserved_usd, pid, pid_start, host,
+                    boot_id, reserved_at)
+                VALUES ('reserved', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                    ?)""",
+                (
+                    intent.run_id,
+                    intent.task_id,
+                    intent.bench_id,
+                    intent.step,
+                    intent.step_type,
+                    intent.worker,
+                    intent.provider,
+                    intent.model,
+                    attempt,
+                    json.dumps(intent.tags, sort_keys=True),
+                    intent.price is not None,
+                    intent.price.model_dump_json() if intent.price is not None else None,
+                    prompt_bytes,
+                    tokens,
+                    intent.max_output_tokens,
+                    worst,
+                    me.pid,
+                    me.pid_start,
+                    me.host,
+                    me.boot_id,
+                    time.time(),
+                ),
+            )
+            row_id = cursor.lastrowid
+        assert row_id is not None
+        return Reservation(row_id, intent, attempt, prompt_bytes, tokens, worst)
+
+    @staticmethod
+    def _bytes_per_token(conn: sqlite3.Connection, intent: CallIntent) -> float:
+        """BYTES_PER_TOKEN, or lower when this model's settled prompts tokenized denser."""
+        densest = conn.execute(
+            """SELECT MIN(CAST(prompt_bytes AS REAL) / prompt_tokens) FROM calls
+            WHERE provider = ? AND model = ? AND status = 'settled' AND prompt_tokens > 0
+                AND prompt_bytes >= ?""",
+            (intent.provider, intent.model, CALIBRATE_MIN_BYTES),
+        ).fetchone()[0]
+        if densest is None:
+            return BYTES_PER_TOKEN
+        return min(BYTES_PER_TOKEN, float(densest) * CALIBRATE_MARGIN)
+
+    @staticmethod
+    def _counted(conn: sqlite3.Connection, scope: Scope, key: str, high: bool) -> float:
+        sql = _COUNTED.format(column=SCOPE_COLUMN[scope])
+        return float(conn.execute(sql, {"key": key, "high": high}).fetchone()[0])
+
+    def settle(self, reservation: Reservation, attempt: Attempt) -> CallRow:
+        """Record what the attempt cost: exact from usage, $0 when nothing can have been billed,
+        else a bound from $0 (certain) to the reservation."""
+        values: dict[str, Any] = {
+            "http_status": attempt.status,
+            "request_id": attempt.request_id,
+            "error": attempt.error,
+            "latency_s": attempt.latency_s,
+        }
+        completion = attempt.completion
+        high = reservation.reserved_usd
+        status: Status
+        if not attempt.sent:
+            status = "not_sent"  # the connection was never made: nothing can have been billed
+        elif completion is not None and completion.usage is not None:
+            status = "settled"
+            usage = completion.usage
+            price = reservation.intent.price
+            values["usd"] = cost_usd(price, usage) if price is not None else None
+            values |= {
+                "prompt_tokens": usage.prompt_tokens,
+                "cached_tokens": usage.cached_tokens,
+                "cache_write_tokens": usage.cache_write_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "reasoning_tokens": usage.reasoning_tokens,
+            }
+        elif http_refusal(attempt) and attempt.status in PROMPT_MAY_BILL:
+            status = "bound"  # rejected after reading the prompt (a content filter): no output
+            high = reservation.intent.worst_usd(reservation.est_prompt_tokens, output=False)
+        elif http_refusal(attempt):
+            status = "error"  # refused before any work: rate limits, overload, auth
+        else:
+            status = "bound"
+            if completion is not None:
+                values["error"] = NO_USAGE
+        if completion is not None:
+            values["finish_reason"] = completion.finish_reason.value
+            values["request_id"] = attempt.request_id or completion.request_id
+        return self._finish(reservation, status, values, high)
+
+    def settle_lost(self, reservation: Reservation, error: str) -> CallRow:
+        """The attempt ended with no report (an exception between the hooks): a bound."""
+        return self._finish(reservation, "bound", {"error": error}, reservation.reserved_usd)
+
+    def _finish(
+        self, reservation: Reservation, status: Status, values: dict[str, Any], high: float
+    ) -> CallRow:
+        if reservation.intent.price is None:
+            values |= {"usd": None, "low_usd": None, "high_usd": None}  # "unpriced", never $0
+        elif status == "bound":
+            values |= {"usd": None, "low_usd": 0.0, "high_usd": high}
+        elif status == "settled":
+            values |= {"low_usd": values["usd"], "high_usd": values["usd"]}
+        else:
+            values |= {"usd": 0.0, "low_usd": 0.0, "high_usd": 0.0}
+        sets = ", ".join(f"{name} = :{name}" for name in values)
+        row_id = reservation.row_id
+        with self._lock, immediate(self._conn, self.path) as conn:
+            # A row recovery judged orphaned may still be settled by its live owner: truth wins.
+            updated = conn.execute(
+                f"""UPDATE calls SET {sets}, status = :status, settled_at = :now
+                WHERE id = :id
+                    AND (status = 'reserved' OR (status = 'bound' AND error = :orphan))""",
+                {
+                    **values,
+                    "status": status,
+                    "now": time.time(),
+                    "id": row_id,
+                    "orphan": ORPHAN_ERROR,
+                },
+            ).rowcount
+            if updated != 1:
+                raise ValueError(f"ledger row {row_id} was already settled")
+            return self._row(conn, row_id)
+
+    # --- reading ---
+
+    @staticmethod
+    def _row(conn: sqlite3.Connection, row_id: int) -> CallRow:
+        return row_from_sql(conn.execute(f"{SELECT_ROW} WHERE id = ?", (row_id,)).fetchone())
+
+    def rows(self, run_id: str | None = None) -> list[CallRow]:
+        where, args = ("WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
+        with self._lock, guarded(self.path):
+            found = self._conn.execute(f"{SELECT_ROW} {where} ORDER BY id", args).fetchall()
+        return [row_from_sql(values) for values in found]
+
+    def spend(self, scope: Scope, key: str) -> Spend:
+        with self._lock, guarded(self.path):
+            sql = _SPEND.format(column=SCOPE_COLUMN[scope])
+            low, high, unpriced, open_calls, lost = self._conn.execute(sql, {"key": key}).fetchone()
+        return Spend(float(low), float(high), int(unpriced), int(open_calls), int(lost))
+
+    def lost_usage(self, row: CallRow) -> bool:
+        """The call may have been billed but its usage is unknown: by default, stop the task."""
+        return row.lost_usage
+
+    # --- recovery ---
+
+    def recover_orphans(self) -> list[CallRow]:
+        """Settle, as bounds, the reservations of processes that ended mid-call on this host."""
+        me = self._me
+        with self._lock, immediate(self._conn, self.path) as conn:
+            open_rows = conn.execute(
+                "SELECT id, pid, pid_start, host, boot_id FROM calls WHERE status = 'reserved'"
+            ).fetchall()
+            dead = [r[0] for r in open_rows if proc.is_orphan(r[1], r[2], r[3], r[4], me)]
+            for row_id in dead:
+                conn.execute(
+                    """UPDATE calls SET status = 'bound', settled_at = ?, error = ?,
+                        low_usd = CASE WHEN priced THEN 0.0 END,
+                        high_usd = CASE WHEN priced THEN reserved_usd END
+                    WHERE id = ?""",
+                    (time.time(), ORPHAN_ERROR, row_id),
+                )
+            return [self._row(conn, row_id) for row_id in dead]
+
+
+def open_ledger(
+    path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S
+) -> Ledger:
+    """Open the ledger (making it when missing and `create`), then recover orphans."""
+    ledger = Ledger(connect(path, create=create, busy_timeout_s=busy_timeout_s), path)
+    try:
+        ledger.recovered = ledger.recover_orphans()
+    except BaseException:
+        ledger.close()
+        raise
+    return ledger

@@ -1,0 +1,220 @@
+"""`ssw ledger`: calls, tokens and dollars per group, as ranges wherever usage was lost."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from stepswitch.errors import UsageError
+from stepswitch.ledger.book import Ledger, open_ledger
+from stepswitch.ledger.store import CallRow
+
+By = Literal["model", "step_type", "task", "worker", "tag"]
+UNTAGGED = "(untagged)"
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    key: str
+    calls: int  # attempts with a row: retried, refused-by-status and lost ones included
+    errors: int  # refused with an HTTP status, or never sent: $0
+    lost: int  # usage lost: a bound from 0 to the reservation
+    open: int  # still reserved (a live process mid-call, or another host's)
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    reasoning_tokens: int
+    low_usd: float
+    high_usd: float
+    share_low: float  # the group's share of all dollars, bounded like the dollars
+    share_high: float
+    unpriced_calls: int
+    over_reserved: int = 0  # settled above their reservation: the prompt estimate was low
+
+    @property
+    def cached_share(self) -> float:
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    @property
+    def exact(self) -> bool:
+        return self.low_usd == self.high_usd
+
+    def dollars_text(self) -> str:
+        priced = self.calls > self.unpriced_calls or self.high_usd > 0
+        money = (
+            f"${self.low_usd:.4f}" if self.exact else f"${self.low_usd:.4f}-${self.high_usd:.4f}"
+        )
+        if not self.unpriced_calls:
+            return money
+        return f"{money} +{self.unpriced_calls} unpriced" if priced else "unpriced"
+
+    def share_text(self) -> str:
+        if self.dollars_text() == "unpriced":
+            return "n/a"
+        low, high = round(self.share_low * 100), round(self.share_high * 100)
+        return f"{low}%" if low == high else f"{low}%-{high}%"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["cached_share"] = self.cached_share
+        data["exact"] = self.exact
+        return data
+
+
+def _dollars(row: CallRow) -> tuple[float, float]:
+    if not row.priced:
+        return 0.0, 0.0  # counted in unpriced_calls instead: never $0
+    if row.status == "reserved":
+        return 0.0, row.reserved_usd
+    return row.low_usd or 0.0, row.high_usd or 0.0
+
+
+def _keys(row: CallRow, by: By) -> list[str]:
+    if by == "model":
+        return [f"{row.provider} {row.model}"]
+    if by == "step_type":
+        return [row.step_type]
+    if by == "task":
+        return [row.task_id]
+    if by == "worker":
+        return [row.worker]
+    return [f"{k}={v}" for k, v in sorted(row.tags.items())] or [UNTAGGED]
+
+
+def _aggregate(key: str, rows: list[CallRow], total_low: float, total_high: float) -> GroupRow:
+    low = sum(_dollars(r)[0] for r in rows)
+    high = sum(_dollars(r)[1] for r in rows)
+    # The true share x/(x + rest): smallest with x low and the rest high, largest the other way.
+    rest_low, rest_high = max(0.0, total_low - low), max(0.0, total_high - high)
+    return GroupRow(
+        key=key,
+        calls=len(rows),
+        errors=sum(r.status in ("error", "not_sent") for r in rows),
+        lost=sum(r.status == "bound" for r in rows),
+        open=sum(r.status == "reserved" for r in rows),
+        prompt_tokens=sum(r.prompt_tokens or 0 for r in rows),
+        cached_tokens=sum(r.cached_tokens or 0 for r in rows),
+        completion_tokens=sum(r.completion_tokens or 0 for r in rows),
+        reasoning_tokens=sum(r.reasoning_tokens or 0 for r in rows),
+        low_usd=low,
+        high_usd=high,
+        share_low=low / (low + rest_high) if low + rest_high > 0 else 0.0,
+        share_high=high / (high + rest_low) if high + rest_low > 0 else 0.0,
+        over_reserved=sum(
+            r.status == "settled" and (r.usd or 0.0) > r.reserved_usd for r in rows if r.priced
+        ),
+        unpriced_calls=sum(
+            not r.priced and r.status in ("settled", "bound", "reserved") for r in rows
+        ),
+    )
+
+
+def _groups(rows: list[CallRow], by: By) -> tuple[list[GroupRow], GroupRow]:
+    total_low = sum(_dollars(r)[0] for r in rows)
+    total_high = sum(_dollars(r)[1] for r in rows)
+    grouped: dict[str, list[CallRow]] = defaultdict(list)
+    for row in rows:
+        for key in _keys(row, by):
+            grouped[key].append(row)
+    groups = [_aggregate(k, v, total_low, total_high) for k, v in grouped.items()]
+    groups.sort(key=lambda g: (-g.high_usd, -g.calls, g.key))
+    return groups, _aggregate("total", rows, total_low, total_high)
+
+
+def _check_by(by: str) -> By:
+    if by not in get_args(By):
+        raise UsageError(f"unknown --by {by!r}; use one of {', '.join(get_args(By))}")
+    return by  # type: ignore[return-value]
+
+
+def report(ledger: Ledger, run_id: str | None, by: By) -> list[GroupRow]:
+    """One row per group; with by="tag" a call appears once per tag it carries."""
+    return _groups(ledger.rows(run_id), _check_by(by))[0]
+
+
+def render_report(
+    rows: Iterable[GroupRow], by: str = "group", total: GroupRow | None = None
+) -> str:
+    header = (
+        "calls",
+        "errors",
+        "bounded",
+        "prompt tok",
+        "cached",
+        "completion tok",
+        "dollars",
+        "share",
+    )
+    lines: list[list[str]] = [[by, *header]]
+    for g in [*rows, *([total] if total else [])]:
+        lines.append(
+            [
+                g.key,
+                f"{g.calls:,}",
+                f"{g.errors:,}",
+                f"{g.lost + g.open:,}",
+                f"{g.prompt_tokens:,}",
+                f"{g.cached_share:.0%}",
+                f"{g.completion_tokens:,}",
+                g.dollars_text(),
+                g.share_text(),
+            ]
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header) + 1)]
+    out = []
+    for line in lines:
+        cells = [line[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(line[1:], widths[1:], strict=True)
+        ]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out)
+
+
+def _recovered_line(rows: list[CallRow]) -> str:
+    high = sum(r.high_usd or 0.0 for r in rows)
+    return (
+        f"settled {len(rows)} reservation(s) left open by a process that ended mid-call, "
+        f"as bounds of $0.0000-${high:.4f}"
+    )
+
+
+def ledger_command(path: Path, run_id: str | None, by: str, as_json: bool) -> str:
+    """What `ssw ledger` prints. A missing ledger is an error: this never creates one."""
+    checked = _check_by(by)
+    with open_ledger(path, create=False) as ledger:
+        rows = ledger.rows(run_id)
+        recovered = ledger.recovered
+    groups, total = _groups(rows, checked)
+    if as_json:
+        return json.dumps(
+            {
+                "ledger": str(path),
+                "run": run_id,
+                "by": checked,
+                "groups": [g.to_json() for g in groups],
+                "total": total.to_json(),
+                "recovered": [r.id for r in recovered],
+            },
+            indent=2,
+        )
+    lines = [_recovered_line(recovered)] if recovered else []
+    if not rows:
+        lines.append(f"no calls recorded{f' for run {run_id}' if run_id else ''} in {path}")
+        return "\n".join(lines)
+    lines.append(render_report(groups, by=checked, total=total))
+    if total.lost or total.open:
+        lines.append(
+            "ranges: usage was lost or a call is still open; the high end is its reservation"
+        )
+    if total.over_reserved:
+        lines.append(
+            f"{total.over_reserved} call(s) cost more than their reservation: the prompt estimate "
+            "was low, so a budget may have been passed by the difference"
+        )
+    if by == "tag":
+        lines.append("a call carrying several tags counts once under each")
+    return "\n".join(lines)

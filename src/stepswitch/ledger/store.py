@@ -1,0 +1,267 @@
+"""The ledger file: SQLite in WAL mode, one row per provider attempt, a versioned schema.
+
+Opening never recreates, truncates or deletes an existing file: anything unexpected is a
+one-line LedgerError naming the path and the fix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from stepswitch.errors import UsageError
+
+SCHEMA_VERSION = 1
+DEFAULT_PATH = Path(".ssw/ledger.sqlite")
+BUSY_TIMEOUT_S = 10.0
+
+Status = Literal["reserved", "settled", "error", "not_sent", "bound"]
+STATUSES: tuple[Status, ...] = ("reserved", "settled", "error", "not_sent", "bound")
+
+# Version n is reached by running MIGRATIONS[n] on a file at version n - 1 (1 = a new file).
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        """CREATE TABLE calls (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            status TEXT NOT NULL CHECK (status IN
+                ('reserved', 'settled', 'error', 'not_sent', 'bound')),
+            run_id TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            bench_id TEXT,
+            step INTEGER NOT NULL,
+            step_type TEXT NOT NULL,
+            worker TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            attempt INTEGER NOT NULL,
+            tags TEXT NOT NULL DEFAULT '{}',
+            priced INTEGER NOT NULL,
+            price TEXT,
+            prompt_bytes INTEGER NOT NULL,
+            est_prompt_tokens INTEGER NOT NULL,
+            max_output_tokens INTEGER NOT NULL,
+            reserved_usd REAL NOT NULL,
+            usd REAL,
+            low_usd REAL,
+            high_usd REAL,
+            prompt_tokens INTEGER,
+            cached_tokens INTEGER,
+            cache_write_tokens INTEGER,
+            completion_tokens INTEGER,
+            reasoning_tokens INTEGER,
+            http_status INTEGER,
+            request_id TEXT,
+            finish_reason TEXT,
+            error TEXT,
+            latency_s REAL,
+            pid INTEGER NOT NULL,
+            pid_start TEXT,
+            host TEXT NOT NULL,
+            boot_id TEXT,
+            reserved_at REAL NOT NULL,
+            settled_at REAL
+        )""",
+        "CREATE INDEX calls_status ON calls (status)",
+        "CREATE INDEX calls_run ON calls (run_id)",
+        "CREATE INDEX calls_task ON calls (task_id)",
+        "CREATE INDEX calls_bench ON calls (bench_id)",
+        "CREATE INDEX calls_model ON calls (provider, model, status)",
+    ),
+}
+
+
+class LedgerError(UsageError):
+    """The ledger file cannot be used as asked (corrupt, locked, newer, missing): exit 2."""
+
+    def __init__(self, path: Path, problem: str, fix: str) -> None:
+        self.path = path
+        super().__init__(f"ledger {path}: {problem} (fix: {fix})")
+
+
+@dataclass(frozen=True)
+class CallRow:
+    """One provider attempt as the ledger holds it. Dollars are None when the model is unpriced
+    (and, for low/high, while a reservation is open)."""
+
+    id: int
+    status: Status
+    run_id: str
+    task_id: str
+    bench_id: str | None
+    step: int
+    step_type: str
+    worker: str
+    provider: str
+    model: str
+    attempt: int
+    priced: bool
+    prompt_bytes: int
+    est_prompt_tokens: int
+    max_output_tokens: int
+    reserved_usd: float
+    usd: float | None
+    low_usd: float | None
+    high_usd: float | None
+    prompt_tokens: int | None
+    cached_tokens: int | None
+    cache_write_tokens: int | None
+    completion_tokens: int | None
+    reasoning_tokens: int | None
+    http_status: int | None
+    request_id: str | None
+    finish_reason: str | None
+    error: str | None
+    latency_s: float | None
+    pid: int
+    pid_start: str | None
+    host: str
+    boot_id: str | None
+    reserved_at: float
+    settled_at: float | None
+    tags: dict[str, str] = field(default_factory=dict)
+    price: dict[str, Any] | None = None
+
+    @property
+    def lost_usage(self) -> bool:
+        """The call may have been billed but its usage is unknown: a low-high bound."""
+        return self.status == "bound"
+
+    def dollars_text(self) -> str:
+        """'$0.0123', a range '$0.0000-$0.0400' when usage was lost, or 'unpriced'."""
+        if not self.priced:
+            return "unpriced"
+        if self.status == "reserved":
+            return f"$0.0000-${self.reserved_usd:.4f} (open)"
+        low = self.low_usd or 0.0
+        high = self.high_usd or 0.0
+        return f"${low:.4f}" if low == high else f"${low:.4f}-${high:.4f}"
+
+
+_COLUMNS = tuple(name for name in CallRow.__dataclass_fields__ if name not in ("tags", "price"))
+SELECT_ROW = f"SELECT {', '.join(_COLUMNS)}, tags, price FROM calls"
+
+
+def row_from_sql(values: tuple[Any, ...]) -> CallRow:
+    data = dict(zip((*_COLUMNS, "tags", "price"), values, strict=True))
+    data["priced"] = bool(data["priced"])
+    data["tags"] = json.loads(data["tags"] or "{}")
+    data["price"] = json.loads(data["price"]) if data["price"] else None
+    return CallRow(**data)
+
+
+def _problem(path: Path, exc: sqlite3.Error) -> LedgerError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return LedgerError(
+            path,
+            f"the file stayed locked by another process past the busy timeout ({text})",
+            "wait for the other ssw process to finish, or point --ledger at another file",
+        )
+    if "readonly" in text or "unable to open" in text:
+        return LedgerError(
+            path, f"cannot write the ledger ({text})", "make the file and its folder writable"
+        )
+    return LedgerError(
+        path,
+        f"not a usable ledger ({text}); the file was left unchanged",
+        "move the file aside (keep it: it is your spend record) or point --ledger elsewhere",
+    )
+
+
+@contextlib.contextmanager
+def guarded(path: Path) -> Iterator[None]:
+    """Turn SQLite's errors on this file into one-line LedgerErrors."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise _problem(path, exc) from exc
+
+
+@contextlib.contextmanager
+def immediate(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
+    """One write transaction, taken before any read: admission across processes is atomic."""
+    with guarded(path):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+def connect(
+    path: Path, *, create: bool, busy_timeout_s: float = BUSY_TIMEOUT_S
+) -> sqlite3.Connection:
+    """Open (and, when `create` and missing, make) the ledger and bring its schema up to date."""
+    if not path.exists():
+        if not create:
+            raise LedgerError(path, "no ledger at this path", "run a task first, or pass --ledger")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LedgerError(
+                path, f"cannot create its folder ({exc})", "pick a writable path"
+            ) from exc
+    elif not path.is_file():
+        raise LedgerError(path, "is not a file", "point --ledger at a file")
+    with guarded(path):
+        # isolation_level=None: transactions are explicit, so BEGIN IMMEDIATE means what it says.
+        conn = sqlite3.connect(
+            path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
+    try:
+        _configure(conn, path, busy_timeout_s)
+        with immediate(conn, path):
+            _migrate(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> None:
+    with guarded(path):
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        # FULL: each commit is fsynced, so a reservation outlives even a power loss (NORMAL
+        # would survive SIGKILL only); one fsync is nothing next to a model call.
+        conn.execute("PRAGMA synchronous = FULL")
+    if str(mode).lower() != "wal":
+        raise LedgerError(
+            path,
+            f"SQLite could not switch the file to WAL mode (it stayed {mode!r})",
+            "keep the ledger on a local disk, not a network or read-only one",
+        )
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "schema_version" not in tables:
+        if tables - {"sqlite_sequence"}:
+            raise LedgerError(
+                path,
+                "is a SQLite database but not a stepswitch ledger (no schema_version table)",
+                "point --ledger at another file",
+            )
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+    found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+    version = int(found or 0)
+    if version > SCHEMA_VERSION:
+        raise LedgerError(
+            path,
+            f"was written by a newer stepswitch (schema {version}; this one reads up to "
+            f"{SCHEMA_VERSION})",
+            "upgrade stepswitch, or point --ledger at another file",
+        )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        for statement in MIGRATIONS[target]:
+            conn.execute(statement)
+        conn.execute("UPDATE schema_version SET version = ?", (target,))

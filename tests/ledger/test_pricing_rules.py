@@ -1,0 +1,101 @@
+"""Settled rows price usage by the rules: cached at the cached rate, cache writes at the write
+rate, reasoning inside completion at the output rate, unpriced as NULL (never $0)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+
+import pytest
+
+from stepswitch.ledger import BYTES_PER_TOKEN, Ledger, estimate_prompt_tokens
+from stepswitch.pricing import worst_case_usd
+from stepswitch.registry import Price
+from stepswitch.wire.types import Usage
+
+from .conftest import PRICE, intent, ok
+
+
+def settle(ledger: Ledger, usage: Usage, price: Price | None = PRICE):
+    reservation = ledger.reserve(intent(price=price), 1, 3000)
+    return ledger.settle(reservation, ok(usage))
+
+
+def test_cached_input_is_priced_at_the_cached_rate(ledger):
+    row = settle(ledger, Usage(prompt_tokens=1_000_000, cached_tokens=600_000))
+    assert row.status == "settled"
+    assert row.usd == pytest.approx(0.4 * 2.0 + 0.6 * 0.2)
+    assert (row.prompt_tokens, row.cached_tokens) == (1_000_000, 600_000)
+    assert row.low_usd == row.high_usd == row.usd
+
+
+def test_cache_writes_are_priced_at_the_write_rate(ledger):
+    row = settle(ledger, Usage(prompt_tokens=1_000_000, cache_write_tokens=400_000))
+    assert row.usd == pytest.approx(0.6 * 2.0 + 0.4 * 2.5)
+    assert row.cache_write_tokens == 400_000
+
+
+def test_reasoning_tokens_are_priced_once_at_the_output_rate(ledger):
+    row = settle(ledger, Usage(completion_tokens=1_000_000, reasoning_tokens=900_000))
+    assert row.usd == pytest.approx(10.0)
+    assert (row.completion_tokens, row.reasoning_tokens) == (1_000_000, 900_000)
+
+
+def test_cached_tokens_without_a_cached_rate_are_priced_as_input(ledger):
+    plain = Price(input=1.0, output=3.0, source="t", as_of=date(2026, 11, 29))
+    row = settle(ledger, Usage(prompt_tokens=1_000_000, cached_tokens=1_000_000), plain)
+    assert row.usd == pytest.approx(1.0)
+
+
+def test_unpriced_rows_store_null_dollars_never_zero(ledger, ledger_path):
+    reservation = ledger.reserve(intent(price=None), 1, 3000)
+    assert reservation.reserved_usd == 0.0
+    row = ledger.settle(reservation, ok(Usage(prompt_tokens=500, completion_tokens=20)))
+    assert row.status == "settled" and not row.priced
+    assert row.usd is None and row.low_usd is None and row.high_usd is None
+    assert row.dollars_text() == "unpriced"
+    assert row.prompt_tokens == 500
+    raw = sqlite3.connect(ledger_path).execute("SELECT usd, priced FROM calls").fetchone()
+    assert raw == (None, 0)
+    spend = ledger.spend("run", "run-1")
+    assert (spend.low, spend.high, spend.unpriced_calls) == (0.0, 0.0, 1)
+    assert "1 unpriced" in spend.text()
+
+
+def test_the_reservation_is_the_list_price_worst_case_of_the_estimated_prompt(ledger):
+    reservation = ledger.reserve(intent(max_output_tokens=2000), 1, 30_001)
+    assert reservation.est_prompt_tokens == 15_001  # 2 bytes a token, rounded up
+    assert reservation.reserved_usd == pytest.approx(worst_case_usd(PRICE, 15_001, 2000))
+    row = ledger.rows()[0]
+    assert row.status == "reserved" and row.reserved_usd == reservation.reserved_usd
+    assert row.price is not None and row.price["cached_input"] == 0.2
+
+
+def test_prompt_token_estimate_errs_high():
+    assert BYTES_PER_TOKEN == 2.0
+    assert estimate_prompt_tokens(0) == 0
+    assert estimate_prompt_tokens(1) == 1
+    assert estimate_prompt_tokens(9) == 5
+    assert estimate_prompt_tokens(9, 1.5) == 6
+    assert estimate_prompt_tokens(9, 0.1) == 9  # never below one token a byte
+    assert estimate_prompt_tokens(9, 4.0) == 5  # never above the default ratio
+
+
+def test_denser_prompts_seen_for_a_model_lower_its_ratio(ledger):
+    dense = Usage(prompt_tokens=3000, completion_tokens=1)  # 1.5 bytes a token: numbers, hashes
+    ledger.settle(ledger.reserve(intent(), 1, 4500), ok(dense))
+    assert ledger.reserve(intent(), 2, 3000).est_prompt_tokens == 2223  # 3000 / (1.5 * 0.9)
+    assert ledger.reserve(intent(model="model-b"), 1, 3000).est_prompt_tokens == 1500
+
+
+def test_sparser_or_small_prompts_do_not_loosen_the_estimate(ledger):
+    sparse = Usage(prompt_tokens=1000, completion_tokens=1)  # 4 bytes a token
+    ledger.settle(ledger.reserve(intent(), 1, 4000), ok(sparse))
+    tiny = Usage(prompt_tokens=1000, completion_tokens=1)  # below the size that calibrates
+    ledger.settle(ledger.reserve(intent(), 2, 1000), ok(tiny))
+    assert ledger.reserve(intent(), 3, 3000).est_prompt_tokens == 1500
+
+
+def test_the_context_window_caps_the_prompt_estimate(ledger):
+    reservation = ledger.reserve(intent(context_window=1000), 1, 30_000)
+    assert reservation.est_prompt_tokens == 1000

@@ -1,0 +1,174 @@
+"""The ledger file: WAL, a versioned schema, one-line errors for bad files that are never
+recreated, and recovery of reservations whose process ended mid-call."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from stepswitch.errors import UsageError
+from stepswitch.ledger import (
+    ORPHAN_ERROR,
+    SCHEMA_VERSION,
+    LedgerError,
+    ledger_command,
+    open_ledger,
+)
+
+from .conftest import WORKER_SCRIPT, intent
+
+
+def test_a_new_ledger_is_made_with_its_folder_in_wal_mode(ledger_path):
+    assert not ledger_path.parent.exists()
+    with open_ledger(ledger_path) as ledger:
+        assert ledger.recovered == []
+    raw = sqlite3.connect(ledger_path)
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+
+
+def test_reopening_keeps_the_rows(ledger_path):
+    with open_ledger(ledger_path) as ledger:
+        ledger.reserve(intent(), 1, 300)
+    with open_ledger(ledger_path) as ledger:
+        assert len(ledger.rows()) == 1  # this process is alive: its reservation stays open
+        assert ledger.rows()[0].status == "reserved"
+
+
+def test_a_corrupt_file_is_a_one_line_error_and_is_left_unchanged(ledger_path):
+    ledger_path.parent.mkdir(parents=True)
+    garbage = b"this is not SQLite at all\n" * 200
+    ledger_path.write_bytes(garbage)
+    with pytest.raises(LedgerError) as info:
+        open_ledger(ledger_path)
+    message = str(info.value)
+    assert str(ledger_path) in message and "file is not a database" in message
+    assert "\n" not in message and info.value.exit_code == 2
+    assert isinstance(info.value, UsageError)
+    assert ledger_path.read_bytes() == garbage
+    assert sorted(p.name for p in ledger_path.parent.iterdir()) == ["ledger.sqlite"]
+
+
+def test_another_sqlite_database_is_not_taken_over(ledger_path):
+    ledger_path.parent.mkdir(parents=True)
+    other = sqlite3.connect(ledger_path)
+    other.execute("CREATE TABLE notes (text TEXT)")
+    other.commit()
+    other.close()
+    with pytest.raises(LedgerError, match="not a stepswitch ledger"):
+        open_ledger(ledger_path)
+    names = sqlite3.connect(ledger_path).execute("SELECT name FROM sqlite_master").fetchall()
+    assert names == [("notes",)]
+
+
+def test_a_locked_ledger_is_a_one_line_error(ledger_path):
+    open_ledger(ledger_path).close()
+    holder = sqlite3.connect(ledger_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(LedgerError, match="locked") as info:
+            open_ledger(ledger_path, busy_timeout_s=0.1)
+        assert str(ledger_path) in str(info.value)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    open_ledger(ledger_path).close()  # nothing was lost or recreated
+
+
+def test_a_write_blocked_past_the_busy_timeout_is_a_ledger_error(ledger_path):
+    ledger = open_ledger(ledger_path, busy_timeout_s=0.1)
+    holder = sqlite3.connect(ledger_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(LedgerError, match="locked"):
+            ledger.reserve(intent(), 1, 300)
+    finally:
+        holder.execute("ROLLBACK")
+    ledger.reserve(intent(), 1, 300)
+    ledger.close()
+
+
+def test_a_newer_schema_is_refused(ledger_path):
+    open_ledger(ledger_path).close()
+    raw = sqlite3.connect(ledger_path)
+    raw.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    raw.commit()
+    raw.close()
+    with pytest.raises(LedgerError, match="newer stepswitch") as info:
+        open_ledger(ledger_path)
+    assert "upgrade stepswitch" in str(info.value)
+
+
+def test_the_report_never_creates_a_missing_ledger(ledger_path):
+    with pytest.raises(LedgerError, match="no ledger at this path"):
+        ledger_command(ledger_path, None, "model", False)
+    assert not ledger_path.exists() and not ledger_path.parent.exists()
+
+
+def test_a_reservation_left_by_a_dead_process_is_recovered_as_a_bound(ledger_path):
+    open_ledger(ledger_path).close()
+    child = subprocess.run(
+        [sys.executable, str(WORKER_SCRIPT), "reserve-exit", str(ledger_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    left = json.loads(child.stdout)
+    with open_ledger(ledger_path) as ledger:
+        assert [r.id for r in ledger.recovered] == [left["row_id"]]
+        row = ledger.recovered[0]
+        assert row.status == "bound" and row.error == ORPHAN_ERROR
+        assert row.low_usd == 0.0 and row.high_usd == row.reserved_usd > 0
+        assert row.pid == left["pid"]
+        assert ledger.recover_orphans() == []  # settled once
+        assert ledger.spend("bench", "bench-1").high == pytest.approx(row.reserved_usd)
+
+
+def _set(ledger_path, sql, *args):
+    raw = sqlite3.connect(ledger_path)
+    raw.execute(sql, args)
+    raw.commit()
+    raw.close()
+
+
+def test_a_reservation_from_an_older_boot_is_recovered(ledger_path):
+    with open_ledger(ledger_path) as ledger:
+        ledger.reserve(intent(), 1, 300)
+    _set(ledger_path, "UPDATE calls SET boot_id = 'an-older-boot'")
+    with open_ledger(ledger_path) as ledger:
+        assert len(ledger.recovered) == 1
+
+
+def test_a_reused_pid_does_not_keep_a_reservation_open(ledger_path):
+    with open_ledger(ledger_path) as ledger:
+        ledger.reserve(intent(), 1, 300)
+    _set(ledger_path, "UPDATE calls SET pid = 1, pid_start = 'not-init-start-time'")
+    with open_ledger(ledger_path) as ledger:
+        if os.path.exists("/proc/1/stat"):
+            assert len(ledger.recovered) == 1
+
+
+def test_reservations_of_live_processes_and_other_hosts_stay_open(ledger_path):
+    with open_ledger(ledger_path) as ledger:
+        ledger.reserve(intent(), 1, 300)
+        ledger.reserve(intent(), 2, 300)
+    _set(ledger_path, "UPDATE calls SET host = 'elsewhere', pid = 999999999 WHERE attempt = 2")
+    assert socket.gethostname() != "elsewhere"
+    with open_ledger(ledger_path) as ledger:
+        assert ledger.recovered == []
+        assert [r.status for r in ledger.rows()] == ["reserved", "reserved"]
+
+
+def test_a_ledger_carried_across_fork_refuses_to_reserve(ledger):
+    from dataclasses import replace
+
+    ledger._me = replace(ledger._me, pid=ledger._me.pid + 1)  # as a forked child would see it
+    with pytest.raises(RuntimeError, match="after fork"):
+        ledger.reserve(intent(), 1, 300)
