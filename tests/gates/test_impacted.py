@@ -197,3 +197,26 @@ def test_module_names_cover_the_package_path_and_the_path_from_the_root(tmp_path
     assert graph.module_names("calc/ops.py") == {"calc.ops"}
     assert graph.module_names("tests/test_ops.py") == {"test_ops", "tests.test_ops"}
     assert graph.module_names("calc/__init__.py") == {"calc"}
+
+
+def test_a_conftest_two_hops_away_puts_its_tests_in_the_wider_ring(tmp_path: Path) -> None:
+    from stepswitch.gates.impacted import impacted_tiers
+
+    write_repo(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/core.py": "X = 1\n",
+            "pkg/markers.py": "from pkg.core import X\n",
+            "tests/conftest.py": "import pkg.markers\n",
+            "tests/test_core.py": "from pkg.core import X\n\ndef test_x():\n    assert X\n",
+            "tests/test_unrelated.py": "def test_u():\n    pass\n",
+        },
+    )
+    nearest, wider, total = impacted_tiers(tmp_path, ["pkg/core.py"])
+    assert nearest == ["tests/test_core.py"]
+    assert wider == ["tests/test_unrelated.py"]
+    assert total == 2
+    # A change the conftest imports directly puts every test under it in the nearest ring.
+    nearest, wider, _ = impacted_tiers(tmp_path, ["pkg/markers.py"])
+    assert nearest == ["tests/test_core.py", "tests/test_unrelated.py"]

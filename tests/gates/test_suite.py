@@ -311,3 +311,39 @@ def test_ssw_gates_exits_1_and_prints_the_failing_report(tmp_path: Path) -> None
     assert "  skip  docs" in text
     assert "verdict: FAILED at lint" in text
     assert "lint: failed (exit 3)\nbad-line" in text
+
+
+RINGS = {
+    "calc/__init__.py": "",
+    "calc/ops.py": "def add(a, b):\n    return a + b\n",
+    "calc/helpers.py": "from calc.ops import add\n\ndef twice(x):\n    return add(x, x)\n",
+    "tests/test_ops.py": "from calc.ops import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    # Two import hops from calc/ops.py, and failing: only the wider ring finds it.
+    "tests/test_helpers.py": (
+        "from calc.helpers import twice\n\ndef test_twice():\n    assert twice(2) == 5\n"
+    ),
+    **{f"tests/test_other_{n}.py": PASSING for n in range(4)},
+}
+
+
+def test_direct_importers_run_first_then_the_wider_ring_before_the_full_suite(
+    tmp_path: Path,
+) -> None:
+    write_repo(tmp_path, RINGS)
+    result = _suite(tmp_path, _tests_gate(tmp_path)).run(["calc/ops.py"])
+    assert result.stages == ("tests:impacted", "tests:impacted-wider")
+    nearest, wider = result.results
+    assert nearest.passed and not wider.passed
+    assert "tests/test_helpers.py::test_twice" in wider.report
+    assert not result.full_ran
+
+
+def test_a_wider_ring_that_is_most_of_the_suite_is_left_to_the_full_suite(
+    tmp_path: Path,
+) -> None:
+    files = {k: v for k, v in RINGS.items() if "test_other" not in k}
+    write_repo(tmp_path, files)
+    result = _suite(tmp_path, _tests_gate(tmp_path)).run(["calc/ops.py"])
+    assert result.stages == ("tests:impacted", "tests:full")
+    assert result.impacted == ("tests/test_helpers.py", "tests/test_ops.py")
+    assert not result.results[-1].passed

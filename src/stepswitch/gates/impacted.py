@@ -266,27 +266,48 @@ class ImportGraph:
 
     def affected(self, changed: Iterable[str]) -> set[str]:
         """The changed .py files and every file that imports one of them, transitively."""
+        return set(self.distances(changed))
+
+    def distances(self, changed: Iterable[str]) -> dict[str, int]:
+        """Each affected file and how many import hops it is from a changed file (0: changed)."""
         start = {c for c in changed if c.endswith(".py")}
-        seen = set(start)
+        seen = dict.fromkeys(start, 0)
         queue = deque(start)
         while queue:
             current = queue.popleft()
             for name in self.module_names(current):
                 for importer in self.importers.get(name, ()):
                     if importer not in seen:
-                        seen.add(importer)
+                        seen[importer] = seen[current] + 1
                         queue.append(importer)
         return seen
 
-    def impacted_tests(self, changed: Iterable[str]) -> list[str]:
-        affected = self.affected(changed)
+    def impacted_tiers(self, changed: Iterable[str]) -> tuple[list[str], list[str]]:
+        """(nearest, wider): the changed test files and the tests that import a changed module
+        directly (or sit under a conftest.py that changed or does), then the other impacted
+        tests, each list sorted. The nearest usually hold the failure, so they run first."""
+        distance = self.distances(changed)
         existing = set(self.files)
-        tests = {f for f in affected if is_test_file(f) and f in existing}
-        for conftest in (f for f in affected if PurePosixPath(f).name == "conftest.py"):
+        nearest: set[str] = set()
+        wider: set[str] = set()
+        for rel, hops in distance.items():
+            if rel in existing and is_test_file(rel):
+                (nearest if hops <= 1 else wider).add(rel)
+        for conftest, hops in distance.items():
+            if PurePosixPath(conftest).name != "conftest.py":
+                continue
             folder = PurePosixPath(conftest).parent.as_posix()
             prefix = "" if folder == "." else folder + "/"
-            tests.update(f for f in self.files if f.startswith(prefix) and is_test_file(f))
-        return sorted(tests)
+            below = {f for f in self.files if f.startswith(prefix) and is_test_file(f)}
+            (nearest if hops <= 1 else wider).update(below)
+        return sorted(nearest), sorted(wider - nearest)
+
+    def impacted_tests(self, changed: Iterable[str]) -> list[str]:
+        nearest, wider = self.impacted_tiers(changed)
+        return sorted([*nearest, *wider])
+
+    def test_files(self) -> list[str]:
+        return [f for f in self.files if is_test_file(f)]
 
 
 def _normalise(root: Path, path: str) -> str | None:
@@ -300,6 +321,16 @@ def _normalise(root: Path, path: str) -> str | None:
     if ".." in clean.parts:
         return None
     return clean.as_posix().removeprefix("./")
+
+
+def impacted_tiers(root: Path, changed: Iterable[str]) -> tuple[list[str], list[str], int]:
+    """(nearest, wider, number of test files in the repository); see ImportGraph.impacted_tiers."""
+    rel = [r for r in (_normalise(root, c) for c in changed) if r]
+    if not any(r.endswith(".py") for r in rel):
+        return [], [], 0
+    graph = ImportGraph(root)
+    nearest, wider = graph.impacted_tiers(rel)
+    return nearest, wider, len(graph.test_files())
 
 
 def impacted_tests(root: Path, changed: Iterable[str]) -> list[str]:

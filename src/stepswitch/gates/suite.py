@@ -39,7 +39,7 @@ from stepswitch.gates.golden import (
     malformed_expected,
     read_expected,
 )
-from stepswitch.gates.impacted import impacted_tests
+from stepswitch.gates.impacted import impacted_tiers
 from stepswitch.gates.protected import check_constants, protected_verdict, touched_paths
 from stepswitch.gates.runner import REPORT_CHARS, Gate, GateResult, run_gate
 
@@ -185,6 +185,11 @@ class SuiteResult:
         }
 
 
+# The impacted tests outside the nearest ring run as a stage of their own only when, with the
+# nearest, they are at most this share of the suite; past it the full suite is as quick.
+WIDER_STAGE_SHARE = 0.5
+
+
 @dataclass
 class _Progress:
     started: float
@@ -286,25 +291,35 @@ class GateSuite:
     def _tests(self, gate: TestsGate, changed: list[str] | None, progress: _Progress) -> None:
         # pytest cuts its summary lines to the terminal width; without a terminal that is 80.
         env = {**self.env, "COLUMNS": self.env.get("COLUMNS", str(TEST_COLUMNS))}
-        files: list[str] = []
+        stages: list[tuple[str, list[str]]] = []
         if gate.impacted_first and changed is not None:
             try:
-                files = impacted_tests(self.root, changed)
+                nearest, wider, total = impacted_tiers(self.root, changed)
             except (OSError, ValueError, RecursionError):
-                files = []  # no impacted stage: the full suite still decides
-        if files:
-            progress.impacted = tuple(files)
+                nearest, wider, total = [], [], 0  # no impacted stage: the full suite decides
+            progress.impacted = tuple(sorted(nearest + wider))
+            stages = [(f"{gate.name}:impacted", nearest or wider)]
+            # The wider ring is worth its own stage only when it is well short of the suite.
+            if nearest and wider and len(nearest) + len(wider) <= total * WIDER_STAGE_SHARE:
+                stages.append((f"{gate.name}:impacted-wider", wider))
+        began_impacted = time.monotonic()
+        for name, files in stages:
+            if not files:
+                continue
             # Explicit files that hold no test make pytest exit 5: that is no failure here.
             command = (
                 f"{gate.stage_command(files)}\nstatus=$?\n"
                 f'[ "$status" -eq {PYTEST_NO_TESTS} ] && exit 0\nexit "$status"'
             )
             began = time.monotonic()
-            result = self._command(f"{gate.name}:impacted", command, gate.timeout_s, env)
-            progress.impacted_s = progress.test_stage_done(began)
+            result = self._command(name, command, gate.timeout_s, env)
+            progress.test_stage_done(began)
             self._record(result, progress)
             if not result.passed:
+                progress.impacted_s = time.monotonic() - began_impacted
                 return
+        if progress.impacted:
+            progress.impacted_s = time.monotonic() - began_impacted
         began = time.monotonic()
         full = gate.stage_command(None)
         result = self._command(f"{gate.name}:full", full, gate.timeout_s, env)
