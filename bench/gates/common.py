@@ -1,0 +1,173 @@
+"""What the gates benchmark's scripts share: where the target project lives, how pytest is run on
+it, and how a mutation is applied and reverted.
+
+The target project is set up by setup.sh under bench/gates/.work/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORK = HERE / ".work"
+PROJECT_NAME = "packaging"
+PROJECT_VERSION = "26.4"
+PROJECT = WORK / f"{PROJECT_NAME}-{PROJECT_VERSION}"
+VENV_PYTHON = WORK / "venv" / "bin" / "python"
+PACKAGE_DIR = "src/packaging"  # the modules that get mutated, relative to PROJECT
+MUTATIONS_JSON = HERE / "mutations.json"
+RESULTS_CSV = HERE / "results.csv"
+SUMMARY_JSON = HERE / "summary.json"
+
+# The same flags for every pytest run, with and without a selection. The project's own addopts
+# (pyproject.toml) still apply: among them `-m "not property"`, which deselects its opt-in
+# Hypothesis property tests in both stages alike.
+PYTEST_FLAGS = ["-q", "-p", "no:cacheprovider"]
+FAIL_FAST = ["-x"]
+# A mutation can turn a loop into an endless one: a run past this is a timeout, not a verdict.
+RUN_TIMEOUT_S = 240.0
+
+_FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
+_COLLECTED = re.compile(r"(\d+)(?:/(\d+))? tests? collected(?: \((\d+) deselected\))?")
+
+
+def pytest_env() -> dict[str, str]:
+    """One process environment for every run: this one, less what would change pytest's
+    behaviour between runs, with a fixed hash seed."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "COV_", "COVERAGE_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    env["PYTHONHASHSEED"] = "0"
+    return env
+
+
+@dataclass(frozen=True)
+class Run:
+    rc: int  # pytest's exit code; -1 for a timeout
+    seconds: float  # wall time of the whole process, start to exit
+    first_failure: str  # the first FAILED/ERROR node id, if any
+    tail: str  # the last lines of the output
+
+    @property
+    def failed(self) -> bool:
+        """A failing verdict: tests failed (1) or a test module did not import (2)."""
+        return self.rc in (1, 2)
+
+    @property
+    def passed(self) -> bool:
+        """A passing verdict: all passed (0), or nothing selected to run (5)."""
+        return self.rc in (0, 5)
+
+
+def run_pytest(args: list[str], *, fail_fast: bool = True, timeout: float = RUN_TIMEOUT_S) -> Run:
+    """Run the target project's pytest with `args` (test files, or none for the whole suite)."""
+    cmd = [
+        str(VENV_PYTHON),
+        "-m",
+        "pytest",
+        *PYTEST_FLAGS,
+        *(FAIL_FAST if fail_fast else []),
+        *args,
+    ]
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd,
+        cwd=PROJECT,
+        env=pytest_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        rc = -1
+    seconds = time.perf_counter() - began
+    text = out.decode("utf-8", "replace")
+    match = _FAILED_LINE.search(text)
+    tail = "\n".join(text.rstrip().splitlines()[-3:])
+    return Run(rc, seconds, match.group(1) if match else "", tail)
+
+
+def collected_count() -> tuple[int, int]:
+    """(tests selected to run, tests deselected by the project's addopts) for the whole suite."""
+    cmd = [str(VENV_PYTHON), "-m", "pytest", *PYTEST_FLAGS, "--collect-only"]
+    proc = subprocess.run(cmd, cwd=PROJECT, env=pytest_env(), capture_output=True, text=True)
+    match = _COLLECTED.search(proc.stdout)
+    if proc.returncode != 0 or not match:
+        raise SystemExit(f"cannot collect the suite:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return int(match.group(1)), int(match.group(3) or 0)
+
+
+def drop_bytecode(module: str) -> None:
+    """Remove the module's cached bytecode: a one-character flip keeps the file's size and can
+    keep its mtime second, and Python would then run the stale .pyc."""
+    path = PROJECT / module
+    cache = path.parent / "__pycache__"
+    for pyc in cache.glob(f"{path.stem}.*.pyc"):
+        pyc.unlink()
+
+
+def apply_mutation(mutation: dict[str, object]) -> bytes:
+    """Write the mutated line into the module; return the original bytes for revert()."""
+    module = str(mutation["module"])
+    path = PROJECT / module
+    original = path.read_bytes()
+    lines = original.decode("utf-8").splitlines(keepends=True)
+    index = int(str(mutation["line"])) - 1
+    before, after = str(mutation["before"]), str(mutation["after"])
+    ending = lines[index][len(lines[index].rstrip("\r\n")) :]
+    if lines[index].rstrip("\r\n") != before:
+        raise SystemExit(f"{module}:{index + 1} is not what mutations.json expects: {before!r}")
+    lines[index] = after + ending
+    path.write_bytes("".join(lines).encode("utf-8"))
+    drop_bytecode(module)
+    return original
+
+
+def revert(mutation: dict[str, object], original: bytes) -> None:
+    module = str(mutation["module"])
+    (PROJECT / module).write_bytes(original)
+    drop_bytecode(module)
+    ensure_clean()
+
+
+def ensure_clean() -> None:
+    """The project's tracked files are as committed by setup.sh."""
+    proc = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if proc.stdout.strip():
+        raise SystemExit(f"{PROJECT} is not clean:\n{proc.stdout}")
+
+
+def require_setup() -> None:
+    if not VENV_PYTHON.exists() or not (PROJECT / ".git").is_dir():
+        raise SystemExit("run bench/gates/setup.sh first")
+    if shutil.which("git") is None:
+        raise SystemExit("git is needed")
+    ensure_clean()
+
+
+def load_json(path: Path) -> dict[str, object]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise SystemExit(f"{path}: not a JSON object")
+    return data
