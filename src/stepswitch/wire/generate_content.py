@@ -26,10 +26,18 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from stepswitch.errors import MalformedResponse, ProviderError
+from stepswitch.errors import ProviderError
 from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
-from stepswitch.wire.shape import RAW_BODY_KEEP, Shape, as_list, as_object, as_text, dump_body
+from stepswitch.wire.shape import (
+    Shape,
+    as_list,
+    as_object,
+    as_text,
+    dump_body,
+    joined,
+    malformed_as,
+)
 from stepswitch.wire.types import (
     Completion,
     FinishReason,
@@ -275,27 +283,15 @@ class GenerateContentCodec:
         return encode_request(request)
 
     def decode(self, body: Any, request_id: str | None) -> Completion:
-        try:
+        with malformed_as("generate-content", lambda: dump_body(body), request_id):
             return _decode(body, request_id)
-        except (Shape, MalformedResponse) as exc:
-            raise MalformedResponse(
-                f"generate-content: {exc}", raw_body=dump_body(body), request_id=request_id
-            ) from None
 
     def decode_stream(
         self, events: Iterable[ServerSentEvent], request_id: str | None
     ) -> Completion:
         seen: list[str] = []
-        try:
+        with malformed_as("generate-content stream", joined(seen), request_id):
             body = _merge_chunks(_chunks(events, seen))
             if not seen:
                 raise Shape("the stream ended before any chunk")
             return _decode(body, request_id)
-        except (Shape, json.JSONDecodeError, MalformedResponse) as exc:
-            raw = "\n".join(seen)[:RAW_BODY_KEEP]
-            raise MalformedResponse(
-                f"generate-content stream: {exc}", raw_body=raw, request_id=request_id
-            ) from None
-        except ProviderError as exc:
-            exc.request_id = exc.request_id or request_id
-            raise

@@ -17,10 +17,18 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from stepswitch.errors import MalformedResponse, ProviderError
+from stepswitch.errors import ProviderError
 from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
-from stepswitch.wire.shape import RAW_BODY_KEEP, Shape, as_list, as_object, as_text, dump_body
+from stepswitch.wire.shape import (
+    Shape,
+    as_list,
+    as_object,
+    as_text,
+    dump_body,
+    joined,
+    malformed_as,
+)
 from stepswitch.wire.types import (
     Completion,
     FinishReason,
@@ -272,30 +280,18 @@ class ResponsesCodec:
         return encode_request(request)
 
     def decode(self, body: Any, request_id: str | None) -> Completion:
-        try:
+        with malformed_as("responses", lambda: dump_body(body), request_id):
             return _completion(as_object(body, "response"), request_id)
-        except (Shape, MalformedResponse) as exc:
-            raise MalformedResponse(
-                f"responses: {exc}", raw_body=dump_body(body), request_id=request_id
-            ) from None
 
     def decode_stream(
         self, events: Iterable[ServerSentEvent], request_id: str | None
     ) -> Completion:
         state = _StreamState()
         seen: list[str] = []
-        try:
+        with malformed_as("responses stream", joined(seen), request_id):
             for event in events:
                 seen.append(event.data)
                 data = as_object(json.loads(event.data), "stream event")
                 kind = data.get("type") or event.event
                 state.add(str(kind), data)
             return _completion(state.body(), request_id)
-        except (Shape, json.JSONDecodeError, MalformedResponse) as exc:
-            raw = "\n".join(seen)[:RAW_BODY_KEEP]
-            raise MalformedResponse(
-                f"responses stream: {exc}", raw_body=raw, request_id=request_id
-            ) from None
-        except ProviderError as exc:
-            exc.request_id = exc.request_id or request_id
-            raise

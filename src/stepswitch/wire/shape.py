@@ -4,7 +4,11 @@ MalformedResponse with the raw body kept, never a KeyError."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from stepswitch.errors import MalformedResponse, ProviderError
 
 RAW_BODY_KEEP = 20_000  # raw bodies kept for the record are capped like the client caps them
 
@@ -38,3 +42,23 @@ def as_text(value: Any, where: str) -> str:
     if not isinstance(value, str):
         raise Shape(f"{where} is not a string")
     return value
+
+
+def joined(seen: list[str]) -> Callable[[], str]:
+    """The stream events seen so far, as the raw body to keep."""
+    return lambda: "\n".join(seen)[:RAW_BODY_KEEP]
+
+
+@contextmanager
+def malformed_as(label: str, raw_body: Callable[[], str], request_id: str | None) -> Iterator[None]:
+    """Inside, a shape problem becomes one MalformedResponse naming `label`, with the raw body;
+    a ProviderError (an error event in a stream) keeps the request id."""
+    try:
+        yield
+    except (Shape, json.JSONDecodeError, MalformedResponse) as exc:
+        raise MalformedResponse(
+            f"{label}: {exc}", raw_body=raw_body(), request_id=request_id
+        ) from None
+    except ProviderError as exc:
+        exc.request_id = exc.request_id or request_id
+        raise
