@@ -11,11 +11,10 @@ from stepswitch.gates.config import (
     GoldenGate,
     ProtectedGate,
     TestsGate,
-    detect_gates,
-    load_gates,
     protected_paths,
     read_gate_config,
 )
+from stepswitch.gates.detect import detect_gates, load_gates
 from tests.gates import write_repo
 
 PYPROJECT_GATES = """

@@ -14,10 +14,11 @@ from stepswitch.gates.config import (
     GoldenGate,
     ProtectedGate,
     TestsGate,
-    pytest_command,
 )
+from stepswitch.gates.report import focused_report, gate_report
 from stepswitch.gates.runner import GateResult
-from stepswitch.gates.suite import GateSuite, focused_report, gate_report
+from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.tools import pytest_command
 from tests.gates import write_repo
 
 PY = shlex.quote(sys.executable)

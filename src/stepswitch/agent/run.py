@@ -25,7 +25,8 @@ from stepswitch.agent.worktree import (
     remove_worktree,
 )
 from stepswitch.errors import RunStopped, SswError, UsageError
-from stepswitch.gates.config import load_gates, protected_paths
+from stepswitch.gates.config import protected_paths
+from stepswitch.gates.detect import load_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
 from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.loopback import LoopbackServer

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from stepswitch.environment import clean_env
 from stepswitch.errors import SswError, UsageError
-from stepswitch.gates.config import GateConfig, load_gates
+from stepswitch.gates.config import GateConfig
+from stepswitch.gates.detect import load_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
 
 

@@ -46,11 +46,8 @@ but that is not installed gives a failing gate saying "command not found", never
 
 from __future__ import annotations
 
-import configparser
 import re
 import shlex
-import shutil
-import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -59,7 +56,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stepswitch.errors import ConfigError
-from stepswitch.gates.impacted import is_test_file, python_files
+from stepswitch.gates.tools import pytest_command
 from stepswitch.globs import glob_match
 
 PYPROJECT = "pyproject.toml"
@@ -210,11 +207,6 @@ def read_gate_config(root: Path) -> GateConfig | None:
     return GateConfig(gates, f"{PYPROJECT} [{PYPROJECT_KEY}]", PYPROJECT)
 
 
-def load_gates(root: Path) -> GateConfig:
-    """The configured gates, or the detected ones when the repository configures none."""
-    return read_gate_config(root) or detect_gates(root)
-
-
 def _key_of(prefix: str, loc: tuple[int | str, ...]) -> str:
     key = prefix
     for part in loc:
@@ -336,113 +328,6 @@ def _check_paths(gate: GateSpec, file: str, key: str) -> None:
                 f"{path!r} is not inside the repository",
                 "use a path relative to the repository root",
             )
-
-
-# -- detection ----------------------------------------------------------------------------------
-
-
-def _venv_bins(root: Path) -> list[Path]:
-    roots = [root]
-    # A run's worktree lives in <repo>/.ssw/worktrees/<run-id>: the repository's venv serves it.
-    if root.parent.name == "worktrees" and root.parent.parent.name == ".ssw":
-        roots.append(root.parent.parent.parent)
-    return [r / venv / "bin" for r in roots for venv in (".venv", "venv")]
-
-
-def _executable(path: Path) -> bool:
-    return path.is_file() and bool(path.stat().st_mode & 0o111)
-
-
-def tool_command(root: Path, name: str) -> str:
-    """The repository's own copy of a tool, else the one on PATH, else Stepswitch's, else the bare
-    name (which then fails as "command not found")."""
-    for folder in _venv_bins(root):
-        if _executable(folder / name):
-            return shlex.quote(str(folder / name))
-    on_path = shutil.which(name)
-    if on_path:
-        return shlex.quote(on_path)
-    beside = Path(sys.executable).parent / name
-    return shlex.quote(str(beside)) if _executable(beside) else name
-
-
-def pytest_command(root: Path) -> str:
-    python = next(
-        (f / "python" for f in _venv_bins(root) if _executable(f / "python")),
-        Path(sys.executable),
-    )
-    return f"{shlex.quote(str(python))} -m pytest -q -x -p no:cacheprovider"
-
-
-def _ini_section(path: Path, section: str) -> dict[str, str] | None:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError):
-        return None
-    return dict(parser[section]) if parser.has_section(section) else None
-
-
-def _quiet_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return {}
-
-
-_PY_GLOBS = ("*.py", "*.pyi")
-
-
-def detect_gates(root: Path) -> GateConfig:
-    """Gates for a repository without configuration: the checks it already uses, cheapest first."""
-    tool = _quiet_toml(root / PYPROJECT).get("tool", {})
-    tool = tool if isinstance(tool, dict) else {}
-    gates: list[GateSpec] = []
-    ruff_files = ("ruff.toml", ".ruff.toml")
-    if "ruff" in tool or any((root / f).is_file() for f in ruff_files):
-        ruff = tool_command(root, "ruff")
-        ruff_globs = (*_PY_GLOBS, PYPROJECT, *ruff_files)
-        gates.append(
-            CommandGate(
-                name="format", command=f"{ruff} format --check .", timeout_s=120.0, globs=ruff_globs
-            )
-        )
-        gates.append(
-            CommandGate(
-                name="lint",
-                command=f"{ruff} check --output-format concise .",
-                timeout_s=120.0,
-                globs=ruff_globs,
-            )
-        )
-    mypy_args = _mypy_args(root, tool)
-    if mypy_args is not None:
-        command = f"{tool_command(root, 'mypy')} {mypy_args}".strip()
-        mypy_globs = (*_PY_GLOBS, PYPROJECT, "mypy.ini", ".mypy.ini", "setup.cfg")
-        gates.append(CommandGate(name="types", command=command, timeout_s=600.0, globs=mypy_globs))
-    if any(is_test_file(f) for f in python_files(root)):
-        gates.append(
-            TestsGate(name="tests", kind="tests", command=pytest_command(root), timeout_s=1800.0)
-        )
-    return GateConfig(tuple(gates), "detected")
-
-
-def _mypy_args(root: Path, tool: dict[str, Any]) -> str | None:
-    """None when the repository does not configure mypy; "" when its config names the files."""
-    section: dict[str, Any] | None = None
-    if isinstance(tool.get("mypy"), dict):
-        section = tool["mypy"]
-    else:
-        for name in ("mypy.ini", ".mypy.ini", "setup.cfg"):
-            if (root / name).is_file():
-                section = _ini_section(root / name, "mypy")
-                if section is not None:
-                    break
-    if section is None:
-        return None
-    if section.get("files"):
-        return ""
-    return "src" if (root / "src").is_dir() else "."
 
 
 def protected_paths(config: GateConfig) -> tuple[str, ...]:
