@@ -26,17 +26,8 @@ class GateResult:
     name: str
     passed: bool
     duration_s: float
-    report: str  # short: what the model needs to act on
+    report: str  # short: what the model needs to act on (run_gate gives the headline only)
     log: str  # the whole output, for the run folder
-
-
-def short_report(output: str, limit: int = REPORT_CHARS) -> str:
-    """Keep the lines that say what failed; cap the size."""
-    lines = output.splitlines()
-    keys = ("FAILED", "Error", "error", "assert", "Traceback", "E ", "failed", "passed")
-    wanted = [line for line in lines if any(k in line for k in keys)]
-    text = "\n".join(wanted or lines[-30:])
-    return text if len(text) <= limit else text[: limit - 20] + "\n[report cut]"
 
 
 def run_gate(gate: Gate, root: Path, env: dict[str, str]) -> GateResult:
@@ -65,5 +56,5 @@ def run_gate(gate: Gate, root: Path, env: dict[str, str]) -> GateResult:
     head = f"{gate.name}: {'passed' if passed else f'failed (exit {proc.returncode})'}"
     if proc.returncode == 127:
         head += f"; command not found: {shlex.split(gate.command)[0]}"
-    report = head if passed else f"{head}\n{short_report(text)}"
-    return GateResult(gate.name, passed, time.monotonic() - began, report, text)
+    # The headline only: gates.report turns the log into what the model sees.
+    return GateResult(gate.name, passed, time.monotonic() - began, head, text)
