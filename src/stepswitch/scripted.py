@@ -44,6 +44,7 @@ class ScriptedReply(_Strict):
     finish_reason: Literal["stop", "tool_calls", "length"] | None = None
     usage: ScriptedUsage | None = None  # None: estimated from the request (4 chars a token)
     omit_usage: bool = False  # answer without usage, as some servers do
+    delay_s: float = Field(default=0.0, ge=0, le=600)  # answer this late (a slow provider)
 
 
 class Script(_Strict):
@@ -107,7 +108,8 @@ class ScriptedResponder:
             prompt = json.dumps(body.get("messages", []))
             cached_chars = common_prefix_len(prompt, self._last_prompt.get(model, ""))
             self._last_prompt[model] = prompt
-            return Reply(body=_completion_body(reply, model, self._served, prompt, cached_chars))
+            body = _completion_body(reply, model, self._served, prompt, cached_chars)
+            return Reply(body=body, delay_s=reply.delay_s)
 
 
 def _error(status: int, message: str) -> Reply:

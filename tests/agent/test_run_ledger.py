@@ -118,3 +118,82 @@ def test_a_corrupt_ledger_stops_the_run_before_it_starts_and_is_left_as_it_was(
     assert not (bug_repo / ".ssw" / "worktrees").exists() or not any(
         (bug_repo / ".ssw" / "worktrees").iterdir()
     )
+
+
+def _count(path: Path, status: str) -> int:
+    import contextlib
+    import sqlite3
+
+    if not path.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(path, timeout=5)) as raw:
+        try:
+            query = "SELECT COUNT(*) FROM calls WHERE status = ?"
+            return int(raw.execute(query, (status,)).fetchone()[0])
+        except sqlite3.OperationalError:  # the schema is not written yet
+            return 0
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_open_call(
+    tmp_path: Path, bug_repo: Path, extra_models: Path
+):
+    import signal
+    import time
+
+    from .conftest import BUG_TASK, write_policy, write_script
+
+    plan, navigate, read, *_ = explore()
+    replies = [plan, navigate, {**read, "delay_s": 120}]  # the third call hangs until the kill
+    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    ledger = bug_repo / ".ssw" / "ledger.sqlite"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    command = [
+        sys.executable,
+        "-m",
+        "stepswitch",
+        "run",
+        str(bug_repo),
+        "--task",
+        BUG_TASK,
+        "--policy",
+        str(write_policy(tmp_path, policy)),
+        "--script",
+        str(write_script(tmp_path, replies)),
+    ]
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (_count(ledger, "settled") == 2 and _count(ledger, "reserved") == 1):
+            assert process.poll() is None, "ssw run ended before the hanging call"
+            assert time.monotonic() < deadline, "the third call never started"
+            time.sleep(0.05)  # polling a file another process writes; the check is the condition
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+
+    assert _count(ledger, "settled") == 2  # every committed row survived
+    result = subprocess.run(
+        [sys.executable, "-m", "stepswitch", "ledger", "--ledger", str(ledger), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert len(report["recovered"]) == 1  # the open reservation, reported on the next start
+    with open_ledger(ledger) as book:
+        rows = book.rows()
+    assert [r.status for r in rows] == ["settled", "settled", "bound"]
+    open_call = rows[-1]
+    assert open_call.reserved_usd > 0
+    assert (open_call.low_usd, open_call.high_usd) == (0, open_call.reserved_usd)
