@@ -20,7 +20,7 @@ from stepswitch.agent.workspace import Workspace
 from stepswitch.errors import RunStopped
 from stepswitch.gates.suite import SuiteResult
 from stepswitch.policy import StepType
-from stepswitch.records import GateRecord, ReviewRecord, StepRecord
+from stepswitch.records import GateRecord, ReviewRecord
 
 GateRunner = Callable[[list[str]], SuiteResult]  # changed paths -> the gates' verdicts
 DiffReader = Callable[[], tuple[str, list[str]]]  # -> (diff text, changed paths)
@@ -94,15 +94,8 @@ class StepMachine:
         passed = suite.passed
         s = self.session
         failing = suite.failed
-        record = StepRecord(
-            run_id=s.run_id,
-            index=s.totals.steps,
-            step_type="gates",
-            worker="-",
-            provider="-",
-            model="-",
-            escalation=s.level,
-            scripted=s.is_scripted,
+        record = s.record_event(
+            "gates",
             gate=[
                 GateRecord(name=v.name, passed=v.passed, duration_s=v.duration_s, report=v.report)
                 for v in suite.results
@@ -110,7 +103,6 @@ class StepMachine:
             gate_timings=suite.timings(),
             note="passed" if passed else f"failed: {failing.name if failing else '?'}",
         )
-        s.folder.append_step(record)
         first = suite.first_verdict_s
         when = f" (first test verdict {first:.1f} s)" if first is not None else ""
         s.print_line(f"    gates     {record.note}: {', '.join(suite.stages) or 'none'}{when}")
@@ -141,20 +133,7 @@ class StepMachine:
                     f"    review    reviewer says {verdict}, second opinion says {second}"
                 )
         self.result.reviews.append(record)
-        s = self.session
-        s.folder.append_step(
-            StepRecord(
-                run_id=s.run_id,
-                index=s.totals.steps,
-                step_type="review_verdicts",
-                worker="-",
-                provider="-",
-                model="-",
-                escalation=s.level,
-                scripted=s.is_scripted,
-                review=record,
-            )
-        )
+        self.session.record_event("review_verdicts", review=record)
         return verdict, reasons
 
 

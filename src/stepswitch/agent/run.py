@@ -7,6 +7,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +33,7 @@ from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.loopback import LoopbackServer
 from stepswitch.policy import Policy, load_policy
 from stepswitch.records import RunFolder, RunRecord
-from stepswitch.registry import ProviderSpec, load_registry
+from stepswitch.registry import load_registry
 from stepswitch.scripted import SCRIPTED_PROVIDER, load_script, start_scripted_server
 from stepswitch.wire.types import ToolCall
 
@@ -87,36 +88,37 @@ def run_task(options: RunOptions, print_line: Callable[[str], None]) -> RunRecor
         raise UsageError(f"{options.repo} is not the top of a git repository; run `git init` there")
     policy = _with_overrides(load_policy(options.policy_path), options)
     registry = load_registry()
-    scripted = _uses_scripted(policy)
-    server: LoopbackServer | None = None
-    if scripted:
-        if options.script is None:
-            raise UsageError("this policy uses the scripted provider: pass --script replies.yaml")
-        server, _ = start_scripted_server(load_script(options.script))
-    try:
-        return _run(options, repo, policy, registry, server, print_line)
-    finally:
-        if server is not None:
-            server.stop()
-
-
-def _run(
-    options: RunOptions,
-    repo: Path,
-    policy: Policy,
-    registry: dict[str, ProviderSpec],
-    server: LoopbackServer | None,
-    print_line: Callable[[str], None],
-) -> RunRecord:
     run_id = new_run_id()
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
-    ledger = open_ledger(ledger_path(options, repo))
-    try:
-        return _run_with_ledger(
-            options, repo, policy, registry, server, print_line, run_id, folder, ledger
+    with ExitStack() as cleanup:  # undone in reverse: worktree, session, ledger, scripted server
+        server: LoopbackServer | None = None
+        if _uses_scripted(policy):
+            if options.script is None:
+                raise UsageError("this policy uses the scripted provider: pass --script F.yaml")
+            server, _ = start_scripted_server(load_script(options.script))
+            cleanup.callback(server.stop)
+        ledger = open_ledger(ledger_path(options, repo))
+        cleanup.callback(ledger.close)
+        _report_recovered(ledger, print_line)
+        limit = policy.limits.budget_usd
+        # Built before the worktree: a policy it refuses (unpriced model, no key) leaves nothing.
+        session = Session(
+            ledger=ledger,
+            budgets=(Budget("task", run_id, limit),) if limit is not None else (),
+            tags=dict(options.tags),
+            run_id=run_id,
+            policy=policy,
+            registry=registry,
+            folder=folder,
+            deadline=time.monotonic() + policy.limits.wall_time_s,
+            print_line=print_line,
+            scripted_base_url=server.base_url if server else None,
         )
-    finally:
-        ledger.close()
+        cleanup.callback(session.close)
+        worktree = create_worktree(repo, run_id)
+        cleanup.callback(remove_worktree, worktree)
+        return _run_in_worktree(options, worktree, session, folder, print_line)
+    raise AssertionError("unreachable")  # ExitStack re-raises; mypy cannot see it
 
 
 def ledger_path(options: RunOptions, repo: Path) -> Path:
@@ -126,45 +128,13 @@ def ledger_path(options: RunOptions, repo: Path) -> Path:
     return Path(from_env) if from_env else repo / ".ssw" / "ledger.sqlite"
 
 
-def _run_with_ledger(
-    options: RunOptions,
-    repo: Path,
-    policy: Policy,
-    registry: dict[str, ProviderSpec],
-    server: LoopbackServer | None,
-    print_line: Callable[[str], None],
-    run_id: str,
-    folder: RunFolder,
-    ledger: Ledger,
-) -> RunRecord:
+def _report_recovered(ledger: Ledger, print_line: Callable[[str], None]) -> None:
     if ledger.recovered:
         high = sum(r.high_usd or 0.0 for r in ledger.recovered)
         print_line(
             f"ledger: {len(ledger.recovered)} call(s) left open by a process that ended mid-call "
             f"are now bounds (up to ${high:.4f} in all): see `ssw ledger`"
         )
-    limit = policy.limits.budget_usd
-    # Built before the worktree: a policy it refuses (unpriced model, missing key) leaves nothing.
-    session = Session(
-        ledger=ledger,
-        budgets=(Budget("task", run_id, limit),) if limit is not None else (),
-        tags=dict(options.tags),
-        run_id=run_id,
-        policy=policy,
-        registry=registry,
-        folder=folder,
-        deadline=time.monotonic() + policy.limits.wall_time_s,
-        print_line=print_line,
-        scripted_base_url=server.base_url if server else None,
-    )
-    try:
-        worktree = create_worktree(repo, run_id)
-        try:
-            return _run_in_worktree(options, worktree, session, folder, print_line)
-        finally:
-            remove_worktree(worktree)
-    finally:
-        session.close()
 
 
 def _run_in_worktree(

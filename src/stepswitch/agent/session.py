@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from stepswitch.errors import ConfigError, RungExhausted, RunStopped
 from stepswitch.ledger import Budget, CallIntent, CallRow, CallTracker, Ledger
@@ -288,6 +289,22 @@ class Session:
         self.totals.prompt_tokens += usage.prompt_tokens
         self.totals.cached_tokens += usage.cached_tokens
         self.totals.completion_tokens += usage.completion_tokens
+
+    def record_event(self, step_type: str, **fields: Any) -> StepRecord:
+        """A record that is no model call (gates, review verdicts), placed after the last step."""
+        record = StepRecord(
+            run_id=self.run_id,
+            index=self.totals.steps,
+            step_type=step_type,
+            worker="-",
+            provider="-",
+            model="-",
+            escalation=self.level,
+            scripted=self.is_scripted,
+            **fields,
+        )
+        self.folder.append_step(record)
+        return record
 
     def finish(self, record: StepRecord) -> None:
         self.folder.append_step(record)
