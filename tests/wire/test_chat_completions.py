@@ -1,4 +1,3 @@
-import json
 from pathlib import Path
 
 import pytest
@@ -14,15 +13,14 @@ from stepswitch.wire.types import (
     ToolCall,
     ToolSpec,
 )
+from tests.wire.recorded import recorded_body
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "chat_completions"
 codec = ChatCompletionsCodec()
 
 
 def fixture(name: str) -> dict:
-    body = json.loads((FIXTURES / name).read_text())
-    body.pop("_source")
-    return body
+    return recorded_body("chat_completions", name)
 
 
 def test_two_tool_calls_in_one_turn_decode_in_order_with_cached_and_reasoning_usage():

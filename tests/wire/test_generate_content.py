@@ -1,5 +1,3 @@
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +18,8 @@ from stepswitch.wire.types import (
     ToolCall,
     ToolSpec,
 )
+from tests.wire.recorded import recorded_body, recorded_stream
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "generate_content"
 codec = GenerateContentCodec()
 BASE = "https://generativelanguage.googleapis.com/v1beta/"
 
@@ -32,14 +30,11 @@ ASK = (Message("system", "Be brief."), Message("user", "Fix the test."))
 
 
 def fixture(name: str) -> Any:
-    body = json.loads((FIXTURES / name).read_text())
-    body.pop("_source")
-    return body
+    return recorded_body("generate_content", name)
 
 
 def stream(name: str, request_id: str | None = None) -> Completion:
-    lines = (FIXTURES / name).read_text().splitlines(keepends=True)
-    return codec.decode_stream(read_events(lines), request_id)
+    return recorded_stream(codec, "generate_content", name, request_id)
 
 
 def tool_loop(*, named: bool = True) -> tuple[Message, ...]:

@@ -1,4 +1,3 @@
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from stepswitch.wire.types import (
     ToolCall,
     ToolSpec,
 )
+from tests.wire.recorded import recorded_body, recorded_stream
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "messages"
 codec = MessagesCodec()
@@ -27,14 +27,11 @@ ASK = (Message("system", "Be brief."), Message("user", "Fix the test."))
 
 
 def fixture(name: str) -> Any:
-    body = json.loads((FIXTURES / name).read_text())
-    body.pop("_source")
-    return body
+    return recorded_body("messages", name)
 
 
 def stream(name: str, request_id: str | None = None) -> Completion:
-    lines = (FIXTURES / name).read_text().splitlines(keepends=True)
-    return codec.decode_stream(read_events(lines), request_id)
+    return recorded_stream(codec, "messages", name, request_id)
 
 
 def tool_loop() -> tuple[Message, ...]:
