@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from stepswitch.errors import AuthError, ConfigError, ProviderError, UsageError
 from stepswitch.registry import ProviderSpec, parse_preset
 from stepswitch.wire.client import redact
+from stepswitch.wire.codec import bearer_headers
 
 # Listings quote dollars per token; presets store dollars per million tokens.
 _PER_MILLION = Decimal(1_000_000)
@@ -94,9 +95,7 @@ def _scrub(text: str, api_key: str | None) -> str:
 
 
 def _fetch(url: str, provider: ProviderSpec, api_key: str | None, http: httpx.Client) -> str:
-    headers = {"Accept": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
+    headers = {"Accept": "application/json", **bearer_headers(api_key)}
     try:
         response = http.get(url, headers=headers)
     except httpx.HTTPError as exc:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stepswitch.errors import MalformedResponse
-from stepswitch.wire.codec import join_url
+from stepswitch.wire.codec import bearer_headers, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import dump_body
 from stepswitch.wire.types import (
@@ -82,7 +82,7 @@ class ChatCompletionsCodec:
         return join_url(base_url, "chat/completions")
 
     def headers(self, api_key: str | None) -> dict[str, str]:
-        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        return bearer_headers(api_key)
 
     def encode(self, request: Request) -> dict[str, Any]:
         body: dict[str, Any] = {

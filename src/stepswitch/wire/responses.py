@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from stepswitch.errors import ProviderError
-from stepswitch.wire.codec import join_url
+from stepswitch.wire.codec import bearer_headers, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import (
     Shape,
@@ -274,7 +274,7 @@ class ResponsesCodec:
         return join_url(base_url, "responses")
 
     def headers(self, api_key: str | None) -> dict[str, str]:
-        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        return bearer_headers(api_key)
 
     def encode(self, request: Request) -> dict[str, Any]:
         return encode_request(request)
