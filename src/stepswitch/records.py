@@ -93,6 +93,7 @@ class RunRecord(_Record):
     steps: int = 0
     escalations: int = 0
     gate_failures: int = 0
+    model_output_failures: int = 0  # prose instead of a tool call, cut-off thinking, empty stops
     prompt_tokens: int = 0
     cached_tokens: int = 0
     completion_tokens: int = 0

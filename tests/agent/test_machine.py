@@ -501,3 +501,9 @@ def test_the_gate_configuration_is_protected_from_the_models_writes(tmp_path: Pa
     assert ".stepswitch.toml" in refused[0].output_excerpt
     assert run.on_branch(".stepswitch.toml") == '[gates.tests]\nkind = "tests"\n'
     assert (run.record.outcome, run.record.exit_code) == ("done", 0)
+
+
+def test_the_run_record_counts_every_model_output_failure(faulty_run: Finished):
+    failed_steps = [s for s in faulty_run.steps if s.model_output_failure]
+    assert len(failed_steps) >= 4  # prose (three times), cut-off thinking, an empty stop
+    assert faulty_run.saved.model_output_failures == len(failed_steps)

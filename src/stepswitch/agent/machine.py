@@ -11,7 +11,7 @@ A rejecting review sends the task back to edit once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from stepswitch.agent.phase import PhaseResult, review_change, run_phase
 from stepswitch.agent.prompts import TaskBrief
@@ -29,7 +29,6 @@ DiffReader = Callable[[], tuple[str, list[str]]]  # -> (diff text, changed paths
 @dataclass
 class MachineResult:
     commit_message: str
-    reviews: list[ReviewRecord] = field(default_factory=list)
     gate_failures: int = 0
     model_output_failures: int = 0
 
@@ -132,7 +131,6 @@ class StepMachine:
                 self.session.print_line(
                     f"    review    reviewer says {verdict}, second opinion says {second}"
                 )
-        self.result.reviews.append(record)
         self.session.record_event("review_verdicts", review=record)
         return verdict, reasons
 

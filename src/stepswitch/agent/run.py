@@ -193,6 +193,7 @@ def _run_in_worktree(
     t = session.totals
     record.steps, record.escalations = t.steps, session.level
     record.gate_failures = machine.result.gate_failures
+    record.model_output_failures = machine.result.model_output_failures
     record.prompt_tokens, record.cached_tokens = t.prompt_tokens, t.cached_tokens
     record.completion_tokens, record.cost_usd = t.completion_tokens, t.cost_usd
     record.cost_high_usd, record.tags = t.cost_high_usd, dict(session.tags)
