@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from stepswitch.errors import DeadlineExceeded
-from stepswitch.probe import ProbeReport, format_probe_summary, run_probe, write_probe
-from stepswitch.registry import ModelSpec, Price, ProviderSpec
-from stepswitch.wire.chat_completions import ChatCompletionsCodec
+from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec
 from stepswitch.wire.client import HttpProvider, RetryPolicy
+from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
+from stepswitch.wire.probe import ProbeReport, format_probe_summary, run_probe, write_probe
 from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request
 from tests.llamacpp_server import CONTEXT_TOKENS, running_server
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from stepswitch.errors import ConfigError
-from stepswitch.policy import Policy, Router, StepType, load_policy
-from stepswitch.policy_check import check_policy, render_policy_check
-from stepswitch.registry import ModelSpec, Price, ProviderSpec, clear_cache, load_registry
+from stepswitch.policy.check import check_policy, render_policy_check
+from stepswitch.policy.model import Policy, Router, StepType, load_policy
+from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec, clear_cache, load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ROOT / "bench" / "policies"

@@ -1,6 +1,6 @@
 import pytest
 
-from stepswitch.prefix import common_prefix_len
+from stepswitch.util.prefix import common_prefix_len
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from stepswitch.errors import AuthError, ProviderError, UsageError
-from stepswitch.prices import NOT_IN_PRESET, PriceChange, refresh_prices
-from stepswitch.registry import parse_preset
+from stepswitch.registry.presets import parse_preset
+from stepswitch.registry.refresh import NOT_IN_PRESET, PriceChange, refresh_prices
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "prices"

@@ -2,8 +2,8 @@ from datetime import date
 
 import pytest
 
-from stepswitch.pricing import cost_usd, worst_case_usd
-from stepswitch.registry import Price
+from stepswitch.ledger.pricing import cost_usd, worst_case_usd
+from stepswitch.registry.presets import Price
 from stepswitch.wire.types import Usage
 
 PRICE = Price(

@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 from stepswitch.errors import AuthError
-from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply
-from stepswitch.probe import (
+from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
+from stepswitch.registry.presets import Effort, ModelSpec, Price, ProviderSpec
+from stepswitch.wire.probe import (
     ProbeReport,
     ProbeResult,
     format_probe_summary,
     run_probe,
     write_probe,
 )
-from stepswitch.registry import Effort, ModelSpec, Price, ProviderSpec
 
 MODEL = "org/model-1"
 

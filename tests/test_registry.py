@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.errors import ConfigError, UsageError
-from stepswitch.registry import (
+from stepswitch.registry.presets import (
     ModelSpec,
     Price,
     ProviderSpec,

@@ -200,7 +200,7 @@ def _import_rows(stderrs: list[str], top: int = 14) -> list[dict[str, Any]]:
 
 
 def first_call(reps: int = 5) -> dict[str, Any]:
-    import stepswitch.loopback as loopback
+    import stepswitch.fakes.loopback as loopback
 
     clock = common.ServerClock()
     clock.instrument(loopback)

@@ -141,10 +141,10 @@ def main() -> None:
     policy_path.write_text(task.POLICY, encoding="utf-8")
 
     import stepswitch.agent.run as run_mod
+    import stepswitch.fakes.loopback as loopback
     import stepswitch.gates.runner as runner
-    import stepswitch.loopback as loopback
     from stepswitch.agent.run import RunOptions, run_task
-    from stepswitch.agent.workspace import Workspace
+    from stepswitch.agent.workspace.paths import Workspace
     from stepswitch.records import RunFolder
 
     # Gate subprocesses, timed in the run around runner.run_gate (Popen to communicate), the

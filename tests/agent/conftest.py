@@ -26,7 +26,7 @@ import yaml
 
 from stepswitch.agent.run import RunOptions, run_task
 from stepswitch.records import RunFolder, RunRecord, StepRecord, ToolCallRecord
-from stepswitch.registry import clear_cache, registry_dir
+from stepswitch.registry.presets import clear_cache, registry_dir
 
 REPOS = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.registry import clear_cache
+from stepswitch.registry.presets import clear_cache
 
 from .conftest import (
     BUG_LINE,

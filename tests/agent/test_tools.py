@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from stepswitch.agent.tools import (
+from stepswitch.agent.tools.execute import (
     READ_PREFIX_RE,
     TOOLS,
     ToolResult,

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.agent.workspace import PathRefused, Workspace
-from stepswitch.globs import glob_match
+from stepswitch.agent.workspace.paths import PathRefused, Workspace
+from stepswitch.util.globs import glob_match
 
 
 @pytest.fixture

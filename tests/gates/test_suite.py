@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from stepswitch.gates.cli_gates import gates_command
+from stepswitch.cli.gates import gates_command
 from stepswitch.gates.config import (
     CommandGate,
     GateConfig,

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from stepswitch.ledger import Budget, CallIntent, Ledger, open_ledger
-from stepswitch.pricing import worst_case_usd
-from stepswitch.registry import Price
-from stepswitch.wire.client import Attempt
-from stepswitch.wire.types import Completion, FinishReason, Message, Usage
+from stepswitch.ledger.pricing import worst_case_usd
+from stepswitch.registry.presets import Price
+from stepswitch.wire.types import Attempt, Completion, FinishReason, Message, Usage
 
 PRICE = Price(
     input=2.0, cached_input=0.2, cache_write=2.5, output=10.0, source="t", as_of=date(2026, 11, 29)

@@ -9,13 +9,13 @@ import time
 import pytest
 
 from stepswitch.errors import DeadlineExceeded, ProviderError
+from stepswitch.fakes.loopback import LoopbackServer, Reply, ReplyQueue
 from stepswitch.ledger import CallTracker, Ledger
 from stepswitch.ledger.book import NO_USAGE, http_refusal
-from stepswitch.loopback import LoopbackServer, Reply, ReplyQueue
-from stepswitch.pricing import worst_case_usd
-from stepswitch.wire.chat_completions import ChatCompletionsCodec
-from stepswitch.wire.client import Attempt, HttpProvider, RetryPolicy
-from stepswitch.wire.types import Message, Request
+from stepswitch.ledger.pricing import worst_case_usd
+from stepswitch.wire.client import HttpProvider, RetryPolicy
+from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
+from stepswitch.wire.types import Attempt, Message, Request
 
 from .conftest import PRICE, chat_body, intent
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.ledger import open_ledger
-from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply
 
 from .conftest import WORKER_SCRIPT, chat_body
 

@@ -9,8 +9,8 @@ from datetime import date
 import pytest
 
 from stepswitch.ledger import BYTES_PER_TOKEN, Ledger, estimate_prompt_tokens
-from stepswitch.pricing import worst_case_usd
-from stepswitch.registry import Price
+from stepswitch.ledger.pricing import worst_case_usd
+from stepswitch.registry.presets import Price
 from stepswitch.wire.types import Usage
 
 from .conftest import PRICE, intent, ok

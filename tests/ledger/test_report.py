@@ -9,8 +9,7 @@ import pytest
 
 from stepswitch.errors import UsageError
 from stepswitch.ledger import Ledger, ledger_command, render_report, report
-from stepswitch.wire.client import Attempt
-from stepswitch.wire.types import Usage
+from stepswitch.wire.types import Attempt, Usage
 
 from .conftest import WORST, intent, ok
 

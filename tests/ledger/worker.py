@@ -22,10 +22,10 @@ from typing import Any
 
 from stepswitch.errors import ProviderError
 from stepswitch.ledger import Budget, BudgetExceeded, CallIntent, CallTracker, Ledger, open_ledger
-from stepswitch.registry import Price
-from stepswitch.wire.chat_completions import ChatCompletionsCodec
-from stepswitch.wire.client import Attempt, HttpProvider, RetryPolicy
-from stepswitch.wire.types import Completion, FinishReason, Message, Request, Usage
+from stepswitch.registry.presets import Price
+from stepswitch.wire.client import HttpProvider, RetryPolicy
+from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
+from stepswitch.wire.types import Attempt, Completion, FinishReason, Message, Request, Usage
 
 PRICE = Price(
     input=2.0, cached_input=0.2, cache_write=2.5, output=10.0, source="t", as_of=date(2026, 11, 29)

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.errors import MalformedResponse
-from stepswitch.wire.chat_completions import ChatCompletionsCodec
+from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.sse import read_events
 from stepswitch.wire.types import (
     FinishReason,

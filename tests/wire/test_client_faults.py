@@ -13,9 +13,9 @@ from stepswitch.errors import (
     ProviderError,
     RetriesExhausted,
 )
-from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply, ReplyQueue
-from stepswitch.wire.chat_completions import ChatCompletionsCodec
+from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply, ReplyQueue
 from stepswitch.wire.client import HttpProvider, RetryPolicy, retry_after_seconds
+from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
 
 SECRET = "sk-test-SECRET-value-123"
@@ -221,7 +221,7 @@ def test_retry_after_accepts_seconds_and_http_dates():
 
 
 def test_an_overloaded_error_inside_a_stream_is_retried():
-    from stepswitch.wire.messages import MessagesCodec
+    from stepswitch.wire.formats.messages import MessagesCodec
 
     folder = Path(__file__).parent.parent / "fixtures" / "messages"
     sse = {"Content-Type": "text/event-stream"}
@@ -239,7 +239,7 @@ def test_an_overloaded_error_inside_a_stream_is_retried():
 
 
 def test_hooks_see_each_attempt_before_it_leaves_and_after_it_ends():
-    from stepswitch.wire.client import CallHooks
+    from stepswitch.wire.types import CallHooks
 
     events: list[tuple] = []
     hooks = CallHooks(
@@ -257,7 +257,7 @@ def test_hooks_see_each_attempt_before_it_leaves_and_after_it_ends():
 
 
 def test_a_refused_connection_is_an_attempt_that_never_left():
-    from stepswitch.wire.client import CallHooks
+    from stepswitch.wire.types import CallHooks
 
     with LoopbackServer(ReplyQueue([Reply(body=OK_BODY)])) as server:
         url = server.base_url
@@ -271,7 +271,7 @@ def test_a_refused_connection_is_an_attempt_that_never_left():
 
 
 def test_a_hook_that_refuses_stops_the_call_before_anything_is_sent():
-    from stepswitch.wire.client import CallHooks
+    from stepswitch.wire.types import CallHooks
 
     def refuse(number: int, size: int) -> None:
         raise RuntimeError("over budget")

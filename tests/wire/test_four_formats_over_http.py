@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply
-from stepswitch.providers import codec_for
+from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.wire.client import HttpProvider
+from stepswitch.wire.open import codec_for
 from stepswitch.wire.types import FinishReason, Message, Request
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -3,7 +3,7 @@ from typing import Any
 import pytest
 
 from stepswitch.errors import MalformedResponse, ProviderError
-from stepswitch.wire.generate_content import (
+from stepswitch.wire.formats.generate_content import (
     SIGNATURE_PLACEHOLDER,
     GenerateContentCodec,
     uses_thinking_levels,

@@ -4,7 +4,7 @@ from typing import Any
 import pytest
 
 from stepswitch.errors import MalformedResponse, ProviderError
-from stepswitch.wire.messages import MessagesCodec, thinks_adaptively
+from stepswitch.wire.formats.messages import MessagesCodec, thinks_adaptively
 from stepswitch.wire.sse import read_events
 from stepswitch.wire.types import (
     Completion,

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from stepswitch.agent.phase import PhaseResult, review_change, run_phase
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
-from stepswitch.agent.workspace import Workspace
+from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.errors import RunStopped
 from stepswitch.gates.suite import SuiteResult
-from stepswitch.policy import StepType
+from stepswitch.policy.model import StepType
 from stepswitch.records import GateRecord, ReviewRecord
 
 GateRunner = Callable[[list[str]], SuiteResult]  # changed paths -> the gates' verdicts

@@ -19,12 +19,12 @@ from stepswitch.agent.prompts import (
     system_prompt,
 )
 from stepswitch.agent.session import CallSpec, Session
-from stepswitch.agent.tools import TOOLS, execute_call, tool_spec
-from stepswitch.agent.workspace import Workspace
+from stepswitch.agent.tools.execute import TOOLS, execute_call, tool_spec
+from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.errors import RungExhausted
-from stepswitch.policy import StepType
+from stepswitch.policy.model import StepType
 from stepswitch.records import ReviewRecord, ToolCallRecord
-from stepswitch.registry import get_model
+from stepswitch.registry.presets import get_model
 from stepswitch.wire.types import FinishReason, JsonSchemaFormat, Message, ToolSpec
 
 MAX_TURNS: dict[StepType, int] = {

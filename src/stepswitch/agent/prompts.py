@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stepswitch.policy import StepType
+from stepswitch.policy.model import StepType
 
 # One system prompt for every step type, so each worker's prompts share it as a cached prefix;
 # the step's own instruction opens the user message.

@@ -15,9 +15,9 @@ from pathlib import Path
 from stepswitch.agent.machine import StepMachine
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
-from stepswitch.agent.tools import execute_call
-from stepswitch.agent.workspace import Workspace
-from stepswitch.agent.worktree import (
+from stepswitch.agent.tools.execute import execute_call
+from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.agent.workspace.worktree import (
     Worktree,
     changed_paths,
     commit_all,
@@ -26,15 +26,15 @@ from stepswitch.agent.worktree import (
     remove_worktree,
 )
 from stepswitch.errors import RunStopped, SswError, UsageError
+from stepswitch.fakes.loopback import LoopbackServer
+from stepswitch.fakes.scripted import SCRIPTED_PROVIDER, load_script, start_scripted_server
 from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
 from stepswitch.ledger import Budget, Ledger, open_ledger
-from stepswitch.loopback import LoopbackServer
-from stepswitch.policy import Policy, load_policy
+from stepswitch.policy.model import Policy, load_policy
 from stepswitch.records import RunFolder, RunRecord
-from stepswitch.registry import load_registry
-from stepswitch.scripted import SCRIPTED_PROVIDER, load_script, start_scripted_server
+from stepswitch.registry.presets import load_registry
 from stepswitch.wire.types import ToolCall
 
 

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stepswitch.errors import ConfigError, RungExhausted, RunStopped
+from stepswitch.fakes.scripted import SCRIPTED_PROVIDER
 from stepswitch.ledger import Budget, CallIntent, CallRow, CallTracker, Ledger
-from stepswitch.policy import Policy, Router, StepType, WorkerChoice
-from stepswitch.prefix import common_prefix_len
-from stepswitch.providers import api_key_from_env, open_provider
+from stepswitch.policy.model import Policy, Router, StepType, WorkerChoice
 from stepswitch.records import RunFolder, StepRecord, ToolCallRecord
-from stepswitch.registry import ModelSpec, Price, ProviderSpec, get_model, resolve_effort
-from stepswitch.scripted import SCRIPTED_PROVIDER
+from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec, get_model, resolve_effort
+from stepswitch.util.prefix import common_prefix_len
 from stepswitch.wire.client import HttpProvider, new_http_client
+from stepswitch.wire.open import api_key_from_env, open_provider
 from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
 
 

@@ -57,7 +57,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from stepswitch.errors import ConfigError
 from stepswitch.gates.tools import pytest_command
-from stepswitch.globs import glob_match
+from stepswitch.util.globs import glob_match
 
 PYPROJECT = "pyproject.toml"
 OWN_FILE = ".stepswitch.toml"

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from stepswitch.gates.runner import GateResult
-from stepswitch.globs import glob_regex
+from stepswitch.util.globs import glob_regex
 
 ALL_CONSTANTS = "*"  # every UPPER_CASE name at module level
 _UPPER = re.compile(r"[A-Z][A-Z0-9_]*\Z")

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from stepswitch.errors import RunStopped, UsageError
-from stepswitch.pricing import worst_case_usd
-from stepswitch.registry import Price
+from stepswitch.ledger.pricing import worst_case_usd
+from stepswitch.registry.presets import Price
 
 Scope = Literal["task", "run", "bench"]
 SCOPES: tuple[Scope, ...] = ("task", "run", "bench")

@@ -24,6 +24,7 @@ from stepswitch.ledger.admission import (
     Scope,
     Spend,
 )
+from stepswitch.ledger.pricing import cost_usd
 from stepswitch.ledger.store import (
     BUSY_TIMEOUT_S,
     SELECT_ROW,
@@ -34,8 +35,7 @@ from stepswitch.ledger.store import (
     immediate,
     row_from_sql,
 )
-from stepswitch.pricing import cost_usd
-from stepswitch.wire.client import Attempt
+from stepswitch.wire.types import Attempt
 
 ORPHAN_ERROR = "process ended mid-call"
 NO_USAGE = "the provider reported no usage"

@@ -7,7 +7,7 @@ from types import TracebackType
 from stepswitch.ledger.admission import CallIntent, Reservation
 from stepswitch.ledger.book import Ledger
 from stepswitch.ledger.store import CallRow
-from stepswitch.wire.client import Attempt, CallHooks
+from stepswitch.wire.types import Attempt, CallHooks
 
 
 class CallTracker:

@@ -20,9 +20,10 @@ from stepswitch.errors import (
     ProviderError,
     RetriesExhausted,
 )
+from stepswitch.util.secrets import redact
 from stepswitch.wire.codec import Codec, request_id_from_headers
 from stepswitch.wire.sse import read_events
-from stepswitch.wire.types import Completion, Request
+from stepswitch.wire.types import Attempt, CallHooks, Completion, Request
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _BODY_KEEP = 20_000
@@ -35,39 +36,11 @@ class RetryPolicy:
     max_delay: float = 30.0
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """One HTTP attempt, as the ledger will want it: every attempt that left the machine."""
-
-    number: int
-    status: int | None
-    error: str | None  # None when the attempt produced a Completion
-    latency_s: float
-    request_id: str | None
-    completion: Completion | None = None
-    sent: bool = True  # False: the connection was never made, so nothing can have been billed
-
-
-@dataclass(frozen=True)
-class CallHooks:
-    """Per-call callbacks: the ledger reserves before each attempt and settles after it."""
-
-    before_attempt: Callable[[int, int], None] | None = None  # (attempt, body bytes); may raise
-    after_attempt: Callable[[Attempt], None] | None = None
-
-
 def new_http_client() -> httpx.Client:
     # TCP_NODELAY: without it, headers and body leave in two segments and Nagle plus delayed
     # ACK can hold the body ~40 ms per call.
     transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
     return httpx.Client(transport=transport, follow_redirects=False)
-
-
-def redact(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
-    return text
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:

@@ -34,11 +34,6 @@ class Codec(Protocol):
         ...
 
 
-def bearer_headers(api_key: str | None) -> dict[str, str]:
-    """OpenAI-style auth; none for keyless local servers."""
-    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
-
-
 def join_url(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + "/" + path.lstrip("/")
 

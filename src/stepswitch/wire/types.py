@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -113,3 +114,24 @@ class Completion:
 class ServerSentEvent:
     event: str | None
     data: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One HTTP attempt, as the ledger will want it: every attempt that left the machine."""
+
+    number: int
+    status: int | None
+    error: str | None  # None when the attempt produced a Completion
+    latency_s: float
+    request_id: str | None
+    completion: Completion | None = None
+    sent: bool = True  # False: the connection was never made, so nothing can have been billed
+
+
+@dataclass(frozen=True)
+class CallHooks:
+    """Per-call callbacks: the ledger reserves before each attempt and settles after it."""
+
+    before_attempt: Callable[[int, int], None] | None = None  # (attempt, body bytes); may raise
+    after_attempt: Callable[[Attempt], None] | None = None

@@ -32,7 +32,7 @@ def models(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """The models in the registry: prices per million tokens, efforts, context, capabilities."""
-    from stepswitch.models_table import model_rows, render_rows
+    from stepswitch.registry.table import model_rows, render_rows
 
     rows = model_rows(provider)
     typer.echo(json.dumps(rows, indent=2) if as_json else render_rows(rows))
@@ -46,9 +46,9 @@ def prices_refresh(
     """Read the provider's model list with pricing and rewrite the preset's prices."""
     from datetime import date
 
-    from stepswitch.prices import refresh_prices
-    from stepswitch.providers import api_key_from_env
-    from stepswitch.registry import clear_cache, get_provider, preset_path
+    from stepswitch.registry.presets import clear_cache, get_provider, preset_path
+    from stepswitch.registry.refresh import refresh_prices
+    from stepswitch.wire.open import api_key_from_env
 
     spec = get_provider(provider)
     changes = refresh_prices(
@@ -80,8 +80,8 @@ def probe(
     ] = None,
 ) -> None:
     """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache."""
-    from stepswitch.probe import format_probe_summary, run_probe, write_probe
-    from stepswitch.registry import get_provider, registry_dir
+    from stepswitch.registry.presets import get_provider, registry_dir
+    from stepswitch.wire.probe import format_probe_summary, run_probe, write_probe
 
     report = run_probe(
         get_provider(provider), model, base_url=base_url, check_context=check_context
@@ -96,9 +96,9 @@ def policy_check(
     path: Annotated[Path, typer.Argument(help="A policy file, e.g. bench/policies/x.toml.")],
 ) -> None:
     """Without calling any model: which worker takes each step type at each escalation level."""
-    from stepswitch.policy import load_policy
-    from stepswitch.policy_check import check_policy, render_policy_check
-    from stepswitch.registry import load_registry
+    from stepswitch.policy.check import check_policy, render_policy_check
+    from stepswitch.policy.model import load_policy
+    from stepswitch.registry.presets import load_registry
 
     typer.echo(render_policy_check(check_policy(load_policy(path), load_registry())))
 
@@ -112,7 +112,7 @@ def gates(
     ] = None,
 ) -> None:
     """Run the repository's gates outside a task and print the verdicts (exit 1 if one fails)."""
-    from stepswitch.gates.cli_gates import gates_command
+    from stepswitch.cli.gates import gates_command
 
     text, code = gates_command(path, list(changed or []))
     typer.echo(text)

@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from stepswitch.errors import ProviderError
-from stepswitch.wire.codec import bearer_headers, join_url
+from stepswitch.util.secrets import bearer_headers
+from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import (
     Shape,

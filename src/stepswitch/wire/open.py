@@ -8,27 +8,28 @@ from collections.abc import Callable, Mapping
 import httpx
 
 from stepswitch.errors import AuthError, UsageError
-from stepswitch.registry import ModelSpec, ProviderSpec, get_model
-from stepswitch.wire.client import Attempt, HttpProvider, RetryPolicy
+from stepswitch.registry.presets import ModelSpec, ProviderSpec, get_model
+from stepswitch.wire.client import HttpProvider, RetryPolicy
 from stepswitch.wire.codec import Codec
+from stepswitch.wire.types import Attempt
 
 
 def codec_for(wire_format: str) -> Codec:
     # Imported on demand: a run pays only for the formats it speaks.
     if wire_format == "chat-completions":
-        from stepswitch.wire.chat_completions import ChatCompletionsCodec
+        from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 
         return ChatCompletionsCodec()
     if wire_format == "responses":
-        from stepswitch.wire.responses import ResponsesCodec
+        from stepswitch.wire.formats.responses import ResponsesCodec
 
         return ResponsesCodec()
     if wire_format == "messages":
-        from stepswitch.wire.messages import MessagesCodec
+        from stepswitch.wire.formats.messages import MessagesCodec
 
         return MessagesCodec()
     if wire_format == "generate-content":
-        from stepswitch.wire.generate_content import GenerateContentCodec
+        from stepswitch.wire.formats.generate_content import GenerateContentCodec
 
         return GenerateContentCodec()
     raise UsageError(

@@ -14,8 +14,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stepswitch.errors import ConfigError
-from stepswitch.loopback import LoopbackServer, RecordedRequest, Reply
-from stepswitch.prefix import common_prefix_len
+from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
+from stepswitch.util.prefix import common_prefix_len
 
 SCRIPTED_PROVIDER = "scripted"
 

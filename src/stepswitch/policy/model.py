@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from stepswitch.errors import ConfigError
-from stepswitch.registry import EFFORT_ORDER, Effort, WireFormatName
+from stepswitch.registry.presets import EFFORT_ORDER, Effort, WireFormatName
 
 POLICY_DOCS = "docs/decisions/0003-policy-format.md"
 

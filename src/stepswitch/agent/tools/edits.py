@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from stepswitch.agent.files import missing, text_lines
-from stepswitch.agent.result import FunctionTool, ToolResult, numbered, refuse, schema
-from stepswitch.agent.workspace import Workspace
+from stepswitch.agent.tools.base import FunctionTool, ToolResult, numbered, refuse, schema
+from stepswitch.agent.tools.files import missing, text_lines
+from stepswitch.agent.workspace.paths import Workspace
 
 # read shows each line as f"{n:>6}\t{line}"; models often copy that prefix into edit.
 READ_PREFIX_RE = re.compile(r"^ *\d+\t")

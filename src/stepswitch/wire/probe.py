@@ -18,10 +18,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from stepswitch.errors import AuthError, ProviderError
-from stepswitch.providers import open_provider
-from stepswitch.registry import Capability, ModelSpec, ProviderSpec, get_model
-from stepswitch.wire.client import Attempt, HttpProvider, RetryPolicy
-from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
+from stepswitch.registry.presets import Capability, ModelSpec, ProviderSpec, get_model
+from stepswitch.wire.client import HttpProvider, RetryPolicy
+from stepswitch.wire.open import open_provider
+from stepswitch.wire.types import Attempt, Completion, JsonSchemaFormat, Message, Request, ToolSpec
 
 _FILLER = "the quick brown fox jumps over the lazy dog while a small cat sleeps near the warm fire"
 CACHE_PREFIX_WORDS = 1400  # above the 1024-token minimum OpenAI caches

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stepswitch.environment import clean_env
 from stepswitch.errors import SswError, UsageError
 from stepswitch.gates.config import GateConfig
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
+from stepswitch.util.env import clean_env
 
 
 def _secret_names() -> frozenset[str]:
     try:
-        from stepswitch.registry import load_registry
+        from stepswitch.registry.presets import load_registry
 
         return frozenset(s.api_key_env for s in load_registry().values() if s.api_key_env)
     except SswError:

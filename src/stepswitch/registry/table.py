@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stepswitch.registry import Price, load_registry
+from stepswitch.registry.presets import Price, load_registry
 
 
 def _money(value: float | None) -> str:
@@ -12,7 +12,7 @@ def _money(value: float | None) -> str:
 
 
 def model_rows(provider: str | None = None) -> list[dict[str, Any]]:
-    from stepswitch.registry import get_provider
+    from stepswitch.registry.presets import get_provider
 
     specs = [get_provider(provider)] if provider else list(load_registry().values())
     rows: list[dict[str, Any]] = []

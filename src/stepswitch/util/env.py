@@ -5,18 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-_SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_CREDENTIALS")
-_SECRET_PARTS = ("PASSWORD", "PASSWD", "SECRET")
-_SECRET_NAMES = frozenset({"API_KEY", "TOKEN", "KEY"})
-
-
-def is_secret_name(name: str) -> bool:
-    upper = name.upper()
-    return (
-        upper in _SECRET_NAMES
-        or upper.endswith(_SECRET_SUFFIXES)
-        or any(part in upper for part in _SECRET_PARTS)
-    )
+from stepswitch.util.secrets import is_secret_name
 
 
 def clean_env(extra_secret_names: Iterable[str] = ()) -> dict[str, str]:

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from stepswitch.agent.result import FunctionTool, ToolResult, refuse, schema
-from stepswitch.agent.workspace import Workspace
+from stepswitch.agent.tools.base import FunctionTool, ToolResult, refuse, schema
+from stepswitch.agent.workspace.paths import Workspace
 
 TIMEOUT_EXIT_CODE = 124  # what coreutils `timeout` reports, so models recognise it
 _DRAIN_S = 2.0  # how long to wait for output still in the pipe once the shell has exited

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from stepswitch.environment import clean_env
-from stepswitch.globs import glob_regex
+from stepswitch.util.env import clean_env
+from stepswitch.util.globs import glob_regex
 
 # Prefixes models carry over from container-based benchmarks: they all mean "the repository root".
 CONTAINER_ROOTS = frozenset({"repo", "workspace", "testbed", "app", "code"})

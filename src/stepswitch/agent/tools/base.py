@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from stepswitch.agent.workspace import Workspace
+from stepswitch.agent.workspace.paths import Workspace
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stepswitch.errors import MalformedResponse
-from stepswitch.wire.codec import bearer_headers, join_url
+from stepswitch.util.secrets import bearer_headers
+from stepswitch.wire.codec import join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import dump_body
 from stepswitch.wire.types import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stepswitch.registry import Price
+from stepswitch.registry.presets import Price
 from stepswitch.wire.types import Usage
 
 PER_MILLION = 1_000_000

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from stepswitch.agent.result import FunctionTool, ToolResult, numbered, refuse, schema
-from stepswitch.agent.workspace import Workspace
-from stepswitch.globs import glob_match
+from stepswitch.agent.tools.base import FunctionTool, ToolResult, numbered, refuse, schema
+from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.util.globs import glob_match
 
 LIST_LIMIT = 500
 FIND_LIMIT = 500

@@ -12,11 +12,11 @@ import json
 import re
 from typing import Any
 
-from stepswitch.agent.edits import EDIT, READ_PREFIX_RE, WRITE_FILE
-from stepswitch.agent.files import FIND_FILES, LIST_DIR, READ, SEARCH
-from stepswitch.agent.result import FunctionTool, Tool, ToolResult, cap_text, refuse, schema
-from stepswitch.agent.shell import RUN
-from stepswitch.agent.workspace import PathRefused, Workspace
+from stepswitch.agent.tools.base import FunctionTool, Tool, ToolResult, cap_text, refuse, schema
+from stepswitch.agent.tools.edits import EDIT, READ_PREFIX_RE, WRITE_FILE
+from stepswitch.agent.tools.files import FIND_FILES, LIST_DIR, READ, SEARCH
+from stepswitch.agent.tools.shell import RUN
+from stepswitch.agent.workspace.paths import PathRefused, Workspace
 from stepswitch.errors import UsageError
 from stepswitch.wire.types import ToolCall, ToolSpec
 

@@ -92,10 +92,10 @@ def registry_dir() -> Path:
     override = os.environ.get("SSW_REGISTRY")
     if override:
         return Path(override)
-    packaged = Path(__file__).parent / "_registry"
+    packaged = Path(__file__).parents[1] / "_registry"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "registry"
+    return Path(__file__).resolve().parents[3] / "registry"
 
 
 def preset_path(name: str, root: Path | None = None) -> Path:

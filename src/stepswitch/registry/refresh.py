@@ -16,9 +16,8 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stepswitch.errors import AuthError, ConfigError, ProviderError, UsageError
-from stepswitch.registry import ProviderSpec, parse_preset
-from stepswitch.wire.client import redact
-from stepswitch.wire.codec import bearer_headers
+from stepswitch.registry.presets import ProviderSpec, parse_preset
+from stepswitch.util.secrets import bearer_headers, redact
 
 # Listings quote dollars per token; presets store dollars per million tokens.
 _PER_MILLION = Decimal(1_000_000)

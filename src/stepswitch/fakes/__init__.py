@@ -1,0 +1,1 @@
+"""Stand-ins for providers: the loopback HTTP server and the scripted provider."""

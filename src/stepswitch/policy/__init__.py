@@ -1,0 +1,1 @@
+"""Routing policies: the policy model, the router and `ssw policy check`."""

@@ -1,0 +1,1 @@
+"""Provider presets, list prices, their refresh, and the models table."""

@@ -1,0 +1,1 @@
+"""Small shared helpers: globs, the secret-free environment, prefix length, processes."""

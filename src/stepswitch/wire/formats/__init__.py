@@ -1,0 +1,1 @@
+"""One codec per wire format."""
