@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-from stepswitch.gates.runner import REPORT_CHARS, GateResult
-
-LOG_CAP_CHARS = 2_000_000  # of a saved log: its head and its tail are kept
+from stepswitch.gates.runner import LOG_CAP_CHARS, REPORT_CHARS, GateResult
 
 _FAILED_ID = re.compile(r"^(?:FAILED|ERROR) \S")
 _DETAIL = re.compile(r"^(?:E\s|>\s)")

@@ -3,15 +3,14 @@ environment without API keys. A gate that cannot run is a failing gate with the 
 
 from __future__ import annotations
 
-import os
 import shlex
-import signal
-import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepswitch.util.proc import run_in_group
+
 REPORT_CHARS = 2000  # what the model sees of a failing gate; the full log is saved
+LOG_CAP_CHARS = 2_000_000  # of a saved log: its head and its tail are kept
 
 
 @dataclass(frozen=True)
@@ -31,30 +30,22 @@ class GateResult:
 
 
 def run_gate(gate: Gate, root: Path, env: dict[str, str]) -> GateResult:
-    began = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            ["bash", "-c", gate.command],
-            cwd=root,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return GateResult(gate.name, False, 0.0, f"{gate.name}: cannot start: {exc}", str(exc))
-    try:
-        out, _ = proc.communicate(timeout=gate.timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        text = out.decode("utf-8", "replace")
+    done = run_in_group(
+        ["bash", "-c", gate.command],
+        cwd=root,
+        env=env,
+        timeout_s=gate.timeout_s,
+        output_cap=LOG_CAP_CHARS,
+    )
+    if done.start_error is not None:
+        why = f"{gate.name}: {done.start_error}"
+        return GateResult(gate.name, False, 0.0, why, done.start_error)
+    if done.timed_out:
         why = f"{gate.name}: timed out after {gate.timeout_s:g} s"
-        return GateResult(gate.name, False, time.monotonic() - began, why, text)
-    text = out.decode("utf-8", "replace")
-    passed = proc.returncode == 0
-    head = f"{gate.name}: {'passed' if passed else f'failed (exit {proc.returncode})'}"
-    if proc.returncode == 127:
+        return GateResult(gate.name, False, done.duration_s, why, done.output)
+    passed = done.exit_code == 0
+    head = f"{gate.name}: {'passed' if passed else f'failed (exit {done.exit_code})'}"
+    if done.exit_code == 127:
         head += f"; command not found: {shlex.split(gate.command)[0]}"
     # The headline only: gates.report turns the log into what the model sees.
-    return GateResult(gate.name, passed, time.monotonic() - began, head, text)
+    return GateResult(gate.name, passed, done.duration_s, head, done.output)

@@ -2,64 +2,19 @@
 
 from __future__ import annotations
 
-import codecs
-import contextlib
-import os
 import re
 import shlex
-import signal
-import subprocess
-import threading
-import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from stepswitch.agent.tools.base import FunctionTool, ToolResult, refuse, schema
 from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.util.proc import run_in_group
 
 TIMEOUT_EXIT_CODE = 124  # what coreutils `timeout` reports, so models recognise it
-_DRAIN_S = 2.0  # how long to wait for output still in the pipe once the shell has exited
 
 # Models write `cd /repo && cmd` out of habit: the folder is honoured through resolve, then dropped.
 _LEADING_CD = re.compile(r"""^\s*cd\s+("[^"]*"|'[^']*'|[^\s;&|]+)\s*(?:&&|;)\s*""")
-
-
-class _HeadTail:
-    """Keeps the first and last `cap // 2` characters of a stream and counts the rest."""
-
-    def __init__(self, cap: int) -> None:
-        self.half = max(1, cap // 2)
-        self.head = ""
-        self.tail = ""
-        self.cut = 0
-
-    def add(self, text: str) -> None:
-        if len(self.head) < self.half:
-            take = self.half - len(self.head)
-            self.head += text[:take]
-            text = text[take:]
-        self.tail += text
-        if len(self.tail) > self.half:
-            self.cut += len(self.tail) - self.half
-            self.tail = self.tail[-self.half :]
-
-    def text(self) -> str:
-        if not self.cut:
-            return self.head + self.tail
-        note = f"\n[... {self.cut} characters cut from the middle of the output ...]\n"
-        return self.head + note + self.tail
-
-
-def _pump(stream: IO[bytes], sink: _HeadTail) -> None:
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
-        sink.add(decoder.decode(chunk))
-    sink.add(decoder.decode(b"", final=True))
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already gone
-        os.killpg(pgid, signal.SIGKILL)
 
 
 def split_leading_cd(ws: Workspace, command: str) -> tuple[Path, str]:
@@ -85,33 +40,14 @@ def _run(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     limit = ws.command_timeout_s
     if requested is not None and requested > 0:
         limit = min(float(requested), limit)
-    proc = subprocess.Popen(
+    done = run_in_group(
         ["bash", "-c", command],
         cwd=cwd,
         env=ws.command_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group, so the whole tree can be killed
+        timeout_s=limit,
+        output_cap=ws.output_cap_chars,
     )
-    assert proc.stdout is not None
-    sink = _HeadTail(ws.output_cap_chars)
-    reader = threading.Thread(target=_pump, args=(proc.stdout, sink), daemon=True)
-    reader.start()
-    started = time.monotonic()
-    timed_out = False
-    try:
-        proc.wait(timeout=limit)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    # Also once the shell exits: background children would otherwise outlive the call.
-    _kill_group(proc.pid)
-    proc.wait()
-    reader.join(timeout=_DRAIN_S)  # a process that left the group may still hold the pipe
-    if not reader.is_alive():
-        proc.stdout.close()
-    elapsed = time.monotonic() - started
-    output = sink.text()
+    output, elapsed, timed_out = done.output, done.duration_s, done.timed_out
     if timed_out:
         code = TIMEOUT_EXIT_CODE
         first = (
@@ -119,9 +55,9 @@ def _run(ws: Workspace, args: dict[str, Any]) -> ToolResult:
             "processes. Run something shorter, or a narrower part of it (e.g. one test)."
         )
     else:
-        code = proc.returncode
+        code = done.exit_code if done.exit_code is not None else 127
         first = f"exit code {code} ({elapsed:.1f}s)"
-    body = output if output else "(no output)"
+    body = output or done.start_error or "(no output)"
     return ToolResult(output=f"{first}\n{body}", ok=code == 0, exit_code=code)
 
 

@@ -1,0 +1,124 @@
+"""One way to run a command the agent or a gate asked for: its own process group, output read
+by a thread with a bounded drain, the whole group killed at the timeout and when the command
+exits, and every live group killed when ssw itself is interrupted (`kill_live_groups`)."""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+DRAIN_S = 2.0  # how long to wait for output still in the pipe once the command has exited
+
+_live: set[int] = set()  # process groups started here and not yet killed
+_live_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ProcResult:
+    exit_code: int | None  # None: it never started (start_error says why) or timed out
+    output: str  # stdout and stderr merged; head and tail kept when longer than the cap
+    duration_s: float
+    timed_out: bool = False
+    start_error: str | None = None
+
+
+class HeadTail:
+    """Keeps the first and last `cap // 2` characters of a stream and counts the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = max(1, cap // 2)
+        self.head = ""
+        self.tail = ""
+        self.cut = 0
+
+    def add(self, text: str) -> None:
+        if len(self.head) < self.half:
+            take = self.half - len(self.head)
+            self.head += text[:take]
+            text = text[take:]
+        self.tail += text
+        if len(self.tail) > self.half:
+            self.cut += len(self.tail) - self.half
+            self.tail = self.tail[-self.half :]
+
+    def text(self) -> str:
+        if not self.cut:
+            return self.head + self.tail
+        note = f"\n[... {self.cut} characters cut from the middle of the output ...]\n"
+        return self.head + note + self.tail
+
+
+def _pump(stream: IO[bytes], sink: HeadTail) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
+        sink.add(decoder.decode(chunk))
+    sink.add(decoder.decode(b"", final=True))
+
+
+def kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already gone
+        os.killpg(pgid, signal.SIGKILL)
+    with _live_lock:
+        _live.discard(pgid)
+
+
+def kill_live_groups() -> int:
+    """Kill every process group still running; how many there were. For interruption paths."""
+    with _live_lock:
+        groups = list(_live)
+    for pgid in groups:
+        kill_group(pgid)
+    return len(groups)
+
+
+def run_in_group(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    output_cap: int,
+) -> ProcResult:
+    """Run argv to its end or its timeout; never raises for the command's own failures."""
+    began = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so the whole tree can be killed
+        )
+    except OSError as exc:
+        return ProcResult(None, "", 0.0, start_error=f"cannot start {argv[0]}: {exc.strerror}")
+    with _live_lock:
+        _live.add(proc.pid)
+    assert proc.stdout is not None
+    sink = HeadTail(output_cap)
+    reader = threading.Thread(target=_pump, args=(proc.stdout, sink), daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=max(0.0, timeout_s))
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        # Also once the command exits: background children would otherwise outlive the call.
+        kill_group(proc.pid)
+    proc.wait()
+    reader.join(timeout=DRAIN_S)  # a process that left the group may still hold the pipe
+    if not reader.is_alive():
+        proc.stdout.close()
+    code = None if timed_out else proc.returncode
+    return ProcResult(code, sink.text(), time.monotonic() - began, timed_out=timed_out)

@@ -1,0 +1,69 @@
+"""The one process-group runner: a command that leaves a child holding the pipe still returns,
+a timeout kills the whole group, and nothing it started outlives the call."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from stepswitch.util.proc import kill_live_groups, run_in_group
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def test_a_background_child_holding_the_pipe_does_not_hang_the_call(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    done = run_in_group(
+        ["bash", "-c", f"sleep 300 & echo $! > {pid_file}; echo started"],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout_s=60,
+        output_cap=1000,
+    )
+    assert done.exit_code == 0 and "started" in done.output
+    assert not _alive(int(pid_file.read_text()))  # killed with its group when the shell exited
+
+
+def test_a_timeout_kills_the_whole_group_and_says_so(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    done = run_in_group(
+        ["bash", "-c", f"sleep 300 & echo $! > {pid_file}; echo waiting; wait"],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout_s=0.5,
+        output_cap=1000,
+    )
+    assert done.timed_out and done.exit_code is None
+    assert "waiting" in done.output
+    assert not _alive(int(pid_file.read_text()))
+
+
+def test_long_output_keeps_its_head_and_tail(tmp_path: Path) -> None:
+    code = "print('first'); print('x' * 100000); print('last')"
+    done = run_in_group(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout_s=60,
+        output_cap=200,
+    )
+    assert done.output.startswith("first") and done.output.rstrip().endswith("last")
+    assert "characters cut from the middle" in done.output
+
+
+def test_a_command_that_cannot_start_is_a_result_not_an_exception(tmp_path: Path) -> None:
+    done = run_in_group(["/nonexistent/tool"], cwd=tmp_path, env={}, timeout_s=5, output_cap=100)
+    assert done.exit_code is None and done.start_error and "cannot start" in done.start_error
+
+
+def test_no_group_is_left_live_after_calls_return(tmp_path: Path) -> None:
+    run_in_group(["true"], cwd=tmp_path, env=dict(os.environ), timeout_s=5, output_cap=100)
+    assert kill_live_groups() == 0
