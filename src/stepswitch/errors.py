@@ -86,3 +86,8 @@ class RungExhausted(RunStopped):
 
     def __init__(self, message: str) -> None:
         super().__init__("limit", message)
+
+
+class HarnessError(SswError):
+    """A bug or breakage in Stepswitch itself (not the model's change, not the user's input):
+    the run stops as `harness_error` instead of paying a model to "fix" our own exception."""
