@@ -9,8 +9,10 @@ import pytest
 
 from stepswitch.errors import ConfigError
 from stepswitch.policy.check import check_policy, render_policy_check
-from stepswitch.policy.model import Policy, Router, StepType, load_policy
+from stepswitch.policy.model import Policy, load_policy
+from stepswitch.policy.router import Router
 from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec, clear_cache, load_registry
+from stepswitch.steps import StepType
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ROOT / "bench" / "policies"

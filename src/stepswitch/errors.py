@@ -29,6 +29,7 @@ class ConfigError(UsageError):
     def __init__(self, file: str, key: str, problem: str, fix: str = "") -> None:
         self.file = file
         self.key = key
+        self.problem = problem
         text = f"{file}: {key}: {problem}"
         if fix:
             text += f" (fix: {fix})"
@@ -91,3 +92,11 @@ class RungExhausted(RunStopped):
 class HarnessError(SswError):
     """A bug or breakage in Stepswitch itself (not the model's change, not the user's input):
     the run stops as `harness_error` instead of paying a model to "fix" our own exception."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM (or another signal ssw turns into an interruption) arrived during a run."""
+
+    def __init__(self, signal_name: str) -> None:
+        self.signal_name = signal_name
+        super().__init__(signal_name)

@@ -24,8 +24,16 @@ import pytest
 import tomli_w
 import yaml
 
-from stepswitch.agent.run import RunOptions, run_task
-from stepswitch.records import RunFolder, RunRecord, StepRecord, ToolCallRecord
+from stepswitch.cli.run import RunOptions, run_local
+from stepswitch.records.folder import load_run
+from stepswitch.records.run import RunRecord
+from stepswitch.records.steps import (
+    GateVerdicts,
+    ModelStep,
+    ReviewVerdicts,
+    StepEvent,
+    ToolCallRecord,
+)
 from stepswitch.registry.presets import clear_cache, registry_dir
 
 REPOS = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
@@ -186,21 +194,48 @@ def write_script(folder: Path, replies: list[dict[str, Any]]) -> Path:
 class Finished:
     record: RunRecord  # what run_task returned
     saved: RunRecord  # run.json, read back
-    steps: list[StepRecord]  # steps.jsonl, read back
+    events: list[StepEvent]  # steps.jsonl, read back
     lines: list[str]  # what the run printed
     repo: Path
     folder: Path = field(repr=False)
 
-    def of(self, step_type: str) -> list[StepRecord]:
+    @property
+    def model_steps(self) -> list[ModelStep]:
+        return self.steps
+
+    @property
+    def steps(self) -> list[ModelStep]:
+        return [e for e in self.events if isinstance(e, ModelStep)]
+
+    @property
+    def gates(self) -> list[GateVerdicts]:
+        return [e for e in self.events if isinstance(e, GateVerdicts)]
+
+    @property
+    def reviews(self) -> list[ReviewVerdicts]:
+        return [e for e in self.events if isinstance(e, ReviewVerdicts)]
+
+    def of(self, step_type: str) -> list[Any]:
+        """Model steps of a step type; "gates" and "review_verdicts" name those events."""
+        if step_type == "gates":
+            return self.gates
+        if step_type == "review_verdicts":
+            return self.reviews
         return [s for s in self.steps if s.step_type == step_type]
 
     @property
-    def model_steps(self) -> list[StepRecord]:
-        return [s for s in self.steps if s.provider != "-"]
-
-    @property
     def routing(self) -> list[tuple[str, str]]:
-        return [(s.step_type, s.model) for s in self.steps]
+        """Model steps as (step type, model), with gate and review verdicts as ("gates", "-")
+        and ("review_verdicts", "-") where they happened."""
+        out = []
+        for e in self.events:
+            if isinstance(e, ModelStep):
+                out.append((e.step_type, e.model))
+            elif isinstance(e, GateVerdicts):
+                out.append(("gates", "-"))
+            elif isinstance(e, ReviewVerdicts):
+                out.append(("review_verdicts", "-"))
+        return out
 
     def calls(self, name: str | None = None) -> list[ToolCallRecord]:
         return [c for s in self.steps for c in s.tool_calls if name in (None, c.name)]
@@ -226,7 +261,7 @@ def run_ssw(
     budget_usd: float | None = None,
     tags: tuple[tuple[str, str], ...] = (),
 ) -> Finished:
-    """One full run through run_task, as `ssw run` does it, and what it left behind."""
+    """One full run as `ssw run` does it (run_local, then run_task), and what it left behind."""
     lines: list[str] = []
     options = RunOptions(
         repo=repo,
@@ -237,9 +272,9 @@ def run_ssw(
         budget_usd=budget_usd,
         tags=tags,
     )
-    record = run_task(options, lines.append)
-    folder = RunFolder(repo / ".ssw" / "runs" / record.run_id)
-    return Finished(record, folder.read_run(), folder.read_steps(), lines, repo, folder.root)
+    record = run_local(options, lines.append)
+    loaded = load_run(repo / ".ssw" / "runs" / record.run_id)
+    return Finished(record, loaded.run, loaded.steps, lines, repo, loaded.folder)
 
 
 # --- the environment a run sees ---

@@ -65,9 +65,7 @@ def test_a_feature_is_a_new_module_plus_an_edit_and_the_tests_that_need_it_pass(
     run = run_ssw(tmp_path, feature_repo, replies, task="Add calc.median; tests/test_median.py")
 
     assert (run.record.outcome, run.record.exit_code) == ("done", 0)
-    assert [c.output_excerpt.split(" (")[0] for c in run.calls("write_file")] == [
-        "Created calc/median.py"
-    ]
+    assert [c.output.split(" (")[0] for c in run.calls("write_file")] == ["Created calc/median.py"]
     assert [g.note for g in run.of("gates")] == ["passed"]
     assert run.branch_files() == ["calc/__init__.py", "calc/median.py"]
     assert run.on_branch("calc/median.py") == MEDIAN
@@ -180,13 +178,13 @@ def test_after_two_failed_gates_the_next_rung_takes_over_and_its_fix_passes(
         ("scripted-large", 1),
         ("scripted-large", 1),
     ]
-    assert [(g.note, g.gate[0].passed) for g in run.of("gates")] == [
+    assert [(g.note, g.gates[0].passed) for g in run.of("gates")] == [
         ("failed: tests:impacted", False),
         ("failed: tests:impacted", False),
         ("passed", True),
     ]
-    assert "test_mean_of_three_numbers" in run.of("gates")[0].gate[0].report
-    assert (run.saved.escalations, run.saved.gate_failures) == (1, 2)
+    assert "test_mean_of_three_numbers" in run.of("gates")[0].gates[0].report
+    assert (run.saved.totals.escalations, run.saved.totals.gate_failures) == (1, 2)
     assert any("escalation 1: the gates failed 2 times on rung 0" in line for line in run.lines)
     assert FIX_LINE in run.on_branch("calc/ops.py")
 
@@ -256,7 +254,7 @@ def test_tolerated_tool_calls_let_the_run_finish(tolerant_run: Finished):
 
 def test_line_numbers_copied_from_read_into_edit_are_stripped(tolerant_run: Finished):
     first_edit = tolerant_run.calls("edit")[0]
-    assert first_edit.ok and first_edit.output_excerpt.startswith("Edited calc/ops.py")
+    assert first_edit.ok and first_edit.output.startswith("Edited calc/ops.py")
     code = tolerant_run.on_branch("calc/ops.py")
     assert FIX_LINE + "\n" in code and "\t" not in code
 
@@ -271,14 +269,14 @@ def test_edit_arguments_sent_as_a_json_string_are_unwrapped(tolerant_run: Finish
 def test_repo_and_workspace_paths_mean_the_repository_root(tolerant_run: Finished):
     read = tolerant_run.calls("read")[0]
     assert json.loads(read.arguments)["path"] == "/repo/calc/ops.py"
-    assert read.ok and BUG_LINE in read.output_excerpt
-    assert tolerant_run.calls("edit")[1].output_excerpt.startswith("Edited calc/ops.py")
+    assert read.ok and BUG_LINE in read.output
+    assert tolerant_run.calls("edit")[1].output.startswith("Edited calc/ops.py")
 
 
 def test_a_leading_cd_in_run_runs_the_command_in_that_folder(tolerant_run: Finished):
     run = tolerant_run.calls("run")[0]
     assert run.exit_code == 0
-    assert "ops.py" in run.output_excerpt and "__init__.py" in run.output_excerpt
+    assert "ops.py" in run.output and "__init__.py" in run.output
 
 
 @pytest.fixture(scope="module")
@@ -304,7 +302,7 @@ def refused_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
 def _refusal(run: Finished, step_type: str) -> str:
     calls = [c for s in run.of(step_type) for c in s.tool_calls if c.refused]
     assert len(calls) == 1 and not calls[0].ok
-    return calls[0].output_excerpt
+    return calls[0].output
 
 
 def test_refused_calls_do_not_stop_the_run(refused_run: Finished):
@@ -498,7 +496,7 @@ def test_the_gate_configuration_is_protected_from_the_models_writes(tmp_path: Pa
     run = run_ssw(tmp_path, bug_repo, replies)
     refused = [c for c in run.calls("write_file") if c.refused]
     assert len(refused) == 1
-    assert ".stepswitch.toml" in refused[0].output_excerpt
+    assert ".stepswitch.toml" in refused[0].output
     assert run.on_branch(".stepswitch.toml") == '[gates.tests]\nkind = "tests"\n'
     assert (run.record.outcome, run.record.exit_code) == ("done", 0)
 
@@ -506,4 +504,4 @@ def test_the_gate_configuration_is_protected_from_the_models_writes(tmp_path: Pa
 def test_the_run_record_counts_every_model_output_failure(faulty_run: Finished):
     failed_steps = [s for s in faulty_run.steps if s.model_output_failure]
     assert len(failed_steps) >= 4  # prose (three times), cut-off thinking, an empty stop
-    assert faulty_run.saved.model_output_failures == len(failed_steps)
+    assert faulty_run.saved.totals.model_output_failures == len(failed_steps)

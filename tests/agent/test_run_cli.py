@@ -13,9 +13,10 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from stepswitch.agent.run import RunOptions, run_task
+from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
-from stepswitch.records import RunRecord, StepRecord
+from stepswitch.records.folder import load_run
+from stepswitch.records.run import RunRecord
 
 from .conftest import (
     BUG_LINE,
@@ -81,7 +82,7 @@ def test_the_users_checkout_is_untouched(fixed: FixedRun):
 
 def test_the_worktree_is_removed_and_git_lists_only_the_main_checkout(fixed: FixedRun):
     repo = fixed.run.repo
-    assert not Path(fixed.run.record.worktree).exists()
+    assert not (fixed.run.repo / fixed.run.record.worktree).exists()
     listed = [
         line.removeprefix("worktree ")
         for line in git(repo, "worktree", "list", "--porcelain").splitlines()
@@ -97,8 +98,9 @@ def test_run_json_and_steps_jsonl_are_written_and_parse(fixed: FixedRun):
     saved = RunRecord.model_validate_json(run_json.read_text())
     assert saved == run.record
     assert (saved.scripted, saved.outcome, saved.finished_at is not None) == (True, "done", True)
-    steps = [StepRecord.model_validate_json(line) for line in steps_jsonl.read_text().splitlines()]
-    assert [s.step_type for s in steps] == [
+    assert steps_jsonl.exists()
+    events = load_run(run.folder).steps
+    assert [getattr(e, "step_type", e.kind) for e in events] == [
         "plan",
         "navigate",
         "read",
@@ -108,15 +110,17 @@ def test_run_json_and_steps_jsonl_are_written_and_parse(fixed: FixedRun):
         "gates",
         "review",
         "review",
-        "review_verdicts",
+        "review",
         "summarize",
+        "finish",
     ]
-    assert saved.steps == len(run.model_steps) == 9
-    assert [s.index for s in run.model_steps] == list(range(1, 10))
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert saved.totals.steps == len(run.model_steps) == 9
+    assert [s.step for s in run.model_steps] == list(range(1, 10))
     # The impacted tests first, then the full suite, each with its full log kept.
     logs = sorted(p.name for p in (run.folder / "logs").iterdir())
     assert len(logs) == 2 and "impacted" in logs[0] and "full" in logs[1]
-    assert fixed.run.of("gates")[0].gate_timings["full_ran"] is True
+    assert fixed.run.of("gates")[0].timings["full_ran"] is True
 
 
 def test_every_model_step_is_labelled_scripted_in_the_records_and_the_output(fixed: FixedRun):
@@ -163,10 +167,10 @@ def test_a_run_stops_before_the_call_that_could_pass_its_budget(
     assert (run.record.outcome, run.record.exit_code) == ("limit", 1)
     assert "refused a call before sending it" in run.record.reason
     assert "of $2.01 already has $2.0000 counted against it" in run.record.reason
-    assert [s.cost_usd for s in run.steps] == [1.0, 1.0, 0.0]  # the third was never sent
+    assert [s.cost.low if s.cost else None for s in run.steps] == [1.0, 1.0, 0.0]  # 3rd not sent
     assert "refused a call before sending it" in (run.steps[2].error or "")
     assert run.steps[2].attempts == 0
-    assert run.record.cost_usd == pytest.approx(2.0) and run.record.cost_usd <= 2.01
+    assert run.record.cost.low == pytest.approx(2.0) and run.record.cost.low <= 2.01
     assert run.saved.outcome == "limit"
     assert git(bug_repo, "rev-parse", run.record.branch).strip() == run.record.commit
 
@@ -188,7 +192,7 @@ def test_a_provider_that_reports_no_usage_stops_the_run_with_the_reason(
         False,
         "no usage reported: the cost is a range up to the reservation",
     )
-    assert not Path(run.record.worktree).exists()
+    assert not (run.repo / run.record.worktree).exists()
 
 
 def test_with_on_lost_usage_continue_a_step_without_usage_does_not_stop_the_run(
@@ -212,7 +216,7 @@ def test_a_script_that_runs_out_of_replies_ends_the_run_with_exit_1_and_the_erro
     assert "the script has no reply #3" in run.record.reason
     assert "the script has no reply #3" in (run.steps[-1].error or "")
     assert run.saved.outcome == "error"
-    assert not Path(run.record.worktree).exists()
+    assert not (run.repo / run.record.worktree).exists()
 
 
 def test_a_policy_naming_an_unknown_provider_is_refused_without_leaving_a_worktree(
@@ -226,7 +230,7 @@ def test_a_policy_naming_an_unknown_provider_is_refused_without_leaving_a_worktr
         script=write_script(tmp_path, explore()),
     )
     with pytest.raises(UsageError, match="unknown provider 'nosuch'"):
-        run_task(options, lambda line: None)
+        run_local(options, lambda line: None)
 
     assert git(bug_repo, "worktree", "list", "--porcelain").count("worktree ") == 1
 
@@ -262,7 +266,7 @@ def test_ssw_run_with_too_few_max_steps_exits_1_with_outcome_limit_as_json(
 
     assert result.returncode == 1, result.stderr
     record = json.loads(result.stdout)
-    assert (record["outcome"], record["exit_code"], record["steps"]) == ("limit", 1, 2)
+    assert (record["outcome"], record["exit_code"], record["totals"]["steps"]) == ("limit", 1, 2)
     assert record["reason"] == "the run used its 2 steps (max_steps)"
     assert "limit: the run used its 2 steps" in result.stderr  # the bill, on stderr
 

@@ -41,8 +41,8 @@ def test_every_model_step_of_a_run_is_a_ledger_row_with_its_dollars(
     assert [r.status for r in rows] == ["settled"] * len(run.model_steps)
     assert [r.step_type for r in rows] == [s.step_type for s in run.model_steps]
     assert all(r.usd == pytest.approx(0.011) for r in rows)  # 1,100 tokens at $10 per million
-    assert run.record.cost_usd == pytest.approx(0.011 * len(rows))
-    assert run.record.cost_high_usd == pytest.approx(run.record.cost_usd)
+    assert run.record.cost.low == pytest.approx(0.011 * len(rows))
+    assert run.record.cost.high == pytest.approx(run.record.cost.low)
 
 
 def test_lost_usage_shows_as_a_range_in_the_bill_never_one_number(
@@ -58,10 +58,10 @@ def test_lost_usage_shows_as_a_range_in_the_bill_never_one_number(
 
     assert run.record.outcome == "done"
     plan = run.model_steps[0]
-    assert plan.cost_usd == 0.0 and plan.cost_high_usd is not None and plan.cost_high_usd > 0
-    assert run.record.cost_high_usd > run.record.cost_usd
+    assert plan.cost is not None and plan.cost.low == 0.0 and plan.cost.high > 0
+    assert run.record.cost.high > run.record.cost.low
     bill = next(line for line in run.lines if line.startswith("bill: "))
-    assert f"${run.record.cost_usd:.4f}-${run.record.cost_high_usd:.4f}" in bill
+    assert f"${run.record.cost.low:.4f}-${run.record.cost.high:.4f}" in bill
 
 
 def test_ssw_ledger_reports_a_run_by_step_type_and_by_tag(tmp_path: Path, bug_repo: Path):

@@ -3,34 +3,63 @@
 plan -> navigate -> read -> run -> edit -> GATES -> (triage -> edit -> GATES)* -> review ->
 summarize
 
-After `after_gate_failures` failures on one rung (or a rung out of steps), the next rung of the
-ladder takes the task over with the failure reports; past the last rung the run stops.
-A rejecting review sends the task back to edit once.
+After `after_gate_failures` failures on one rung, or when a rung runs out of steps, the next
+rung of the ladder takes the task over with every failure report so far; past the last rung the
+run stops (`gates_failed` or `limit`). A rejecting review sends the task back to edit once; a
+review that gives no verdict never approves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
+from stepswitch.agent.ladder import RungExhausted
 from stepswitch.agent.phase import PhaseResult, review_change, run_phase
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.errors import RunStopped
 from stepswitch.gates.suite import SuiteResult
-from stepswitch.policy.model import StepType
-from stepswitch.records import GateRecord, ReviewRecord
+from stepswitch.records.steps import (
+    Escalation,
+    GateRecord,
+    GateVerdicts,
+    ReviewRecord,
+    ReviewVerdicts,
+    Verdict,
+)
+from stepswitch.steps import StepType
 
-GateRunner = Callable[[list[str]], SuiteResult]  # changed paths -> the gates' verdicts
 DiffReader = Callable[[], tuple[str, list[str]]]  # -> (diff text, changed paths)
+EARLIER_REPORTS_KEPT = 6  # failing gate reports older than the latest that the editor still sees
+
+
+class GateRunner(Protocol):
+    """The project's gates for one workspace; knows nothing of models."""
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def description(self) -> str: ...  # one line for the run's start: which gates, from where
+
+    def run(self, changed: list[str]) -> SuiteResult: ...
+
+
+class ReviewWithheld(RunStopped):
+    """The gates passed but no reviewer gave a verdict: the change is committed unreviewed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("error", message)
 
 
 @dataclass
 class MachineResult:
-    commit_message: str
-    gate_failures: int = 0
-    model_output_failures: int = 0
+    commit_message: str = ""
+    gates_verdict: str = "not_run"  # passed | failed | not_run | none
+    review_verdict: str | None = None
 
 
 class StepMachine:
@@ -39,23 +68,38 @@ class StepMachine:
         session: Session,
         ws: Workspace,
         brief: TaskBrief,
-        run_gates: GateRunner,
+        gates: GateRunner,
         read_diff: DiffReader,
     ) -> None:
         self.session = session
         self.ws = ws
         self.brief = brief
-        self.run_gates = run_gates
+        self.gates = gates
         self.read_diff = read_diff
-        self.result = MachineResult(commit_message="")
+        self.result = MachineResult()
+
+    def _escalate(self, reason: str, outcome_at_top: str) -> None:
+        s = self.session
+        level = s.ladder.climb(reason, outcome_at_top)
+        s.totals.escalations = level
+        s.events.emit(
+            Escalation(
+                run_id=s.ids.run_id,
+                seq=s.events.next_seq(),
+                escalation=level,
+                to_level=level,
+                to_worker=s.ladder.worker,
+                reason=reason,
+            )
+        )
 
     def _phase(self, step_type: StepType) -> PhaseResult:
-        outcome = run_phase(self.session, self.ws, step_type, self.brief)
-        self.result.model_output_failures += outcome.model_output_failures
-        if outcome.failure and outcome.failure.startswith("rung_steps"):
-            self.session.escalate(outcome.failure.removeprefix("rung_steps: "))
-            return run_phase(self.session, self.ws, step_type, self.brief)
-        return outcome
+        while True:
+            try:
+                return run_phase(self.session, self.ws, step_type, self.brief)
+            except RungExhausted as exc:
+                # The last rung out of steps is a limit, not a gate failure.
+                self._escalate(str(exc), "limit")
 
     def _summary(self, outcome: PhaseResult) -> str:
         if outcome.finished:
@@ -86,53 +130,73 @@ class StepMachine:
         self.result.commit_message = (
             summary.summary if summary.finished else f"ssw: {subject}\n\n{summary.failure}"
         )
+        if self.result.review_verdict == "unparsed":
+            raise ReviewWithheld(
+                "the gates passed, but the reviewer gave no verdict it could be read from; "
+                "the change is committed unreviewed"
+            )
         return self.result
 
     def _gates_pass(self) -> bool:
-        suite = self.run_gates(self.brief.changed)
-        passed = suite.passed
         s = self.session
-        failing = suite.failed
-        record = s.record_event(
-            "gates",
-            gate=[
-                GateRecord(name=v.name, passed=v.passed, duration_s=v.duration_s, report=v.report)
-                for v in suite.results
-            ],
-            gate_timings=suite.timings(),
-            note="passed" if passed else f"failed: {failing.name if failing else '?'}",
-        )
-        first = suite.first_verdict_s
-        when = f" (first test verdict {first:.1f} s)" if first is not None else ""
-        s.print_line(f"    gates     {record.note}: {', '.join(suite.stages) or 'none'}{when}")
-        if passed:
-            self.brief.gate_report = ""
+        if not self.gates.names:
+            self.result.gates_verdict = "none"
             return True
-        self.result.gate_failures += 1
-        s.gate_failures_on_rung += 1
-        self.brief.gate_report = suite.report
-        limit = s.policy.escalation.after_gate_failures
-        if s.gate_failures_on_rung >= limit:
-            s.escalate(f"the gates failed {limit} times on rung {s.level}")
+        suite = self.gates.run(self.brief.changed)
+        failing = suite.failed
+        s.events.emit(
+            GateVerdicts(
+                run_id=s.ids.run_id,
+                seq=s.events.next_seq(),
+                escalation=s.ladder.level,
+                passed=suite.passed,
+                failed_gate=failing.name if failing else None,
+                gates=[
+                    GateRecord(
+                        name=v.name, passed=v.passed, duration_s=v.duration_s, report=v.report
+                    )
+                    for v in suite.results
+                ],
+                timings=suite.timings(),
+            )
+        )
+        if suite.passed:
+            self.result.gates_verdict = "passed"
+            return True
+        self.result.gates_verdict = "failed"
+        s.totals.gate_failures += 1
+        b = self.brief
+        if b.gate_report:
+            b.earlier_gate_reports = [*b.earlier_gate_reports, b.gate_report][
+                -EARLIER_REPORTS_KEPT:
+            ]
+        b.gate_report = suite.report
+        reason = s.ladder.gates_failed()
+        if reason is not None:
+            self._escalate(reason, "gates_failed")
         return False
 
-    def _review(self) -> tuple[str, str]:
-        review = self.session.policy.review
-        verdict, reasons = review_change(
-            self.session, self.brief, review.reviewer if review else None
-        )
+    def _review(self) -> tuple[Verdict, str]:
+        s = self.session
+        review = s.policy.review
+        verdict, reasons = review_change(s, self.brief, review.reviewer if review else None)
         record = ReviewRecord(verdict=verdict, reasons=reasons)
         if review and review.second_opinion:
-            second, second_reasons = review_change(self.session, self.brief, review.second_opinion)
-            record.second_opinion = second  # type: ignore[assignment]
-            record.second_reasons = second_reasons
-            record.agree = second == verdict
-            if not record.agree:
-                self.session.print_line(
-                    f"    review    reviewer says {verdict}, second opinion says {second}"
-                )
-        self.session.record_event("review_verdicts", review=record)
+            second, second_reasons = review_change(s, self.brief, review.second_opinion)
+            record = record.model_copy(
+                update={
+                    "second_opinion": second,
+                    "second_reasons": second_reasons,
+                    "agree": second == verdict,
+                }
+            )
+        self.result.review_verdict = verdict
+        s.events.emit(
+            ReviewVerdicts(
+                run_id=s.ids.run_id,
+                seq=s.events.next_seq(),
+                escalation=s.ladder.level,
+                review=record,
+            )
+        )
         return verdict, reasons
-
-
-__all__ = ["MachineResult", "RunStopped", "StepMachine"]

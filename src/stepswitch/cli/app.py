@@ -183,7 +183,7 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
 ) -> None:
     """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change."""
-    from stepswitch.agent.run import RunOptions, run_task
+    from stepswitch.cli.run import RunOptions, run_local
     from stepswitch.errors import UsageError
 
     if (task is None) == (task_file is None):
@@ -203,7 +203,7 @@ def run(
         ledger_path=ledger,
         tags=_parse_tags(tag or []),
     )
-    record = run_task(options, _printer(as_json))
+    record = run_local(options, _printer(as_json))
     if as_json:
         typer.echo(record.model_dump_json(indent=2))
     raise typer.Exit(record.exit_code or 0)
@@ -217,7 +217,7 @@ def demo(
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
 ) -> None:
     """A full task on a sample repository with a SCRIPTED model: no key, no network needed."""
-    from stepswitch.demo.demo import run_demo
+    from stepswitch.cli.demo import run_demo
 
     record = run_demo(directory, _printer(as_json))
     if as_json:

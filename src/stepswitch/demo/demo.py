@@ -1,20 +1,17 @@
-"""Copy the sample repository, commit it, and run the demo task on it with scripted replies."""
+"""The demo's sample repository, task, policy and script; `ssw demo` (cli/demo.py) runs it."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
-from stepswitch.agent.run import RunOptions, run_task
 from stepswitch.errors import UsageError
-from stepswitch.records import RunRecord
 
 HERE = Path(__file__).parent
+POLICY = HERE / "policy.toml"
+SCRIPT = HERE / "script.yaml"
 TASK = (
     "word_count in textstats/stats.py miscounts text with several spaces in a row, tabs or line "
     "breaks, and says empty text has one word. Make it count words separated by any whitespace."
@@ -35,19 +32,3 @@ def prepare_sample(target: Path) -> Path:
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "sample"]):
         subprocess.run(["git", *args], cwd=target, env=env, check=True, capture_output=True)
     return target
-
-
-def run_demo(target: Path | None, print_line: Callable[[str], None]) -> RunRecord:
-    repo = prepare_sample(target or Path(tempfile.mkdtemp(prefix="ssw-demo-")))
-    # The sample's tests run with this Python (it has pytest), whatever PATH says.
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    print_line(f"demo repository: {repo}")
-    print_line(f"task: {TASK}")
-    record = run_task(
-        RunOptions(
-            repo=repo, task=TASK, policy_path=HERE / "policy.toml", script=HERE / "script.yaml"
-        ),
-        print_line,
-    )
-    print_line(f"see the change: git -C {repo} show {record.branch}")
-    return record

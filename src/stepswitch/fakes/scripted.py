@@ -17,8 +17,6 @@ from stepswitch.errors import ConfigError
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.util.prefix import common_prefix_len
 
-SCRIPTED_PROVIDER = "scripted"
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

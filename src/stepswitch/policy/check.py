@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from stepswitch.policy.model import Policy, StepType, WorkerConfig, route
+from stepswitch.policy.model import Policy, WorkerConfig, route
 from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec, get_model, resolve_effort
+from stepswitch.steps import StepType
 
 UNKNOWN = "unknown"
 

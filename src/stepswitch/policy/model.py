@@ -1,14 +1,12 @@
-"""Routing policies: which worker (provider, model, effort) takes each step, and the Router.
+"""Routing policies: which worker (provider, model, effort) takes each step.
 
 A policy is a TOML file; `load_policy` validates it so the Router always has an answer.
-`policy_check.py` compares a loaded policy with the registry without calling any model.
+`policy.check` compares a loaded policy with the registry without calling any model.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -21,21 +19,11 @@ from pydantic import (
     ValidationError,
 )
 
-from stepswitch.errors import ConfigError
+from stepswitch.errors import ConfigError, UsageError
 from stepswitch.registry.presets import EFFORT_ORDER, Effort, WireFormatName
+from stepswitch.steps import StepType
 
 POLICY_DOCS = "docs/decisions/0003-policy-format.md"
-
-
-class StepType(StrEnum):
-    PLAN = "plan"
-    NAVIGATE = "navigate"
-    READ = "read"
-    EDIT = "edit"
-    RUN = "run"
-    TRIAGE = "triage"
-    REVIEW = "review"
-    SUMMARIZE = "summarize"
 
 
 class _Strict(BaseModel):
@@ -88,7 +76,7 @@ class Limits(_Strict):
     max_steps: Count = 40
     steps_per_rung: Count = 15  # a rung cannot spend the steps the next rung needs
     wall_time_s: float = Field(default=1800.0, gt=0)
-    budget_usd: float | None = Field(default=None, gt=0)  # None: no dollar limit
+    budget_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)  # None: no limit
 
 
 class Review(_Strict):
@@ -128,33 +116,6 @@ def route(policy: Policy, step_type: StepType, level: int) -> str | None:
     if level >= 1:
         return policy.escalation.ladder[min(level, len(policy.escalation.ladder) - 1)]
     return None
-
-
-@dataclass(frozen=True)
-class WorkerChoice:
-    name: str
-    worker: WorkerConfig
-
-
-class Router:
-    """Plain lookup, no model calls: the same step and level always get the same worker."""
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
-
-    def pick(self, step_type: StepType, escalations: int) -> WorkerChoice:
-        if escalations < 0:
-            raise ValueError(f"escalations must be >= 0, not {escalations}")
-        name = route(self.policy, step_type, escalations)
-        if name is None or name not in self.policy.workers:
-            raise ConfigError(
-                self.policy.source,
-                "rules",
-                f"no configured worker for step type {step_type.value!r} "
-                f"at escalation level {escalations}",
-                "add a rule for it; load the policy with load_policy to catch this early",
-            )
-        return WorkerChoice(name, self.policy.workers[name])
 
 
 # --- loading ---
@@ -264,8 +225,19 @@ def load_policy(path: Path) -> Policy:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(source, "(file)", "no such policy file", "check the path") from exc
+    except IsADirectoryError as exc:
+        raise ConfigError(
+            source, "(file)", "is a folder, not a policy file", "name a .toml file"
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(source, "(file)", "is not UTF-8 text", "name a TOML policy file") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, "(syntax)", str(exc), "fix the TOML syntax") from exc
+    return validate_policy(data, source)
+
+
+def validate_policy(data: dict[str, Any], source: str) -> Policy:
+    """A policy from its table, checked as a file is: names, coverage and limits."""
     try:
         policy = Policy.model_validate(data)
     except ValidationError as exc:
@@ -278,3 +250,26 @@ def load_policy(path: Path) -> Policy:
     _check_coverage(policy, source)
     _check_limits(policy, source)
     return policy
+
+
+_OVERRIDE_FLAGS = {"max_steps": "--max-steps", "budget_usd": "--budget-usd"}
+
+
+def with_overrides(policy: Policy, **limits: object) -> Policy:
+    """The policy with command-line limits (`max_steps`, `budget_usd`) in force, validated as the
+    file is. A lower --max-steps also lowers steps_per_rung to fit under it."""
+    given = {k: v for k, v in limits.items() if v is not None}
+    if not given:
+        return policy
+    data = policy.model_dump(mode="python", exclude_unset=True)
+    data["limits"] = {**policy.limits.model_dump(), **given}
+    steps = given.get("max_steps")
+    if isinstance(steps, int) and not isinstance(steps, bool) and steps > 0:
+        data["limits"]["steps_per_rung"] = min(data["limits"]["steps_per_rung"], steps)
+    try:
+        return validate_policy(data, policy.source)
+    except ConfigError as exc:
+        name = exc.key.removeprefix("limits.")
+        if name in given:
+            raise UsageError(f"{_OVERRIDE_FLAGS[name]} {given[name]!r}: {exc.problem}") from exc
+        raise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -12,6 +13,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stepswitch.errors import ConfigError, UsageError
+
+# The preset whose "models" replay a script over loopback: every record it touches says so.
+SCRIPTED_PROVIDER = "scripted"
 
 WireFormatName = Literal["chat-completions", "responses", "messages", "generate-content"]
 Capability = Literal[
@@ -190,3 +194,8 @@ def resolve_effort(model: ModelSpec, wanted: str | None) -> str | None:
         model.reasoning_efforts,
         key=lambda e: (abs(EFFORT_ORDER.index(e) - target), EFFORT_ORDER.index(e)),
     )
+
+
+def key_variables(registry: Mapping[str, ProviderSpec]) -> frozenset[str]:
+    """The environment variables that hold the registry's provider keys."""
+    return frozenset(s.api_key_env for s in registry.values() if s.api_key_env)

@@ -114,3 +114,38 @@ def remove_worktree(worktree: Worktree) -> None:
     import git
 
     git.Repo(worktree.repo).git.worktree("remove", "--force", str(worktree.path))
+
+
+def describe_checkout(path: Path) -> tuple[str, str]:
+    """(base commit, branch) of a checkout made by the caller; a UsageError when it has none."""
+    import git
+
+    handle = _git(path)
+    assert isinstance(handle, git.Repo)
+    try:
+        base = handle.head.commit.hexsha
+    except ValueError as exc:
+        raise UsageError(f"{path} has no commits yet; commit something first") from exc
+    branch = "(detached)" if handle.head.is_detached else handle.active_branch.name
+    return base, branch
+
+
+def diff_stats(path: Path, base_commit: str) -> list[tuple[str, int | None, int | None]]:
+    """(path, lines added, lines deleted) of each file the committed change touched; a rename
+    is listed under both its old and its new path. None counts for binary files."""
+    import git
+
+    out: str = git.Repo(path).git.diff("--numstat", "-z", "--no-renames", base_commit, "HEAD")
+    stats: list[tuple[str, int | None, int | None]] = []
+    for entry in out.split("\0"):
+        parts = entry.split("\t")
+        if len(parts) == 3:
+            added, deleted, name = parts
+            stats.append(
+                (
+                    name,
+                    int(added) if added != "-" else None,
+                    int(deleted) if deleted != "-" else None,
+                )
+            )
+    return stats

@@ -1,9 +1,8 @@
-"""run.json and steps.jsonl: what a run leaves on disk. Pydantic models with a schema version;
-old records keep loading (new fields get defaults)."""
+"""Version 1 of run.json and steps.jsonl, kept only so that old run folders keep loading
+(`records.folder.load_run` migrates them to version 2)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -102,33 +101,3 @@ class RunRecord(_Record):
     unpriced_steps: int = 0
     tags: dict[str, str] = Field(default_factory=dict)
     commit: str | None = None
-
-
-class RunFolder:
-    """`.ssw/runs/<run-id>/`: run.json rewritten as the run goes, steps.jsonl appended."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root  # made on the first write: a run refused before it starts leaves nothing
-        self.run_path = root / "run.json"
-        self.steps_path = root / "steps.jsonl"
-        self.logs = root / "logs"
-
-    def write_run(self, record: RunRecord) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        staged = self.run_path.with_suffix(".json.tmp")
-        staged.write_text(record.model_dump_json(indent=2), encoding="utf-8")
-        staged.replace(self.run_path)
-
-    def append_step(self, record: StepRecord) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        with self.steps_path.open("a", encoding="utf-8") as out:
-            out.write(record.model_dump_json() + "\n")
-
-    def read_run(self) -> RunRecord:
-        return RunRecord.model_validate_json(self.run_path.read_text(encoding="utf-8"))
-
-    def read_steps(self) -> list[StepRecord]:
-        if not self.steps_path.exists():
-            return []
-        lines = self.steps_path.read_text(encoding="utf-8").splitlines()
-        return [StepRecord.model_validate_json(line) for line in lines if line.strip()]

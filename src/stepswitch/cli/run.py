@@ -1,0 +1,158 @@
+"""`ssw run`: check the inputs, make the worktree, open the ledger, start the scripted server if
+the policy uses it, call `run_task`, and remove the worktree (the branch keeps the change).
+Exit 0 done, 1 not done, 2 bad input, 130 interrupted."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+
+from stepswitch.agent.events import Sink
+from stepswitch.agent.providers import HttpProviders
+from stepswitch.agent.repo_gates import RepoGates
+from stepswitch.agent.run import run_task
+from stepswitch.agent.workers import check_keys, is_scripted, worker_models
+from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
+from stepswitch.cli.render import TerminalPrinter
+from stepswitch.errors import Interrupted, UsageError
+from stepswitch.fakes.scripted import load_script, start_scripted_server
+from stepswitch.gates.config import protected_paths
+from stepswitch.gates.detect import load_gates
+from stepswitch.ledger import Budget, Ledger, open_ledger
+from stepswitch.policy.model import load_policy, with_overrides
+from stepswitch.records.folder import RunFolder
+from stepswitch.records.run import RunIds, RunRecord
+from stepswitch.registry.presets import SCRIPTED_PROVIDER, key_variables, load_registry
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    repo: Path
+    task: str
+    policy_path: Path
+    budget_usd: float | None = None
+    max_steps: int | None = None
+    script: Path | None = None  # replies for workers on the scripted provider
+    ledger_path: Path | None = None  # None: $SSW_LEDGER, else <repo>/.ssw/ledger.sqlite
+    tags: tuple[tuple[str, str], ...] = ()  # team, feature, customer...: for cost attribution
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def ledger_path(options: RunOptions, repo: Path) -> Path:
+    if options.ledger_path is not None:
+        return options.ledger_path
+    from_env = os.environ.get("SSW_LEDGER")
+    return Path(from_env) if from_env else repo / ".ssw" / "ledger.sqlite"
+
+
+def _recovered_notice(ledger: Ledger) -> str | None:
+    if not ledger.recovered:
+        return None
+    high = sum(r.high_usd or 0.0 for r in ledger.recovered)
+    return (
+        f"ledger: {len(ledger.recovered)} call(s) left open by a process that ended mid-call "
+        f"are now bounds (up to ${high:.4f} in all): see `ssw ledger`"
+    )
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM ends the run like Ctrl-C: recorded as interrupted, the work committed."""
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted("SIGTERM")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread: leave SIGTERM as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_local(
+    options: RunOptions,
+    print_line: Callable[[str], None],
+    extra_sinks: tuple[Sink, ...] = (),
+) -> RunRecord:
+    """`ssw run` as a function: everything checked before anything is made."""
+    repo = options.repo.resolve()
+    if not repo.is_dir():
+        raise UsageError(f"{options.repo} is not a folder")
+    if not options.task.strip():
+        raise UsageError("the task is empty; pass --task TEXT or --task-file F")
+    if not (repo / ".git").exists():
+        raise UsageError(f"{options.repo} is not the top of a git repository; run `git init` there")
+    policy = with_overrides(
+        load_policy(options.policy_path),
+        max_steps=options.max_steps,
+        budget_usd=options.budget_usd,
+    )
+    registry = load_registry()
+    worker_models(policy, registry)  # unpriced or unknown models refuse before anything is made
+    check_keys(policy, registry)
+    script = None
+    if is_scripted(policy):
+        if options.script is None:
+            raise UsageError("this policy uses the scripted provider: pass --script F.yaml")
+        script = load_script(options.script)
+    load_gates(repo)  # a bad gate table refuses before the worktree is made
+    run_id = new_run_id()
+    folder = RunFolder(repo / ".ssw" / "runs" / run_id)
+    printer = TerminalPrinter(print_line)
+    with ExitStack() as cleanup, sigterm_interrupts():  # undone in reverse
+        base_urls: dict[str, str] = {}
+        if script is not None:
+            server, _ = start_scripted_server(script)
+            cleanup.callback(server.stop)
+            base_urls[SCRIPTED_PROVIDER] = server.base_url
+        ledger = open_ledger(ledger_path(options, repo))
+        cleanup.callback(ledger.close)
+        notice = _recovered_notice(ledger)
+        if notice:
+            print_line(notice)
+        providers = HttpProviders(registry, base_urls=base_urls)
+        cleanup.callback(providers.close)
+        worktree = create_worktree(repo, run_id)
+        cleanup.callback(remove_worktree, worktree)
+        gates = load_gates(worktree.path)  # read once, at the base commit: edits cannot move them
+        ws = Workspace(
+            worktree.path,
+            protected=protected_paths(gates),
+            secret_env_names=key_variables(registry),
+        )
+        limit = policy.limits.budget_usd
+        return run_task(
+            task=options.task,
+            policy=policy,
+            workspace=ws,
+            ledger=ledger,
+            folder=folder,
+            ids=RunIds(run_id=run_id, task_id=run_id),
+            budgets=(Budget("task", run_id, limit),) if limit is not None else (),
+            providers=providers,
+            gates=RepoGates(
+                gates, worktree.path, ws.command_env(), worktree.base_commit, folder.logs
+            ),
+            sinks=(printer, *extra_sinks),
+            deadline=time.monotonic() + policy.limits.wall_time_s,
+            registry=registry,
+            tags=dict(options.tags),
+            repo_root=repo,
+        )
+    raise AssertionError("unreachable")  # ExitStack re-raises; mypy cannot see it

@@ -1,0 +1,202 @@
+"""A run folder (`.ssw/runs/<run-id>/`): run.json rewritten as the run goes, steps.jsonl
+appended, logs/ for full gate logs. `load_run` is the one reader the bench, the claims engine and
+the page use; it migrates version-1 folders as it reads them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from stepswitch.errors import UsageError
+from stepswitch.records import v1
+from stepswitch.records.money import CostRange
+from stepswitch.records.run import RunIds, RunRecord, Totals
+from stepswitch.records.steps import (
+    Finish,
+    GateRecord,
+    GateVerdicts,
+    ModelStep,
+    ReviewRecord,
+    ReviewVerdicts,
+    StepEvent,
+    ToolCallRecord,
+)
+
+_EVENT = TypeAdapter[StepEvent](StepEvent)
+
+
+class RunFolder:
+    def __init__(self, root: Path) -> None:
+        self.root = root  # made on the first write: a run refused before it starts leaves nothing
+        self.run_path = root / "run.json"
+        self.steps_path = root / "steps.jsonl"
+        self.logs = root / "logs"
+
+    def write_run(self, record: RunRecord) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        staged = self.run_path.with_suffix(".json.tmp")
+        staged.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+        staged.replace(self.run_path)
+
+    def append(self, event: StepEvent) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with self.steps_path.open("a", encoding="utf-8") as out:
+            out.write(event.model_dump_json() + "\n")
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    folder: Path
+    run: RunRecord
+    steps: list[StepEvent]
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        return [s for s in self.steps if isinstance(s, kind)]
+
+    @property
+    def model_steps(self) -> list[ModelStep]:
+        return self.of(ModelStep)
+
+
+def load_run(folder: Path) -> LoadedRun:
+    """The run in `folder`, version 1 or 2; a missing or malformed file is a UsageError."""
+    path = folder / "run.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise UsageError(f"{folder} is not a run folder: it has no run.json") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read it as JSON ({exc})") from exc
+    lines = []
+    steps_path = folder / "steps.jsonl"
+    if steps_path.exists():
+        lines = [ln for ln in steps_path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    try:
+        if data.get("schema_version", 1) == 1:
+            old = v1.RunRecord.model_validate(data)
+            old_steps = [v1.StepRecord.model_validate_json(line) for line in lines]
+            return LoadedRun(folder, _run_from_v1(old), _steps_from_v1(old, old_steps))
+        run = RunRecord.model_validate(data)
+        return LoadedRun(folder, run, [_EVENT.validate_json(line) for line in lines])
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UsageError(f"{folder}: a record does not load: {where}: {first['msg']}") from exc
+
+
+# --- version 1 ---
+
+
+def _v1_cost(low: float | None, high: float | None) -> CostRange | None:
+    if low is None:
+        return None
+    return CostRange(low=low, high=max(low, high or low))
+
+
+def _run_from_v1(old: v1.RunRecord) -> RunRecord:
+    outcome = "interrupted" if old.outcome == "running" and old.finished_at else old.outcome
+    return RunRecord(
+        ids=RunIds(run_id=old.run_id, task_id=old.run_id),
+        task=old.task,
+        branch=old.branch,
+        worktree=old.worktree,  # v1 kept absolute machine paths; they stay as written
+        base_commit="",
+        ssw_version="0.1.0 (schema 1)",
+        policy_path=old.policy,
+        policy_sha256="",
+        policy={},
+        scripted=old.scripted,
+        tags=old.tags,
+        started_at=old.started_at,
+        finished_at=old.finished_at,
+        outcome=outcome,
+        exit_code=old.exit_code,
+        reason=old.reason,
+        totals=Totals(
+            steps=old.steps,
+            escalations=old.escalations,
+            gate_failures=old.gate_failures,
+            model_output_failures=old.model_output_failures,
+            prompt_tokens=old.prompt_tokens,
+            cached_tokens=old.cached_tokens,
+            completion_tokens=old.completion_tokens,
+            cost=CostRange(low=old.cost_usd, high=max(old.cost_usd, old.cost_high_usd)),
+            unpriced_steps=old.unpriced_steps,
+        ),
+        commit=old.commit,
+    )
+
+
+def _steps_from_v1(run: v1.RunRecord, old: list[v1.StepRecord]) -> list[StepEvent]:
+    events: list[StepEvent] = []
+    for seq, s in enumerate(old, start=1):
+        base = {"run_id": s.run_id, "seq": seq, "escalation": s.escalation}
+        if s.step_type == "gates":
+            events.append(
+                GateVerdicts(
+                    **base,
+                    passed=s.note == "passed",
+                    failed_gate=s.note.removeprefix("failed: ") if s.note != "passed" else None,
+                    gates=[GateRecord(**g.model_dump()) for g in s.gate],
+                    timings=s.gate_timings,
+                )
+            )
+        elif s.step_type == "review_verdicts" and s.review is not None:
+            events.append(ReviewVerdicts(**base, review=ReviewRecord(**s.review.model_dump())))
+        else:
+            events.append(
+                ModelStep(
+                    **base,
+                    step=s.index,
+                    **s.model_dump(
+                        include={
+                            "step_type",
+                            "worker",
+                            "provider",
+                            "model",
+                            "effort",
+                            "scripted",
+                            "duration_s",
+                            "prompt_tokens",
+                            "cached_tokens",
+                            "cache_write_tokens",
+                            "completion_tokens",
+                            "reasoning_tokens",
+                            "usage_reported",
+                            "attempts",
+                            "prompt_repeat_share",
+                            "finish_reason",
+                            "request_id",
+                            "model_output_failure",
+                            "note",
+                            "error",
+                        }
+                    ),
+                    cost=_v1_cost(s.cost_usd, s.cost_high_usd),
+                    tool_calls=[
+                        ToolCallRecord(
+                            **t.model_dump(exclude={"output_excerpt"}), output=t.output_excerpt
+                        )
+                        for t in s.tool_calls
+                    ],
+                    review=ReviewRecord(**s.review.model_dump()) if s.review else None,
+                )
+            )
+    if run.outcome != "running":
+        seq = len(events) + 1
+        events.append(
+            Finish(
+                run_id=run.run_id,
+                seq=seq,
+                escalation=run.escalations,
+                outcome=run.outcome,
+                reason=run.reason,
+                exit_code=run.exit_code or 0,
+                commit=run.commit,
+            )
+        )
+    return events

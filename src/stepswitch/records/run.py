@@ -1,0 +1,89 @@
+"""run.json, version 2: what a run was asked, with what, and how it ended. Paths in it are
+relative to the repository it ran on, so a run folder means the same on any machine."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stepswitch.records.money import CostRange
+from stepswitch.records.steps import SCHEMA_VERSION
+
+# done: the gates passed and the review approved (or none is configured); gates_failed: the gates
+# failed on every rung; limit: steps, time, dollars or the last rung's steps ran out;
+# interrupted: Ctrl-C or SIGTERM; harness_error: a bug or breakage in ssw itself; error: a
+# provider or model failure that ended the run.
+Outcome = Literal["done", "gates_failed", "limit", "interrupted", "harness_error", "error"]
+OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # records written by newer versions still load
+
+
+class RunIds(_Record):
+    """Who a run is: itself, and where it belongs in a bench (empty for a lone `ssw run`)."""
+
+    run_id: str
+    task_id: str
+    bench_id: str | None = None
+    contestant: str | None = None
+    attempt: int = 0
+
+
+class ChangedFile(_Record):
+    path: str
+    added: int | None = None  # lines; None for a binary file
+    deleted: int | None = None
+
+
+class Totals(_Record):
+    steps: int = 0  # model calls
+    escalations: int = 0
+    gate_failures: int = 0
+    model_output_failures: int = 0  # prose for a tool call, cut-off thinking, unparsed reviews
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: CostRange = CostRange()  # high counts calls whose usage was lost at their bound
+    unpriced_steps: int = 0
+    by_worker: dict[str, CostRange] = Field(default_factory=dict)
+
+
+class RunRecord(_Record):
+    schema_version: int = SCHEMA_VERSION
+    ids: RunIds
+    task: str
+    branch: str
+    worktree: str  # relative to the repository ("." when the run worked in the checkout itself)
+    base_commit: str
+    ssw_version: str
+    policy_path: str  # as given; relative to the repository when inside it
+    policy_sha256: str
+    policy: dict[str, Any]  # the policy as loaded, so the run can be read without the file
+    prices: dict[str, dict[str, Any] | None] = Field(default_factory=dict)  # worker -> list price
+    scripted: bool = False
+    allow_dirty: bool = False
+    tags: dict[str, str] = Field(default_factory=dict)
+    started_at: str
+    finished_at: str | None = None
+    elapsed_s: float | None = None
+    outcome: Outcome | Literal["running"] = "running"
+    exit_code: int | None = None
+    reason: str = ""
+    gates_verdict: Literal["passed", "failed", "not_run", "none"] = "not_run"
+    review_verdict: str | None = None
+    totals: Totals = Field(default_factory=Totals)
+    changed_files: list[ChangedFile] = Field(default_factory=list)
+    commit: str | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.ids.run_id
+
+    @property
+    def cost(self) -> CostRange:
+        return self.totals.cost

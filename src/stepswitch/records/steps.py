@@ -1,0 +1,125 @@
+"""steps.jsonl, version 2: one event per line, a discriminated union on `kind`, numbered by a
+monotonic `seq`. Model steps, gate verdicts, review verdicts, escalations and the finish are each
+their own shape; none pretends to be another."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stepswitch.records.money import CostRange
+
+SCHEMA_VERSION = 2
+TEXT_CHARS = 4000  # of the assistant's text and of each tool output kept in a record
+ARGUMENT_CHARS = 2000
+
+Verdict = Literal["approve", "reject", "unparsed"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # records written by newer versions still load
+
+
+def cut(text: str, limit: int = TEXT_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n[{len(text) - limit} chars cut]"
+
+
+class ToolCallRecord(_Record):
+    name: str
+    arguments: str  # as the model sent them, cut to ARGUMENT_CHARS
+    ok: bool
+    refused: bool = False
+    exit_code: int | None = None  # run only
+    output: str = ""  # what the model was shown, cut to TEXT_CHARS
+
+
+class GateRecord(_Record):
+    name: str
+    passed: bool
+    duration_s: float
+    report: str = ""  # the short report the model sees
+
+
+class ReviewRecord(_Record):
+    verdict: Verdict
+    reasons: str
+    second_opinion: Verdict | None = None
+    second_reasons: str = ""
+    agree: bool | None = None
+
+
+class _Event(_Record):
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    seq: int  # 1-based, in the order things happened in the run
+    escalation: int = 0  # the ladder's level when it happened
+
+
+class ModelStep(_Event):
+    kind: Literal["model_step"] = "model_step"
+    step: int  # 1-based count of model calls
+    step_type: str
+    worker: str
+    provider: str
+    model: str  # as requested
+    served_model: str | None = None  # as the provider says it served (None: not said)
+    effort: str | None = None
+    scripted: bool = False
+    duration_s: float = 0.0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    usage_reported: bool = True
+    cost: CostRange | None = None  # None: the model has no known price
+    attempts: int = 0  # HTTP attempts, retries included (each is a ledger row)
+    # Share of this prompt that repeats the previous prompt sent to the same worker, from its start.
+    prompt_repeat_share: float = 0.0
+    finish_reason: str | None = None
+    request_id: str | None = None
+    text: str = ""  # the assistant's answer, cut to TEXT_CHARS (never its reasoning state)
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    model_output_failure: str | None = None
+    review: ReviewRecord | None = None  # on review steps: the verdict parsed from `text`
+    note: str = ""
+    error: str | None = None
+
+
+class GateVerdicts(_Event):
+    kind: Literal["gates"] = "gates"
+    passed: bool
+    failed_gate: str | None = None
+    gates: list[GateRecord] = Field(default_factory=list)
+    # Time to the first test verdict and each stage's time (impacted, full).
+    timings: dict[str, float | bool | None] = Field(default_factory=dict)
+
+    @property
+    def note(self) -> str:
+        return "passed" if self.passed else f"failed: {self.failed_gate or '?'}"
+
+
+class ReviewVerdicts(_Event):
+    kind: Literal["review"] = "review"
+    review: ReviewRecord
+
+
+class Escalation(_Event):
+    kind: Literal["escalation"] = "escalation"
+    to_level: int
+    to_worker: str
+    reason: str
+
+
+class Finish(_Event):
+    kind: Literal["finish"] = "finish"
+    outcome: str
+    reason: str
+    exit_code: int
+    commit: str | None = None
+
+
+StepEvent = Annotated[
+    ModelStep | GateVerdicts | ReviewVerdicts | Escalation | Finish, Field(discriminator="kind")
+]
