@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from stepswitch.util.proc import kill_live_groups, run_in_group
@@ -12,11 +13,20 @@ from stepswitch.util.proc import kill_live_groups, run_in_group
 
 def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
         return False
-    stat = Path(f"/proc/{pid}/stat").read_text()
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def _gone(pid: int) -> bool:
+    """SIGKILL is delivered asynchronously: wait (bounded) for the process to be gone."""
+    end = time.monotonic() + 30
+    while _alive(pid):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_a_background_child_holding_the_pipe_does_not_hang_the_call(tmp_path: Path) -> None:
@@ -29,7 +39,7 @@ def test_a_background_child_holding_the_pipe_does_not_hang_the_call(tmp_path: Pa
         output_cap=1000,
     )
     assert done.exit_code == 0 and "started" in done.output
-    assert not _alive(int(pid_file.read_text()))  # killed with its group when the shell exited
+    assert _gone(int(pid_file.read_text()))  # killed with its group when the shell exited
 
 
 def test_a_timeout_kills_the_whole_group_and_says_so(tmp_path: Path) -> None:
@@ -43,7 +53,7 @@ def test_a_timeout_kills_the_whole_group_and_says_so(tmp_path: Path) -> None:
     )
     assert done.timed_out and done.exit_code is None
     assert "waiting" in done.output
-    assert not _alive(int(pid_file.read_text()))
+    assert _gone(int(pid_file.read_text()))
 
 
 def test_long_output_keeps_its_head_and_tail(tmp_path: Path) -> None:

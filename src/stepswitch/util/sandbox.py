@@ -1,0 +1,408 @@
+"""Confinement for everything the agent and the gates run: own PID, mount and network namespaces,
+the worktree writable, the system read-only, the home and the repository checkout hidden.
+
+Backends: bubblewrap (`bwrap`), util-linux `unshare` with a user namespace, or `none`. All of them
+build the same mount plan; see docs/decisions/0010-sandbox.md for the order and what each protects.
+Run `sandbox.argv(...)` with `env=policy.env` and `start_new_session=True`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from stepswitch.errors import UsageError
+from stepswitch.util.keys import looks_secret
+
+BACKENDS = ("bwrap", "unshare", "none")
+NONE_NOTICE = (
+    "sandbox: none. Commands run as you, with your files, processes and network: "
+    "only the environment is cleaned (pass --sandbox auto to confine them)."
+)
+
+# The system, shown read-only; a top-level symlink (merged /usr) is recreated as a symlink.
+_SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "opt", "nix")
+# Readable by root only on the host, yet a root ssw's sandbox would show them.
+_SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh")
+_DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+
+_ALLOWED_NAMES = frozenset(
+    {
+        "PATH", "LANG", "LANGUAGE", "TERM", "TZ", "VIRTUAL_ENV", "USER", "LOGNAME", "SHELL",
+        "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CI", "SOURCE_DATE_EPOCH",
+    }
+)  # fmt: skip
+_ALLOWED_PREFIXES = ("LC_", "PYTHON", "PYTEST_")
+_DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What a sandboxed command sees. Deeper paths are mounted after shallower ones, and at one
+    depth writable beats read-only beats hidden, so `read_only` punches through `hidden`."""
+
+    writable: tuple[Path, ...]  # the worktree, the scratch home
+    env: Mapping[str, str] = field(default_factory=dict)  # exactly what the child gets
+    read_only: tuple[Path, ...] = ()  # e.g. the interpreter's prefix, the repository's .venv
+    hidden: tuple[Path, ...] = ()  # covered by an empty read-only tmpfs (a file: /dev/null)
+    network: bool = False
+
+
+class Sandbox(Protocol):
+    name: str
+    confines: bool  # False only for "none": say so at the start of every run
+
+    def argv(self, command: list[str], policy: SandboxPolicy, cwd: Path) -> list[str]: ...
+
+
+Kind = Literal["ro", "rw", "hide", "symlink", "dev", "proc", "tmp", "seal"]
+
+
+@dataclass(frozen=True)
+class _Op:
+    kind: Kind
+    path: str
+    target: str = ""  # the symlink's target
+
+
+def _depth(path: str) -> int:
+    return len(Path(path).parts)
+
+
+def mount_plan(policy: SandboxPolicy) -> list[_Op]:
+    """The mounts, in order: the system, /dev, /proc, a private /tmp, then the policy's paths."""
+    ops: list[_Op] = []
+    for name in _SYSTEM:
+        top = Path("/") / name
+        if top.is_symlink():
+            ops.append(_Op("symlink", str(top), os.readlink(top)))
+        elif top.is_dir():
+            ops.append(_Op("ro", str(top)))
+    ops += [_Op("dev", "/dev"), _Op("proc", "/proc"), _Op("tmp", "/tmp")]
+    rank = {"hide": 0, "ro": 1, "rw": 2}
+    wanted: dict[str, Kind] = {}
+    hidden = [*map(Path, _SYSTEM_SECRETS), *policy.hidden]
+    shown = list(policy.read_only)
+    if policy.network:
+        shown.append(Path("/etc/resolv.conf").resolve())  # often a link into /run
+    layers: list[tuple[Kind, list[Path]]] = [
+        ("hide", hidden),
+        ("ro", shown),
+        ("rw", list(policy.writable)),
+    ]
+    for kind, paths in layers:
+        for raw in paths:
+            real = Path(raw).resolve()
+            if not real.exists():
+                if kind == "rw":
+                    raise UsageError(f"sandbox: the writable folder {real} does not exist")
+                continue  # nothing there to show or to hide
+            wanted[str(real)] = kind  # the same path twice: the later, stronger kind wins
+    for where, kind in sorted(wanted.items(), key=lambda item: (_depth(item[0]), rank[item[1]])):
+        ops.append(_Op(kind, where))
+    # Sealed last: mount points for deeper paths had to be made in them first.
+    ops += [_Op("seal", op.path) for op in ops if op.kind == "hide" and Path(op.path).is_dir()]
+    ops.append(_Op("seal", "/"))
+    return ops
+
+
+class Bwrap:
+    name = "bwrap"
+    confines = True
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+
+    def argv(self, command: list[str], policy: SandboxPolicy, cwd: Path) -> list[str]:
+        args = [self.binary, "--die-with-parent", "--new-session", "--unshare-all"]
+        args += ["--share-net"] if policy.network else []
+        args += ["--cap-drop", "ALL"]
+        for op in mount_plan(policy):
+            if op.kind == "ro":
+                args += ["--ro-bind", op.path, op.path]
+            elif op.kind == "rw":
+                args += ["--bind", op.path, op.path]
+            elif op.kind == "hide" and Path(op.path).is_dir():
+                args += ["--tmpfs", op.path]
+            elif op.kind == "hide":
+                args += ["--ro-bind", "/dev/null", op.path]
+            elif op.kind == "symlink":
+                args += ["--symlink", op.target, op.path]
+            elif op.kind in ("dev", "proc", "tmp"):
+                args += [{"dev": "--dev", "proc": "--proc", "tmp": "--tmpfs"}[op.kind], op.path]
+            else:
+                args += ["--remount-ro", op.path]
+        return [*args, "--chdir", str(Path(cwd).resolve()), "--", *command]
+
+
+def _lo_up_python() -> str:
+    # SIOCSIFFLAGS on "lo" with IFF_UP|IFF_RUNNING, for hosts without iproute2.
+    code = (
+        "import fcntl,socket,struct;s=socket.socket();"
+        "fcntl.ioctl(s,0x8914,struct.pack('16sH14x',b'lo',0x41))"
+    )
+    return f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(code)}"
+
+
+class Unshare:
+    """unshare makes the namespaces; a /bin/sh script inside builds the new root from the mount
+    plan on a tmpfs, pivots into it and execs the command through setpriv with no capabilities."""
+
+    name = "unshare"
+    confines = True
+
+    def __init__(self, tools: Mapping[str, str], stage: Path) -> None:
+        self.tools = tools  # absolute paths: the child's PATH need not hold sbin
+        self.stage = stage  # an empty host folder the new root's tmpfs is mounted on
+
+    def argv(self, command: list[str], policy: SandboxPolicy, cwd: Path) -> list[str]:
+        t = self.tools
+        args = [t["setpriv"], "--pdeathsig", "KILL", "--", t["unshare"], "--user"]
+        args += ["--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--ipc", "--uts"]
+        args += [] if policy.network else ["--net"]
+        script = self._script(policy, Path(cwd).resolve())
+        return [*args, "--", "/bin/sh", "-c", script, "ssw-sandbox", *command]
+
+    def _script(self, policy: SandboxPolicy, cwd: Path) -> str:
+        q = shlex.quote
+        mount = q(self.tools["mount"])
+        root = q(str(self.stage))
+        lines = ["set -eu", f"R={root}", f'{mount} -t tmpfs -o mode=0755 ssw-root "$R"']
+        lines.append('mkdir "$R/.old"')
+
+        def at(path: str) -> str:
+            return '"$R"' + q(path)
+
+        def mount_point(path: str, is_dir: bool) -> str:
+            # Made only where missing: inside a writable bind, `: >` would empty the host's file.
+            parent = at(str(Path(path).parent))
+            touch = f"mkdir -p {at(path)}" if is_dir else f"mkdir -p {parent} && : > {at(path)}"
+            return f"[ -e {at(path)} ] || {{ {touch}; }}"
+
+        def bind(path: str, extra: str) -> list[str]:
+            # `--bind -o ro` remounts read-only in the same call (util-linux >= 2.27).
+            flags = f" -o {extra}" if extra else ""
+            return [
+                mount_point(path, Path(path).is_dir()),
+                f"{mount} --bind{flags} {q(path)} {at(path)}",
+            ]
+
+        for op in mount_plan(policy):
+            if op.kind in ("ro", "rw"):
+                lines += bind(op.path, "ro" if op.kind == "ro" else "")
+            elif op.kind == "hide" and Path(op.path).is_dir():
+                lines += [mount_point(op.path, True), f"{mount} -t tmpfs hidden {at(op.path)}"]
+            elif op.kind == "hide":
+                lines += [mount_point(op.path, False), f"{mount} --bind /dev/null {at(op.path)}"]
+            elif op.kind == "symlink":
+                lines.append(f"ln -s {q(op.target)} {at(op.path)}")
+            elif op.kind == "dev":
+                lines += [f"mkdir -p {at('/dev')}"]
+                lines += [f"{mount} -t tmpfs -o mode=0755 dev {at('/dev')}"]
+                for dev in _DEVICES:
+                    lines += [f": > {at('/dev/' + dev)}"]
+                    lines += [f"{mount} --bind /dev/{dev} {at('/dev/' + dev)}"]
+                for i, name in enumerate(("stdin", "stdout", "stderr")):
+                    lines.append(f"ln -s /proc/self/fd/{i} {at('/dev/' + name)}")
+                lines += [f"ln -s /proc/self/fd {at('/dev/fd')}", f"mkdir {at('/dev/shm')}"]
+                lines.append(f"{mount} -t tmpfs -o mode=1777 shm {at('/dev/shm')}")
+            elif op.kind == "proc":
+                lines += [f"mkdir -p {at('/proc')}", f"{mount} -t proc proc {at('/proc')}"]
+            elif op.kind == "tmp":
+                lines += [f"mkdir -p {at('/tmp')}"]
+                lines += [f"{mount} -t tmpfs -o mode=1777 tmp {at('/tmp')}"]
+            elif op.path != "/":  # the root is sealed once it is the root
+                lines.append(f"{mount} -o remount,ro {at(op.path)}")
+        if not policy.network:  # a new network namespace starts with loopback down
+            lo_up = f"{q(self.tools['ip'])} link set lo up" if "ip" in self.tools else ""
+            lines.append(f"{lo_up or _lo_up_python()} 2>/dev/null || true")
+        lines += [
+            f'cd "$R" && {q(self.tools["pivot_root"])} . .old',
+            f"{q(self.tools['umount'])} -l /.old && rmdir /.old && {mount} -o remount,ro /",
+            f"cd {q(str(cwd))}",
+            f"exec {q(self.tools['setpriv'])} --no-new-privs --inh-caps=-all --bounding-set=-all"
+            ' -- "$@"',
+        ]
+        return "\n".join(lines)
+
+
+class NoSandbox:
+    name = "none"
+    confines = False
+
+    def argv(self, command: list[str], policy: SandboxPolicy, cwd: Path) -> list[str]:
+        return list(command)
+
+
+@functools.cache
+def _stage() -> Path:
+    # Mounted on only inside the sandbox's own mount namespace; the host sees an empty folder.
+    path = Path(tempfile.mkdtemp(prefix="ssw-sandbox-root-"))
+    atexit.register(lambda: shutil.rmtree(path, ignore_errors=True))
+    return path
+
+
+def _build(name: str) -> Sandbox:
+    """The backend, or UsageError naming why it cannot exist here."""
+    if name == "none":
+        return NoSandbox()
+    if not sys.platform.startswith("linux"):
+        raise UsageError(f"--sandbox {name} needs Linux; on {sys.platform} pass --sandbox none")
+    if name == "bwrap":
+        binary = shutil.which("bwrap")
+        if binary is None:
+            raise UsageError(
+                "bwrap is not installed: apt-get install bubblewrap, or --sandbox unshare|none"
+            )
+        return Bwrap(binary)
+    system_path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    tools = {t: shutil.which(t, path=system_path) for t in ("unshare", "setpriv", "mount")}
+    tools |= {t: shutil.which(t, path=system_path) for t in ("umount", "pivot_root", "ip")}
+    missing = [t for t, where in tools.items() if where is None and t != "ip"]
+    if missing:
+        raise UsageError(
+            f"--sandbox unshare needs util-linux {', '.join(missing)}: install util-linux, "
+            "or --sandbox bwrap|none"
+        )
+    return Unshare({t: where for t, where in tools.items() if where}, _stage())
+
+
+@functools.cache
+def _working(name: str) -> Sandbox:
+    """Build the backend and run `true` in it once per process: a namespace the kernel refuses
+    (containers, hardened sysctls) shows here, not in the middle of a run."""
+    sandbox = _build(name)
+    if not sandbox.confines:
+        return sandbox
+    with sandbox_home() as home:
+        policy = SandboxPolicy(writable=(home,), env=child_env({}, home))
+        argv = sandbox.argv(["true"], policy, home)
+        try:
+            done = subprocess.run(argv, env=policy.env, capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            why = f"--sandbox {name} cannot start here: {exc}; or --sandbox none"
+            raise UsageError(why) from exc
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = lines[-1] if lines else f"exit {done.returncode}"
+        raise UsageError(
+            f"--sandbox {name} cannot create its namespaces here ({why}): allow unprivileged "
+            "user namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container with "
+            "them), or pass --sandbox none"
+        )
+    return sandbox
+
+
+def choose_sandbox(wanted: str) -> Sandbox:
+    """`auto` is the first of bwrap, unshare that works here; it never falls back to none."""
+    if wanted not in ("auto", *BACKENDS):
+        raise UsageError(f"unknown sandbox {wanted!r}: choose auto, {', '.join(BACKENDS)}")
+    if wanted != "auto":
+        return _working(wanted)
+    reasons = []
+    for name in ("bwrap", "unshare"):
+        try:
+            return _working(name)
+        except UsageError as exc:
+            reasons.append(f"{name}: {exc}")
+    raise UsageError(
+        f"no sandbox works here ({'; '.join(reasons)}). Install bubblewrap, or pass "
+        "--sandbox none to run the agent's commands unconfined"
+    )
+
+
+def child_env(
+    base: Mapping[str, str], home: Path, extra_allowed: Iterable[str] = ()
+) -> dict[str, str]:
+    """An allow-listed environment: names a build or a test suite needs, never one that looks
+    secret unless `extra_allowed` names it; HOME and TMPDIR point into the scratch home."""
+    extra = {name.upper() for name in extra_allowed}
+    env = {}
+    for name, value in base.items():
+        upper = name.upper()
+        allowed = upper in _ALLOWED_NAMES or upper.startswith(_ALLOWED_PREFIXES)
+        if upper in extra or (allowed and not looks_secret(name, value)):
+            env[name] = value
+    env.setdefault("PATH", _DEFAULT_PATH)
+    env["HOME"] = str(home)
+    env["TMPDIR"] = str(home / "tmp")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # bytecode written by the tests is not part of a change
+    return env
+
+
+@contextlib.contextmanager
+def sandbox_home() -> Iterator[Path]:
+    """A scratch HOME (with tmp/ for TMPDIR), removed afterwards."""
+    home = Path(tempfile.mkdtemp(prefix="ssw-home-"))
+    (home / "tmp").mkdir()
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _interpreter_prefixes(venv: Path) -> list[Path]:
+    found = [venv]
+    cfg = venv / "pyvenv.cfg"
+    if cfg.is_file():
+        for line in cfg.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and value.strip():
+                found.append(Path(value.strip()).parent)  # <prefix>/bin -> <prefix>
+    python = venv / "bin" / "python"
+    if python.exists():
+        found.append(python.resolve().parent.parent)
+    return found
+
+
+def git_admin_dir(worktree: Path) -> Path | None:
+    """<repo>/.git/worktrees/<id> for a linked worktree (its .git is a file naming it)."""
+    dot_git = worktree / ".git"
+    if not dot_git.is_file():
+        return None
+    text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+    if not text.startswith("gitdir:"):
+        return None
+    admin = Path(text.removeprefix("gitdir:").strip())
+    return (admin if admin.is_absolute() else worktree / admin).resolve()
+
+
+def policy_for_worktree(
+    worktree: Path,
+    repo: Path,
+    home: Path,
+    env: Mapping[str, str],
+    *,
+    network: bool = False,
+    read_only: Iterable[Path] = (),
+) -> SandboxPolicy:
+    """The standard policy for a run: the worktree and its git admin folder writable, the
+    repository's .git (objects, refs) and interpreters read-only, the user's home and the
+    repository checkout hidden."""
+    writable = [worktree, home]
+    admin = git_admin_dir(worktree)
+    shown = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), *read_only]
+    if admin is not None:
+        writable.append(admin)
+        shown.append(admin.parent.parent)  # the common .git: git reads objects and refs there
+    for venv in (repo / ".venv", repo / "venv", worktree / ".venv"):
+        if venv.is_dir():
+            shown += _interpreter_prefixes(venv)
+    return SandboxPolicy(
+        writable=tuple(writable),
+        env=dict(env),
+        read_only=tuple(shown),
+        hidden=(Path.home(), repo),
+        network=network,
+    )
