@@ -269,3 +269,75 @@ def test_summary_marks_skipped_and_failed_checks() -> None:
     assert lines[2].split()[:2] == ["tool_call", "NO"]
     assert lines[2].endswith("...") and len(lines[2]) < 140
     assert lines[3].split()[:2] == ["reasoning", "-"]
+
+
+# --- Anthropic: a repeated prefix is read from the cache only when the request marks it ---
+
+FIXTURES = Path(__file__).parent / "fixtures" / "messages"
+HAIKU = "claude-haiku-4-5"
+
+
+def _recorded(name: str) -> Reply:
+    if name.endswith(".sse"):
+        text = (FIXTURES / name).read_text()
+        return Reply(body=text, headers={"Content-Type": "text/event-stream"})
+    body = json.loads((FIXTURES / name).read_text())
+    body.pop("_source")
+    return Reply(body=body)
+
+
+def _anthropic_spec(base_url: str) -> ProviderSpec:
+    model = ModelSpec(
+        family="claude",
+        context_window=200000,
+        capabilities=("tools", "streaming", "prompt_cache"),
+        price=Price(input=1, output=5, source="test", as_of=date(2026, 1, 1)),
+    )
+    return ProviderSpec(
+        name="anthropic",
+        display_name="Anthropic",
+        base_url=base_url,
+        wire_formats=("messages",),
+        models={HAIKU: model},
+    )
+
+
+def anthropic_server(*, caches: bool = True) -> Callable[[RecordedRequest], Reply]:
+    """Recorded Messages replies; a marked prefix seen before is read from the cache."""
+    seen: set[bytes] = set()
+
+    def respond(request: RecordedRequest) -> Reply:
+        body = request.json()
+        if body.get("stream"):
+            return _recorded("stream_thinking_and_text.sse")
+        if b"cache_control" not in request.body:
+            return _recorded("thinking_and_text.json")
+        hit = caches and request.body in seen
+        seen.add(request.body)
+        return _recorded("prompt_cache_read.json" if hit else "prompt_cache_write.json")
+
+    return respond
+
+
+def test_anthropic_serves_a_repeated_marked_prefix_from_the_cache() -> None:
+    with LoopbackServer(anthropic_server()) as server:
+        report = run_probe(_anthropic_spec(server.base_url), HAIKU, timeout_s=10)
+        marked = [r.json() for r in server.requests if b"cache_control" in r.body]
+    cache = report.result("prompt_cache")
+    assert cache.ok is True and cache.registry_claims is True
+    assert cache.measured["cached_tokens"] == 5230
+    assert cache.measured["first_cache_write_tokens"] == 5230
+    assert "wrote 5230 to the cache" in cache.detail
+    assert len(marked) == 2 and marked[0] == marked[1]
+    system = marked[0]["system"]
+    assert system[0]["cache_control"] == {"type": "ephemeral"}
+    # Above Haiku 4.5's 4096-token minimum, with a margin.
+    assert len(system[0]["text"].split()) > 4096
+
+
+def test_anthropic_that_never_reads_the_cache_fails_the_check() -> None:
+    with LoopbackServer(anthropic_server(caches=False)) as server:
+        report = run_probe(_anthropic_spec(server.base_url), HAIKU, timeout_s=10)
+    cache = report.result("prompt_cache")
+    assert cache.ok is False
+    assert cache.measured["cached_tokens"] == 0

@@ -172,3 +172,82 @@ def test_a_ledger_carried_across_fork_refuses_to_reserve(ledger):
     ledger._me = replace(ledger._me, pid=ledger._me.pid + 1)  # as a forked child would see it
     with pytest.raises(RuntimeError, match="after fork"):
         ledger.reserve(intent(), 1, 300)
+
+
+# --- schema 2: the served model (ADR 0009) ---
+
+
+def _version_1_file(ledger_path):
+    """A ledger as schema 1 left it, with one settled row."""
+    from stepswitch.ledger.store import MIGRATIONS
+
+    ledger_path.parent.mkdir(parents=True)
+    raw = sqlite3.connect(ledger_path)
+    raw.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    raw.execute("INSERT INTO schema_version (version) VALUES (1)")
+    for statement in MIGRATIONS[1]:
+        raw.execute(statement)
+    raw.execute(
+        """INSERT INTO calls (status, run_id, task_id, step, step_type, worker, provider, model,
+            attempt, priced, prompt_bytes, est_prompt_tokens, max_output_tokens, reserved_usd,
+            usd, low_usd, high_usd, pid, host, reserved_at, settled_at)
+        VALUES ('settled', 'run-old', 'task-1', 1, 'edit', 'coder', 'prov', 'model-a', 1, 1, 300,
+            150, 1000, 0.01, 0.002, 0.002, 0.002, 1, 'h', 1.0, 2.0)"""
+    )
+    raw.commit()
+    raw.close()
+
+
+def test_a_schema_1_ledger_opens_migrated_with_its_rows_and_no_served_model(ledger_path):
+    _version_1_file(ledger_path)
+    with open_ledger(ledger_path) as ledger:
+        [row] = ledger.rows()
+        assert (row.run_id, row.usd, row.served_model) == ("run-old", 0.002, None)
+        assert row.served_other_model is False
+    raw = sqlite3.connect(ledger_path)
+    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    columns = [r[1] for r in raw.execute("PRAGMA table_info(calls)")]
+    assert columns[-1] == "served_model"
+
+
+def _settled(ledger, served: str, **message: object):
+    from stepswitch.wire.types import Attempt, Completion, FinishReason, Message, Usage
+
+    reservation = ledger.reserve(intent(), 1, 300)
+    completion = Completion(
+        Message("assistant", "ok", **message),  # type: ignore[arg-type]
+        FinishReason.STOP,
+        "end_turn",
+        Usage(prompt_tokens=100, cached_tokens=80, completion_tokens=5),
+        served,
+        "req-9",
+        raw_usage={"input_tokens": 20, "cache_read_input_tokens": 80, "output_tokens": 5},
+    )
+    return ledger.settle(reservation, Attempt(1, 200, None, 0.2, "req-9", completion))
+
+
+def test_settle_records_the_served_model_and_flags_another_model(ledger):
+    same = _settled(ledger, "model-a-20260101")
+    other = _settled(ledger, "gateway-default-model")
+    unnamed = _settled(ledger, "")
+    assert (same.served_model, same.served_other_model) == ("model-a-20260101", False)
+    assert (other.served_model, other.served_other_model) == ("gateway-default-model", True)
+    assert (unnamed.served_model, unnamed.served_other_model) == (None, False)
+    assert [r.served_model for r in ledger.rows()] == [
+        "model-a-20260101",
+        "gateway-default-model",
+        None,
+    ]
+
+
+def test_no_reasoning_state_reaches_the_ledger_row(ledger, ledger_path):
+    from stepswitch.wire.types import ReasoningState
+
+    secret = "ErUBCkYIBhgCIkCsig-never-in-the-ledger"
+    payload = [{"at": 0, "part": {"type": "thinking", "thinking": "t", "signature": secret}}]
+    state = ReasoningState.of("messages", "model-a", payload)
+    row = _settled(ledger, "model-a", reasoning="t", reasoning_state=state)
+    assert secret not in repr(row)
+    raw = sqlite3.connect(ledger_path)
+    stored = raw.execute("SELECT * FROM calls WHERE id = ?", (row.id,)).fetchall()
+    assert stored and secret not in repr(stored)

@@ -1,3 +1,4 @@
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -295,3 +296,56 @@ def test_stream_error_chunk_is_a_provider_error_with_its_code():
 def test_empty_stream_is_malformed():
     with pytest.raises(MalformedResponse):
         codec.decode_stream(read_events([]), None)
+
+
+# --- thought signatures as reasoning state (ADR 0009) ---
+
+PRO = "gemini-3.1-pro-preview"
+
+
+def _bound(body: Any, model: str = PRO) -> Message:
+    message = codec.decode(body, None).message
+    assert message.reasoning_state is not None
+    return replace(message, reasoning_state=replace(message.reasoning_state, model=model))
+
+
+def _answered(message: Message) -> tuple[Message, ...]:
+    return tuple(
+        Message("tool", "{}", tool_call_id=call.id, name=call.name) for call in message.tool_calls
+    )
+
+
+def test_signatures_decode_by_call_position_and_the_text_part():
+    state = codec.decode(fixture("two_function_calls.json"), None).message.reasoning_state
+    assert state is not None and state.model == "gemini-3.1-pro-preview"
+    assert state.value() == {"calls": ["CiQBcsjafB7Mz0k1c3Zk2yqR", None], "text": None}
+    signed = codec.decode(fixture("sequential_call_signed.json"), None).message.reasoning_state
+    assert signed is not None
+    assert signed.value() == {
+        "calls": ["CiQBstepTwoCallSignature7w"],
+        "text": "CiQBsignedTextOfStepTwoXq",
+    }
+    assert codec.decode(fixture("thought_and_text.json"), None).message.reasoning_state is None
+
+
+def test_every_step_of_a_sequential_loop_sends_its_own_signatures_back():
+    step_one = _bound(fixture("two_function_calls.json"))
+    step_two = _bound(fixture("sequential_call_signed.json"))
+    messages = (*ASK, step_one, *_answered(step_one), step_two, *_answered(step_two))
+    contents = codec.encode(Request(PRO, messages))["contents"]
+    model_turns = [c["parts"] for c in contents if c["role"] == "model"]
+    assert model_turns == [
+        fixture("two_function_calls.json")["candidates"][0]["content"]["parts"],
+        fixture("sequential_call_signed.json")["candidates"][0]["content"]["parts"],
+    ]
+    assert SIGNATURE_PLACEHOLDER not in str(contents)
+
+
+def test_signatures_of_another_model_give_way_to_the_placeholder():
+    step_one = _bound(fixture("two_function_calls.json"), model="gemini-2.5-pro")
+    body = codec.encode(Request(PRO, (*ASK, step_one, *_answered(step_one))))
+    parts = body["contents"][1]["parts"]
+    assert parts[0]["thoughtSignature"] == SIGNATURE_PLACEHOLDER
+    assert "thoughtSignature" not in parts[1]
+    off = Request(PRO, (*ASK, _bound(fixture("two_function_calls.json"))), carry_reasoning=False)
+    assert codec.encode(off)["contents"][1]["parts"][0]["thoughtSignature"] == SIGNATURE_PLACEHOLDER

@@ -1,3 +1,5 @@
+import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -5,12 +7,14 @@ import pytest
 
 from stepswitch.errors import MalformedResponse, ProviderError
 from stepswitch.wire.formats.messages import MessagesCodec, thinks_adaptively
+from stepswitch.wire.formats.messages_cache import CHARS_PER_TOKEN, min_cacheable_tokens
 from stepswitch.wire.sse import read_events
 from stepswitch.wire.types import (
     Completion,
     FinishReason,
     JsonSchemaFormat,
     Message,
+    ReasoningState,
     Request,
     ToolCall,
     ToolSpec,
@@ -298,6 +302,7 @@ def test_wrong_shapes_raise_malformed_never_key_or_type_errors(body: Any):
     ("sse", "body"),
     [
         ("stream_thinking_and_text.sse", "thinking_and_text.json"),
+        ("stream_tool_loop_turn1_thinking.sse", "tool_loop_turn1_thinking.json"),
         ("stream_two_tool_uses.sse", "two_tool_uses.json"),
     ],
 )
@@ -337,3 +342,148 @@ def test_stream_tool_input_cut_by_the_cap_is_kept_as_sent():
     assert completion.message.tool_calls[0].arguments == '{"path": "sr'
     assert completion.finish_reason is FinishReason.LENGTH
     assert completion.usage is not None and completion.usage.completion_tokens == 9
+
+
+# --- reasoning state and prompt caching (ADR 0009) ---
+
+SONNET = "claude-sonnet-5"
+LONG_SYSTEM = "Keep every change small and tested. " * 120  # past the smallest cacheable prefix
+
+
+def _bound(completion: Completion, model: str) -> Message:
+    """The assistant message as the HTTP client hands it on: state keyed by the model asked for."""
+    state = completion.message.reasoning_state
+    assert state is not None
+    return replace(completion.message, reasoning_state=replace(state, model=model))
+
+
+def _loop(first: Message) -> tuple[Message, ...]:
+    results = tuple(
+        Message("tool", "ok", tool_call_id=call.id, name=call.name) for call in first.tool_calls
+    )
+    return (*ASK, first, *results)
+
+
+def test_signed_and_redacted_thinking_decode_into_the_state_in_order():
+    completion = codec.decode(fixture("redacted_thinking_tool_use.json"), None)
+    state = completion.message.reasoning_state
+    assert state is not None and state.wire_format == "messages"
+    blocks = fixture("redacted_thinking_tool_use.json")["content"]
+    assert state.value() == [{"at": 0, "part": blocks[0]}, {"at": 0, "part": blocks[1]}]
+    assert completion.message.reasoning == "Check the config loader first."
+
+
+def test_unsigned_thinking_is_not_state():
+    body = fixture("thinking_and_text.json")
+    del body["content"][0]["signature"]
+    assert codec.decode(body, None).message.reasoning_state is None
+
+
+def test_redacted_thinking_goes_back_unchanged_before_the_tool_use_and_keeps_thinking_on():
+    old = "claude-3-7-sonnet-20250219"
+    first = _bound(codec.decode(fixture("redacted_thinking_tool_use.json"), None), old)
+    body = codec.encode(Request(old, _loop(first), tools=(READ,), reasoning_effort="high"))
+    assert body["messages"][1] == {
+        "role": "assistant",
+        "content": fixture("redacted_thinking_tool_use.json")["content"],
+    }
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 16384}
+
+
+def test_thinking_after_a_tool_use_goes_back_after_it():
+    payload = [
+        {"at": 0, "part": {"type": "thinking", "thinking": "a", "signature": "s1"}},
+        {"at": 1, "part": {"type": "thinking", "thinking": "b", "signature": "s2"}},
+    ]
+    calls = (ToolCall("t1", "read_file", "{}"), ToolCall("t2", "read_file", "{}"))
+    state = ReasoningState.of("messages", SONNET, payload)
+    message = Message("assistant", "Both.", calls, reasoning_state=state)
+    content = codec.encode(Request(SONNET, _loop(message), reasoning_effort="low"))["messages"][1]
+    assert [b["type"] for b in content["content"]] == [
+        "thinking",
+        "text",
+        "tool_use",
+        "thinking",
+        "tool_use",
+    ]
+
+
+def test_state_goes_only_to_its_own_format_and_model():
+    first = _bound(codec.decode(fixture("tool_loop_turn1_thinking.json"), None), SONNET)
+    for model in ("claude-opus-5", "claude-sonnet-5-20260915"):
+        body = codec.encode(Request(model, _loop(first), reasoning_effort="high"))
+        assert "signature" not in json.dumps(body) and "thinking" not in body
+    foreign = replace(first, reasoning_state=replace(first.reasoning_state, wire_format="x"))  # type: ignore[type-var]
+    assert "signature" not in json.dumps(
+        codec.encode(Request(SONNET, _loop(foreign), reasoning_effort="high"))
+    )
+
+
+def test_thinking_blocks_stay_out_while_thinking_is_off():
+    first = _bound(codec.decode(fixture("tool_loop_turn1_thinking.json"), None), SONNET)
+    for request in (
+        Request(SONNET, _loop(first)),
+        Request(SONNET, _loop(first), reasoning_effort="none"),
+        Request(
+            SONNET, _loop(first), tools=(READ,), tool_choice="required", reasoning_effort="high"
+        ),
+    ):
+        body = codec.encode(request)
+        assert "thinking" not in body and "signature" not in json.dumps(body)
+
+
+@pytest.mark.parametrize(
+    ("model", "minimum"),
+    [
+        ("claude-opus-4-5-20251101", 4096),
+        ("claude-opus-4-6", 4096),
+        ("claude-haiku-4-5", 4096),
+        ("anthropic/claude-haiku-4-5-20251001", 4096),
+        ("claude-opus-4-7", 2048),
+        ("claude-3-5-haiku-20241022", 2048),
+        ("claude-3-haiku-20240307", 2048),
+        ("claude-opus-5", 512),
+        ("claude-sonnet-5", 1024),
+        ("claude-sonnet-4-5-20250929", 1024),
+        ("claude-3-7-sonnet-20250219", 1024),
+        ("claude-opus-5-5", 1024),  # not in the table: the common minimum
+        ("some-gateway-model", 1024),
+    ],
+)
+def test_minimum_cacheable_prefix_follows_the_model(model: str, minimum: int):
+    assert min_cacheable_tokens(model) == minimum
+
+
+def test_a_prefix_under_the_model_minimum_gets_no_breakpoint():
+    system = "x" * (1024 * CHARS_PER_TOKEN - 200)  # under Sonnet's 1024 tokens, as estimated
+    body = codec.encode(Request(SONNET, (Message("system", system), Message("user", "go"))))
+    assert "cache_control" not in json.dumps(body)
+    bigger = codec.encode(Request(SONNET, (Message("system", system + "y" * 400), ASK[1])))
+    assert bigger["system"][0]["cache_control"] == {"type": "ephemeral"}
+    haiku = codec.encode(Request("claude-haiku-4-5", (Message("system", system + "y" * 400),)))
+    assert "cache_control" not in json.dumps(haiku)  # 4096 tokens for Haiku 4.5
+
+
+def test_breakpoints_mark_tools_system_the_previous_turn_and_the_end_at_most_four():
+    big = ToolSpec("read_file", "Read a file. " * 300, {"type": "object"})
+    messages = (
+        Message("system", LONG_SYSTEM),
+        Message("user", "first"),
+        Message("assistant", "Looking.", (ToolCall("t1", "read_file", "{}"),)),
+        Message("tool", "A", tool_call_id="t1"),
+        Message("assistant", "Again.", (ToolCall("t2", "read_file", "{}"),)),
+        Message("tool", "B", tool_call_id="t2"),
+    )
+    body = codec.encode(Request(SONNET, messages, tools=(big,)))
+    marked = [
+        ("tools", body["tools"][-1]),
+        ("system", body["system"][-1]),
+        *((f"turn {i}", b) for i, t in enumerate(body["messages"]) for b in t["content"]),
+    ]
+    assert [where for where, block in marked if "cache_control" in block] == [
+        "tools",
+        "system",
+        "turn 2",  # the tool result before the newest assistant turn
+        "turn 4",  # the end of the request: what the next call reads
+    ]
+    assert json.dumps(body).count("cache_control") == 4

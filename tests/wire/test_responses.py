@@ -1,3 +1,5 @@
+import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ from stepswitch.wire.types import (
     FinishReason,
     JsonSchemaFormat,
     Message,
+    ReasoningState,
     Request,
     ToolCall,
     ToolSpec,
@@ -230,6 +233,7 @@ def test_a_failed_response_is_a_provider_error():
     [
         ("stream_text_with_reasoning.sse", "text_with_reasoning.json"),
         ("stream_two_tool_calls.sse", "two_tool_calls.json"),
+        ("stream_tool_loop_turn1_encrypted.sse", "tool_loop_turn1_encrypted.json"),
         ("stream_incomplete_in_reasoning.sse", "incomplete_in_reasoning.json"),
     ],
 )
@@ -255,3 +259,59 @@ def test_stream_that_stops_before_completion_is_malformed():
 def test_stream_event_that_is_not_json_is_malformed():
     with pytest.raises(MalformedResponse):
         codec.decode_stream(read_events(["data: {oops\n", "\n"]), None)
+
+
+# --- reasoning state (ADR 0009) ---
+
+MINI = "gpt-5-mini"
+
+
+def _encrypted(item_id: str, at_text: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "reasoning", "summary": [], "encrypted_content": at_text}
+
+
+def test_encrypted_content_is_asked_for_whenever_an_effort_is_set_and_not_none():
+    ask = (Message("user", "hi"),)
+    assert codec.encode(Request(MINI, ask, reasoning_effort="low"))["include"] == [
+        "reasoning.encrypted_content"
+    ]
+    for effort in (None, "none"):
+        assert "include" not in codec.encode(Request(MINI, ask, reasoning_effort=effort))
+    off = Request(MINI, ask, reasoning_effort="low", carry_reasoning=False)
+    assert "include" not in codec.encode(off)
+
+
+def test_only_reasoning_items_with_encrypted_content_become_state():
+    assert codec.decode(fixture("two_tool_calls.json"), None).message.reasoning_state is None
+    completion = codec.decode(fixture("tool_loop_turn1_encrypted.json"), None)
+    state = completion.message.reasoning_state
+    assert state is not None and state.model == "gpt-5-mini-2025-08-07"
+    item = fixture("tool_loop_turn1_encrypted.json")["output"][0]
+    assert state.value() == [{"at": 0, "part": item}]
+
+
+def test_reasoning_items_go_back_just_before_the_item_that_followed_them():
+    calls = (ToolCall("c1", "read_file", "{}"), ToolCall("c2", "grep", "{}"))
+    first, second = _encrypted("rs_a", "gAAAA-one"), _encrypted("rs_b", "gAAAA-two")
+    state = ReasoningState.of(
+        "responses", MINI, [{"at": 0, "part": first}, {"at": 1, "part": second}]
+    )
+    message = Message("assistant", "Looking.", calls, reasoning_state=state)
+    items = codec.encode(Request(MINI, (Message("user", "go"), message)))["input"]
+    assert [(i["type"], i.get("id") or i.get("call_id")) for i in items[1:]] == [
+        ("reasoning", "rs_a"),
+        ("message", None),
+        ("function_call", "c1"),
+        ("reasoning", "rs_b"),
+        ("function_call", "c2"),
+    ]
+    assert items[1] == first and items[4] == second
+
+
+def test_reasoning_state_of_another_model_or_format_is_not_sent():
+    state = ReasoningState.of("responses", MINI, [{"at": 0, "part": _encrypted("rs", "gAAAA-x")}])
+    message = Message("assistant", "ok", reasoning_state=state)
+    for model in ("gpt-5", "gpt-5-mini-2025-08-07"):
+        assert "gAAAA-x" not in json.dumps(codec.encode(Request(model, (message,))))
+    other = Message("assistant", "ok", reasoning_state=replace(state, wire_format="messages"))
+    assert "gAAAA-x" not in json.dumps(codec.encode(Request(MINI, (other,))))

@@ -195,6 +195,7 @@ class Ledger:
         if completion is not None:
             values["finish_reason"] = completion.finish_reason.value
             values["request_id"] = attempt.request_id or completion.request_id
+            values["served_model"] = completion.model or None
         return self._finish(reservation, status, values, high)
 
     def settle_lost(self, reservation: Reservation, error: str) -> CallRow:

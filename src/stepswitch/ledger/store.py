@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from stepswitch.errors import UsageError
+from stepswitch.wire.served import same_model
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_PATH = Path(".ssw/ledger.sqlite")
 BUSY_TIMEOUT_S = 10.0
 
@@ -72,6 +73,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX calls_bench ON calls (bench_id)",
         "CREATE INDEX calls_model ON calls (provider, model, status)",
     ),
+    # The model the provider says it served; NULL on older rows and when it said nothing.
+    2: ("ALTER TABLE calls ADD COLUMN served_model TEXT",),
 }
 
 
@@ -125,6 +128,12 @@ class CallRow:
     settled_at: float | None
     tags: dict[str, str] = field(default_factory=dict)
     price: dict[str, Any] | None = None
+    served_model: str | None = None  # as the response named it; `model` is what was asked for
+
+    @property
+    def served_other_model(self) -> bool:
+        """The provider says it served a model other than the one asked for (wire.served)."""
+        return self.served_model is not None and not same_model(self.model, self.served_model)
 
     @property
     def lost_usage(self) -> bool:

@@ -22,8 +22,9 @@ from stepswitch.errors import (
 )
 from stepswitch.util.secrets import redact
 from stepswitch.wire.codec import Codec, request_id_from_headers
+from stepswitch.wire.shape import scrub_opaque
 from stepswitch.wire.sse import read_events
-from stepswitch.wire.types import Attempt, CallHooks, Completion, Request
+from stepswitch.wire.types import Attempt, CallHooks, Completion, Message, Request
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _BODY_KEEP = 20_000
@@ -113,7 +114,7 @@ class HttpProvider:
         `deadline` (time.monotonic() by which the run must end) and now + `timeout`."""
         start = time.monotonic()
         call_deadline = deadline if timeout is None else min(deadline, start + timeout)
-        body = json.dumps(self.codec.encode(request)).encode()
+        body = json.dumps(self.codec.encode(_own_state_only(request, self.base_url))).encode()
         url = self.codec.url(self.base_url, request)
         headers = {"Content-Type": "application/json", **self.codec.headers(self._api_key)}
         last: _Retryable | None = None
@@ -140,6 +141,7 @@ class HttpProvider:
                 # e.g. Anthropic's `overloaded` (529) arriving as an event inside a stream
                 last = _Retryable(str(exc), exc.status, exc.request_id, None)
             else:
+                completion = _bind_state(completion, request.model, self.base_url)
                 attempt = Attempt(number, 200, None, 0.0, completion.request_id, completion)
                 self._record(attempt, began, hooks)
                 return completion
@@ -227,7 +229,7 @@ class HttpProvider:
         return b"".join(chunks).decode("utf-8", errors="replace")
 
     def _clean(self, text: str) -> str:
-        return redact(text, (self._api_key or "",))[:_BODY_KEEP]
+        return scrub_opaque(redact(text, (self._api_key or "",)))[:_BODY_KEEP]
 
     def _status_error(
         self, status: int, text: str, headers: Mapping[str, str], rid: str | None
@@ -246,6 +248,29 @@ class HttpProvider:
         return ProviderError(
             f"HTTP {status}: {body[:300]}", status=status, raw_body=body, request_id=rid
         )
+
+
+def _own_state_only(request: Request, origin: str) -> Request:
+    """The request without reasoning state from another provider: it is never shown to one."""
+
+    def foreign(message: Message) -> bool:
+        state = message.reasoning_state
+        return state is not None and state.provider != origin
+
+    if not any(foreign(m) for m in request.messages):
+        return request
+    kept = tuple(replace(m, reasoning_state=None) if foreign(m) else m for m in request.messages)
+    return replace(request, messages=kept)
+
+
+def _bind_state(completion: Completion, model: str, origin: str) -> Completion:
+    """Key the turn's reasoning state by the model id asked for (the served id is often a dated
+    variant of it) and by this provider, so only the same model here gets it back."""
+    state = completion.message.reasoning_state
+    if state is None:
+        return completion
+    bound = replace(state, model=model, provider=origin)
+    return replace(completion, message=replace(completion.message, reasoning_state=bound))
 
 
 def _lines_until(lines: Iterator[str], deadline: float) -> Iterator[str]:

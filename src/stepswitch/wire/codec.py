@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from stepswitch.wire.types import Completion, Request, ServerSentEvent
+from stepswitch.wire.types import Completion, Message, Request, ServerSentEvent
 
 
 class Codec(Protocol):
@@ -44,3 +44,40 @@ def request_id_from_headers(headers: Mapping[str, str]) -> str | None:
         if value:
             return value
     return None
+
+
+def carried_state(request: Request, message: Message, wire_format: str) -> Any | None:
+    """The payload of `message`'s reasoning state to send back, or None.
+
+    State goes back only to the format and the model that produced it: after an escalation to
+    another model it is dropped, never replayed (ADR 0009).
+    """
+    state = message.reasoning_state
+    if state is None or not request.carry_reasoning:
+        return None
+    if state.wire_format != wire_format or state.model != request.model:
+        return None
+    return state.value()
+
+
+def interleave(
+    rebuilt: list[dict[str, Any]], carried: list[dict[str, Any]], is_call: Callable[[Any], bool]
+) -> list[dict[str, Any]]:
+    """Put each carried `part` back where it came: its `at` counts the tool calls before it, so
+    `at` 0 goes first, and `at` n just before the n-th call (0-based); the rest go last."""
+    pending = list(carried)
+    out: list[dict[str, Any]] = []
+
+    def flush(upto: float) -> None:
+        while pending and pending[0]["at"] <= upto:
+            out.append(pending.pop(0)["part"])
+
+    flush(0)
+    calls = 0
+    for part in rebuilt:
+        if is_call(part):
+            flush(calls)
+            calls += 1
+        out.append(part)
+    flush(float("inf"))
+    return out

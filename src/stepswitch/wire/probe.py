@@ -20,11 +20,13 @@ from pydantic import BaseModel, Field
 from stepswitch.errors import AuthError, ProviderError
 from stepswitch.registry.presets import Capability, ModelSpec, ProviderSpec, get_model
 from stepswitch.wire.client import HttpProvider, RetryPolicy
+from stepswitch.wire.formats.messages_cache import min_cacheable_tokens
 from stepswitch.wire.open import open_provider
 from stepswitch.wire.types import Attempt, Completion, JsonSchemaFormat, Message, Request, ToolSpec
 
 _FILLER = "the quick brown fox jumps over the lazy dog while a small cat sleeps near the warm fire"
 CACHE_PREFIX_WORDS = 1400  # above the 1024-token minimum OpenAI caches
+CACHE_MARGIN = 1.25  # the prefix, in words (about a token each), over the model's minimum
 NEAR_SHARES = (0.8, 0.5)  # of the context window; the second only if the first is refused
 OVER_SHARE = 1.25
 _REJECTED = frozenset({400, 413, 422})  # how servers say "prompt too long"
@@ -210,8 +212,18 @@ def _reasoning(p: _Prober, effort: str) -> ProbeResult:
     return p.result(name, True, why, c, reasoning_text=int(text))
 
 
+def cache_prefix_words(wire_format: str, model_id: str) -> int:
+    """Words of filler the cache check repeats: above what the model caches at the least.
+    Anthropic's minimum differs per model (up to 4096 tokens) and needs explicit breakpoints,
+    which the messages codec sets; the others cache from 1024 tokens by themselves."""
+    if wire_format != "messages":
+        return CACHE_PREFIX_WORDS
+    return max(CACHE_PREFIX_WORDS, int(min_cacheable_tokens(model_id) * CACHE_MARGIN))
+
+
 def _prompt_cache(p: _Prober, window: int | None) -> ProbeResult:
-    words = CACHE_PREFIX_WORDS if window is None else min(CACHE_PREFIX_WORDS, window // 2)
+    words = cache_prefix_words(p.provider.codec.wire_format, p.model_id)
+    words = words if window is None else min(words, window // 2)
     messages = (
         Message("system", f"Reference text, repeated on purpose:\n{_filler(words)}"),
         Message("user", "Reply with the single word OK."),
@@ -224,9 +236,16 @@ def _prompt_cache(p: _Prober, window: int | None) -> ProbeResult:
     share = cached / prompt if prompt else 0.0
     why = f"second call: {cached} of {prompt} prompt tokens cached ({share:.0%})"
     first_cached = first.usage.cached_tokens if first.usage else 0
+    first_written = first.usage.cache_write_tokens if first.usage else 0
+    if first_written:
+        why += f"; the first call wrote {first_written} to the cache"
     # A hit on a template's first few tokens is not a prefix cache: ask for most of the prompt.
     ok = share >= 0.5
-    extra = {"first_cached_tokens": first_cached, "cached_share": round(share, 3)}
+    extra = {
+        "first_cached_tokens": first_cached,
+        "first_cache_write_tokens": first_written,
+        "cached_share": round(share, 3),
+    }
     return p.result("prompt_cache", ok, why, c, **extra)
 
 

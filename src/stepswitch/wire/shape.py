@@ -4,6 +4,7 @@ MalformedResponse with the raw body kept, never a KeyError."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -11,17 +12,28 @@ from typing import Any
 from stepswitch.errors import MalformedResponse, ProviderError
 
 RAW_BODY_KEEP = 20_000  # raw bodies kept for the record are capped like the client caps them
+# The providers' opaque reasoning blobs (signatures, encrypted reasoning, redacted thinking).
+_OPAQUE = re.compile(
+    r'("(?:signature|encrypted_content|thoughtSignature|thought_signature|data)"\s*:\s*)'
+    r'"(?:[^"\\]|\\.)*(?:"|$)'  # to the end of the text when the body was cut mid-value
+)
 
 
 class Shape(Exception):
     """Part of the body is not the documented shape; decode turns it into MalformedResponse."""
 
 
+def scrub_opaque(text: str) -> str:
+    """A raw body as kept for the record: reasoning state never rides along (ADR 0009)."""
+    return _OPAQUE.sub(r'\1"[opaque]"', text)
+
+
 def dump_body(body: Any) -> str:
     try:
-        return json.dumps(body, ensure_ascii=False)[:RAW_BODY_KEEP]
+        text = json.dumps(body, ensure_ascii=False)
     except (TypeError, ValueError):
-        return repr(body)[:RAW_BODY_KEEP]
+        text = repr(body)
+    return scrub_opaque(text)[:RAW_BODY_KEEP]
 
 
 def as_object(value: Any, where: str) -> dict[str, Any]:
@@ -46,7 +58,7 @@ def as_text(value: Any, where: str) -> str:
 
 def joined(seen: list[str]) -> Callable[[], str]:
     """The stream events seen so far, as the raw body to keep."""
-    return lambda: "\n".join(seen)[:RAW_BODY_KEEP]
+    return lambda: scrub_opaque("\n".join(seen))[:RAW_BODY_KEEP]
 
 
 @contextmanager

@@ -24,6 +24,38 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class ReasoningState:
+    """One assistant turn's reasoning state, in the provider's own shape, carried opaquely.
+
+    Signed thinking blocks, encrypted reasoning items, thought signatures: only the codec of
+    `wire_format` reads it, and only for a request to the same `model` through the same
+    `provider` (ADR 0009). Neither repr nor str shows the payload, so no log line, exception
+    message or record can carry it by accident.
+    """
+
+    wire_format: str
+    model: str  # the model id asked for when the provider produced this state
+    payload: str = field(repr=False)  # JSON text in the provider's own shape
+    provider: str = ""  # the base URL it came from; the HTTP client stamps it
+
+    @classmethod
+    def of(cls, wire_format: str, model: str, value: Any) -> ReasoningState:
+        return cls(wire_format, model, json.dumps(value, ensure_ascii=False))
+
+    def value(self) -> Any:
+        """A fresh copy of the provider's payload, for the codec that sends it back."""
+        return json.loads(self.payload)
+
+    def __repr__(self) -> str:
+        return (
+            f"ReasoningState({self.wire_format}, {self.model!r}, "
+            f"{len(self.payload)} characters not shown)"
+        )
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
 class Message:
     role: Role
     content: str = ""
@@ -31,6 +63,8 @@ class Message:
     tool_call_id: str | None = None  # on role="tool": the call this answers
     name: str | None = None  # on role="tool": the tool's name (Gemini needs it)
     reasoning: str | None = None  # the model's thinking text, when the provider returns it
+    # On role="assistant": what the provider needs back to keep reasoning across a tool loop.
+    reasoning_state: ReasoningState | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +94,8 @@ class Request:
     max_output_tokens: int | None = None
     temperature: float | None = None
     stream: bool = False
+    cache: bool = True  # mark the stable prefix where the format wants markers (Anthropic)
+    carry_reasoning: bool = True  # send each assistant turn's reasoning state back (ADR 0009)
 
 
 @dataclass(frozen=True)
@@ -94,11 +130,11 @@ class FinishReason(StrEnum):
 
 @dataclass(frozen=True)
 class Completion:
-    message: Message  # role="assistant"
+    message: Message  # role="assistant", with the turn's reasoning state when there is one
     finish_reason: FinishReason
     raw_finish_reason: str | None
     usage: Usage | None  # None when the provider reported none: never guessed
-    model: str
+    model: str  # the model the response says served it; "" when it says nothing
     request_id: str | None = None
     raw_usage: dict[str, Any] = field(default_factory=dict)  # the usage object as sent, for records
 

@@ -12,9 +12,12 @@ Decisions (reviewers: check these):
 - Effort: Gemini 3 and later get `thinkingLevel` (xhigh -> high), as the thinking guide advises;
   older models get `thinkingBudget` from THINKING_BUDGETS. "none" is `thinkingBudget: 0`.
   `includeThoughts` is on whenever thinking is, so thought summaries come back as reasoning.
-- Gemini 3 rejects a turn whose function calls lack their thought signature, and Message keeps
-  none, so the first functionCall part of each model step since the last user prompt carries the
-  placeholder the thought-signatures guide documents for history from elsewhere.
+- Thought signatures (ADR 0009): the reasoning state of a model turn is the `thoughtSignature`
+  of each functionCall part, by the call's position, and the last one on a text part; each goes
+  back, as received, on the same part. Gemini 3 rejects a turn whose function calls lack their
+  signature, so where no real one can go back (carry_reasoning off, or history from another
+  model after an escalation) the first functionCall part of each model step since the last user
+  prompt carries the placeholder the thought-signatures guide documents for such history.
 - Tool-call ids: Gemini's own `functionCall.id` when given, else "call_{n}" by position. Ids are
   not sent back: results match calls by name and order. parallel_tool_calls has no Gemini switch.
 """
@@ -27,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from stepswitch.errors import ProviderError
-from stepswitch.wire.codec import join_url
+from stepswitch.wire.codec import carried_state, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import (
     Shape,
@@ -42,11 +45,14 @@ from stepswitch.wire.types import (
     Completion,
     FinishReason,
     Message,
+    ReasoningState,
     Request,
     ServerSentEvent,
     ToolCall,
 )
 from stepswitch.wire.usage import usage_from_gemini
+
+WIRE_FORMAT = "generate-content"
 
 THINKING_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576, "xhigh": 32768}
 THINKING_LEVELS = {effort: effort for effort in THINKING_BUDGETS} | {"xhigh": "high"}
@@ -105,11 +111,18 @@ def _contents(request: Request) -> tuple[str | None, list[dict[str, Any]]]:
             response = _tool_response(message.content)
             parts.append({"functionResponse": {"name": name, "response": response}})
         elif message.role == "assistant":
+            carried = carried_state(request, message, WIRE_FORMAT) or {}
+            signatures = carried.get("calls", [])
             if message.content:
                 parts.append({"text": message.content})
+                if carried.get("text"):
+                    parts[-1]["thoughtSignature"] = carried["text"]
             for n, call in enumerate(message.tool_calls):
                 part: dict[str, Any] = {"functionCall": {"name": call.name, "args": _args(call)}}
-                if needs_signature and n == 0 and i > turn_start:
+                signature = signatures[n] if n < len(signatures) else None
+                if signature:
+                    part["thoughtSignature"] = signature
+                elif needs_signature and n == 0 and i > turn_start:
                     part["thoughtSignature"] = SIGNATURE_PLACEHOLDER
                 parts.append(part)
         else:
@@ -174,6 +187,8 @@ def _decode(body: Any, request_id: str | None) -> Completion:
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[ToolCall] = []
+    call_signatures: list[str | None] = []  # with text_signature, the turn's reasoning state
+    text_signature: str | None = None
     last_thought = False
     if candidates:
         candidate = as_object(candidates[0], "candidates[0]")
@@ -184,11 +199,16 @@ def _decode(body: Any, request_id: str | None) -> Completion:
         for i, raw_part in enumerate(parts):
             part = as_object(raw_part, f"parts[{i}]")
             last_thought = part.get("thought") is True and "text" in part
+            signature = part.get("thoughtSignature")
+            signature = signature if isinstance(signature, str) and signature else None
             if "text" in part:
                 (thoughts if last_thought else texts).append(
                     as_text(part["text"], f"parts[{i}].text")
                 )
+                if signature and not last_thought:
+                    text_signature = signature
             elif "functionCall" in part:
+                call_signatures.append(signature)
                 call = as_object(part["functionCall"], f"parts[{i}].functionCall")
                 given = call.get("id")
                 args = {} if call.get("args") is None else as_object(call["args"], "args")
@@ -220,12 +240,23 @@ def _decode(body: Any, request_id: str | None) -> Completion:
         thinking_unfinished=split.thinking_unfinished or last_thought,
     )
     model, body_id = resp.get("modelVersion"), resp.get("responseId")
+    served = model if isinstance(model, str) else ""
+    state = None
+    if text_signature or any(call_signatures):
+        signatures = {"calls": call_signatures, "text": text_signature}
+        state = ReasoningState.of(WIRE_FORMAT, served, signatures)
     return Completion(
-        message=Message("assistant", split.content, tuple(calls), reasoning=split.reasoning),
+        message=Message(
+            "assistant",
+            split.content,
+            tuple(calls),
+            reasoning=split.reasoning,
+            reasoning_state=state,
+        ),
         finish_reason=reason,
         raw_finish_reason=raw_reason,
         usage=usage_from_gemini(raw_usage),
-        model=model if isinstance(model, str) else "",
+        model=served,
         request_id=request_id or (body_id if isinstance(body_id, str) else None),
         raw_usage=raw_usage if isinstance(raw_usage, dict) else {},
     )
@@ -268,7 +299,7 @@ def _chunks(events: Iterable[ServerSentEvent], seen: list[str]) -> Iterable[dict
 
 
 class GenerateContentCodec:
-    wire_format = "generate-content"
+    wire_format = WIRE_FORMAT
 
     def url(self, base_url: str, request: Request) -> str:
         model = _model_id(request.model)

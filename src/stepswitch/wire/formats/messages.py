@@ -11,9 +11,18 @@ THINKING_BUDGETS, and under a caller's cap the budget shrinks to leave 1024 for 
 thinking if that leaves under the 1024 minimum). With thinking on and no caller's cap, max_tokens
 is the effort's THINKING_BUDGETS entry plus 4096 for the answer, in both modes. "none" sends no
 thinking and no effort. Thinking stays off with tool_choice "required" (unsupported with
-thinking) and inside a tool loop, where the API wants the previous signed thinking block back and
-Message keeps no signature. temperature is dropped while thinking is on. JSON schema output uses
-`output_config.format`, which takes no name or strict flag.
+thinking). Inside a tool loop it stays on only when the assistant turn that called the tools
+carries its signed thinking back (ADR 0009: same model, carry_reasoning on), since a tool loop
+is one assistant turn and the API wants that turn's thinking blocks back unchanged; otherwise it
+stays off for the whole loop. temperature is dropped while thinking is on. JSON schema output
+uses `output_config.format`, which takes no name or strict flag.
+
+Reasoning state (build-with-claude/thinking-tool-workflows): each signed `thinking` block and
+each `redacted_thinking` block of a response, values as received, with the count of tool_use
+blocks before it, so they go back in place in that assistant turn, and only while thinking is
+on.
+
+Prompt caching: with Request.cache, breakpoints as messages_cache.py places them.
 """
 
 from __future__ import annotations
@@ -25,8 +34,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stepswitch.errors import ProviderError
-from stepswitch.wire.codec import join_url
+from stepswitch.wire.codec import carried_state, interleave, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
+from stepswitch.wire.formats.messages_cache import mark_cache
 from stepswitch.wire.shape import (
     Shape,
     as_object,
@@ -39,11 +49,14 @@ from stepswitch.wire.types import (
     Completion,
     FinishReason,
     Message,
+    ReasoningState,
     Request,
     ServerSentEvent,
     ToolCall,
 )
 from stepswitch.wire.usage import usage_from_anthropic
+
+WIRE_FORMAT = "messages"
 
 API_VERSION = "2023-06-01"
 THINKING_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 8192, "high": 16384, "xhigh": 24576}
@@ -67,6 +80,7 @@ _ERROR_STATUS |= {"api_error": 500, "overloaded_error": 529}
 _DELTA_KEYS = {
     "text_delta": "text",
     "thinking_delta": "thinking",
+    "signature_delta": "signature",
     "input_json_delta": "partial_json",
 }
 _VERSION_IN_ID = re.compile(r"-(\d+)(?:-(\d{1,2}))?(?=-|$)")
@@ -98,7 +112,13 @@ def _tool_input(call: ToolCall) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _blocks(message: Message) -> list[dict[str, Any]]:
+def _loop_keeps_thinking(request: Request) -> bool:
+    """The assistant turn that called the tools brings its signed thinking back."""
+    last = next((m for m in reversed(request.messages) if m.role == "assistant"), None)
+    return last is not None and bool(carried_state(request, last, WIRE_FORMAT))
+
+
+def _blocks(message: Message, thinking: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     if message.role == "tool":
         if message.tool_call_id is None:
             raise ValueError("a tool message needs the tool_call_id it answers")
@@ -114,19 +134,23 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         {"type": "tool_use", "id": call.id, "name": call.name, "input": _tool_input(call)}
         for call in message.tool_calls
     )
+    if thinking:
+        blocks = interleave(blocks, thinking, lambda block: block["type"] == "tool_use")
     return blocks
 
 
-def _conversation(messages: Sequence[Message]) -> tuple[str | None, list[dict[str, Any]]]:
-    """System text goes top-level; consecutive same-role turns (tool results) merge into one."""
+def _conversation(request: Request, thinking_on: bool) -> tuple[str | None, list[dict[str, Any]]]:
+    """System text goes top-level; consecutive same-role turns (tool results) merge into one.
+    Signed thinking goes back only while thinking is on."""
     system: list[str] = []
     turns: list[dict[str, Any]] = []
-    for message in messages:
+    for message in request.messages:
         if message.role == "system":
             system.append(message.content)
             continue
         role = "assistant" if message.role == "assistant" else "user"
-        blocks = _blocks(message)
+        thinking = carried_state(request, message, WIRE_FORMAT) if thinking_on else None
+        blocks = _blocks(message, thinking)
         if not blocks:
             continue
         if turns and turns[-1]["role"] == role:
@@ -153,7 +177,8 @@ def _apply_effort(request: Request, body: dict[str, Any]) -> None:
         return
     if effort not in THINKING_BUDGETS:
         raise ValueError(f"unknown reasoning effort {effort!r}")
-    think = request.tool_choice != "required" and not _in_tool_loop(request.messages)
+    in_loop = _in_tool_loop(request.messages)
+    think = request.tool_choice != "required" and (not in_loop or _loop_keeps_thinking(request))
     budget = THINKING_BUDGETS[effort]
     if think and request.max_output_tokens is None:
         body["max_tokens"] = budget + _ANSWER_ROOM  # thinking counts toward max_tokens
@@ -171,12 +196,15 @@ def _apply_effort(request: Request, body: dict[str, Any]) -> None:
 
 
 def encode_request(request: Request) -> dict[str, Any]:
-    system, turns = _conversation(request.messages)
     body: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_output_tokens or _ANSWER_ROOM,
-        "messages": turns,
     }
+    if request.response_format is not None:
+        fmt = {"type": "json_schema", "schema": request.response_format.schema}
+        body.setdefault("output_config", {})["format"] = fmt
+    _apply_effort(request, body)
+    system, body["messages"] = _conversation(request, thinking_on="thinking" in body)
     if system is not None:
         body["system"] = system
     if request.tools:
@@ -187,12 +215,10 @@ def encode_request(request: Request) -> dict[str, Any]:
         choice = _tool_choice(request)
         if choice is not None:
             body["tool_choice"] = choice
-    if request.response_format is not None:
-        fmt = {"type": "json_schema", "schema": request.response_format.schema}
-        body.setdefault("output_config", {})["format"] = fmt
-    _apply_effort(request, body)
     if request.temperature is not None and "thinking" not in body:
         body["temperature"] = request.temperature
+    if request.cache:
+        mark_cache(body, request.model)
     body["stream"] = request.stream
     return body
 
@@ -212,6 +238,7 @@ class _Turn:
     texts: list[str] = field(default_factory=list)
     thoughts: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
+    signed: list[dict[str, Any]] = field(default_factory=list)  # the turn's reasoning state
     last_kind: str | None = None
 
     def add(self, block: dict[str, Any], where: str, arguments: str | None = None) -> None:
@@ -219,14 +246,24 @@ class _Turn:
         if kind == "text":
             self.texts.append(as_text(block.get("text"), f"{where}.text"))
         elif kind == "thinking":
-            self.thoughts.append(as_text(block.get("thinking"), f"{where}.thinking"))
+            thought = as_text(block.get("thinking"), f"{where}.thinking")
+            self.thoughts.append(thought)
+            signature = block.get("signature")
+            if isinstance(signature, str) and signature:  # unsigned thinking cannot go back
+                part = {"type": "thinking", "thinking": thought, "signature": signature}
+                self.signed.append({"at": len(self.calls), "part": part})
+        elif kind == "redacted_thinking":
+            data = block.get("data")
+            if isinstance(data, str) and data:
+                part = {"type": "redacted_thinking", "data": data}
+                self.signed.append({"at": len(self.calls), "part": part})
         elif kind == "tool_use":
             if arguments is None:
                 tool_input = as_object(block.get("input"), f"{where}.input")
                 arguments = json.dumps(tool_input, ensure_ascii=False)
             name = as_text(block.get("name"), f"{where}.name")
             self.calls.append(ToolCall(as_text(block.get("id"), f"{where}.id"), name, arguments))
-        elif kind != "redacted_thinking":
+        else:
             return  # server tool blocks and future kinds carry nothing this layer uses
         self.last_kind = "thinking" if kind == "redacted_thinking" else str(kind)
 
@@ -247,12 +284,20 @@ def _completion(
         thinking_unfinished=split.thinking_unfinished or turn.last_kind == "thinking",
     )
     model, body_id = message.get("model"), message.get("id")
+    served = model if isinstance(model, str) else ""
+    state = ReasoningState.of(WIRE_FORMAT, served, turn.signed) if turn.signed else None
     return Completion(
-        message=Message("assistant", split.content, tuple(turn.calls), reasoning=split.reasoning),
+        message=Message(
+            "assistant",
+            split.content,
+            tuple(turn.calls),
+            reasoning=split.reasoning,
+            reasoning_state=state,
+        ),
         finish_reason=reason,
         raw_finish_reason=stop,
         usage=usage_from_anthropic(raw_usage),
-        model=model if isinstance(model, str) else "",
+        model=served,
         request_id=request_id or (body_id if isinstance(body_id, str) else None),
         raw_usage=raw_usage if isinstance(raw_usage, dict) else {},
     )
@@ -298,7 +343,7 @@ class _Stream:
             key = _DELTA_KEYS.get(str(delta.get("type")))
             if block is None:
                 raise Shape("content_block_delta names no started block")
-            if key is not None:  # signature and citation deltas carry nothing kept here
+            if key is not None:  # citation deltas carry nothing kept here
                 block[key] = block.get(key, "") + as_text(delta.get(key), f"{delta['type']}.{key}")
         elif kind == "message_delta":
             delta = as_object(event.get("delta"), "message_delta.delta")
@@ -325,7 +370,7 @@ class _Stream:
 
 
 class MessagesCodec:
-    wire_format = "messages"
+    wire_format = WIRE_FORMAT
 
     def url(self, base_url: str, request: Request) -> str:
         return join_url(base_url, "messages")

@@ -8,6 +8,15 @@ Function tools are sent with `strict: false`: the reference makes strict the def
 mode rejects schemas that leave properties optional, which agent tool schemas often do.
 Reasoning summaries are not requested (`reasoning.summary` needs a verified organization on some
 models); summary or reasoning text that does come back is kept as Message.reasoning.
+
+Reasoning state (https://platform.openai.com/docs/guides/reasoning, encrypted reasoning items):
+bodies are sent with store=false, so a reasoning item can only go back with its
+`encrypted_content`, which the request asks for with `include: ["reasoning.encrypted_content"]`
+whenever it sets a reasoning effort other than "none" (a model that does not reason may refuse
+the include). Each reasoning item that has encrypted content is kept as received, with the count
+of function calls before it, and goes back as an input item in the same place: just before the
+item that followed it. An item without encrypted content is not kept: with store=false the API
+cannot look it up and refuses the request.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from typing import Any
 
 from stepswitch.errors import ProviderError
 from stepswitch.util.secrets import bearer_headers
-from stepswitch.wire.codec import join_url
+from stepswitch.wire.codec import carried_state, interleave, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import (
     Shape,
@@ -34,18 +43,40 @@ from stepswitch.wire.types import (
     Completion,
     FinishReason,
     Message,
+    ReasoningState,
     Request,
     ServerSentEvent,
     ToolCall,
 )
 from stepswitch.wire.usage import usage_from_responses
 
+WIRE_FORMAT = "responses"
+INCLUDE_REASONING = "reasoning.encrypted_content"
 
-def _input_items(messages: Iterable[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+
+def _assistant_items(message: Message, carried: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    if message.content or not message.tool_calls:
+        items.append({"type": "message", "role": "assistant", "content": message.content})
+    items.extend(
+        {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": call.arguments,
+        }
+        for call in message.tool_calls
+    )
+    if carried:
+        items = interleave(items, carried, lambda item: item["type"] == "function_call")
+    return items
+
+
+def _input_items(request: Request) -> tuple[str | None, list[dict[str, Any]]]:
     """Leading system messages become `instructions`; later ones stay in place as system items."""
     instructions: list[str] = []
     items: list[dict[str, Any]] = []
-    for message in messages:
+    for message in request.messages:
         if message.role == "system" and not items:
             instructions.append(message.content)
         elif message.role == "tool":
@@ -59,25 +90,14 @@ def _input_items(messages: Iterable[Message]) -> tuple[str | None, list[dict[str
                 }
             )
         elif message.role == "assistant":
-            # Reasoning is not replayed: with store=false it could only go back encrypted.
-            if message.content or not message.tool_calls:
-                items.append({"type": "message", "role": "assistant", "content": message.content})
-            items.extend(
-                {
-                    "type": "function_call",
-                    "call_id": call.id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                }
-                for call in message.tool_calls
-            )
+            items.extend(_assistant_items(message, carried_state(request, message, WIRE_FORMAT)))
         else:
             items.append({"type": "message", "role": message.role, "content": message.content})
     return ("\n\n".join(instructions) if instructions else None), items
 
 
 def encode_request(request: Request) -> dict[str, Any]:
-    instructions, items = _input_items(request.messages)
+    instructions, items = _input_items(request)
     body: dict[str, Any] = {"model": request.model, "input": items, "store": False}
     if instructions is not None:
         body["instructions"] = instructions
@@ -108,6 +128,8 @@ def encode_request(request: Request) -> dict[str, Any]:
         }
     if request.reasoning_effort is not None:
         body["reasoning"] = {"effort": request.reasoning_effort}
+        if request.carry_reasoning and request.reasoning_effort != "none":
+            body["include"] = [INCLUDE_REASONING]
     if request.max_output_tokens is not None:
         body["max_output_tokens"] = request.max_output_tokens
     if request.temperature is not None:
@@ -145,6 +167,7 @@ def _completion(resp: dict[str, Any], request_id: str | None) -> Completion:
     refusals: list[str] = []
     thoughts: list[str] = []
     calls: list[ToolCall] = []
+    carried: list[dict[str, Any]] = []  # the turn's reasoning state
     last_kind: Any = None
     for i, raw_item in enumerate(as_list(resp.get("output"), "output")):
         item = as_object(raw_item, f"output[{i}]")
@@ -167,6 +190,9 @@ def _completion(resp: dict[str, Any], request_id: str | None) -> Completion:
                 )
             )
         elif last_kind == "reasoning":
+            encrypted = item.get("encrypted_content")
+            if isinstance(encrypted, str) and encrypted:
+                carried.append({"at": len(calls), "part": copy.deepcopy(item)})
             # `summary` holds summary_text parts; `content` holds reasoning_text (open models).
             for key in ("summary", "content"):
                 for k, raw_part in enumerate(as_list(item.get(key), f"output[{i}].{key}")):
@@ -187,15 +213,21 @@ def _completion(resp: dict[str, Any], request_id: str | None) -> Completion:
     raw_usage = resp.get("usage")
     usage = usage_from_responses(raw_usage)
     model = resp.get("model")
+    served = model if isinstance(model, str) else ""
     body_id = resp.get("id")
+    state = ReasoningState.of(WIRE_FORMAT, served, carried) if carried else None
     return Completion(
         message=Message(
-            "assistant", split.content, tuple(calls), reasoning=split.reasoning or None
+            "assistant",
+            split.content,
+            tuple(calls),
+            reasoning=split.reasoning or None,
+            reasoning_state=state,
         ),
         finish_reason=reason,
         raw_finish_reason=raw_reason,
         usage=usage,
-        model=model if isinstance(model, str) else "",
+        model=served,
         request_id=request_id or (body_id if isinstance(body_id, str) else None),
         raw_usage=raw_usage if isinstance(raw_usage, dict) else {},
     )
@@ -269,7 +301,7 @@ class _StreamState:
 
 
 class ResponsesCodec:
-    wire_format = "responses"
+    wire_format = WIRE_FORMAT
 
     def url(self, base_url: str, request: Request) -> str:
         return join_url(base_url, "responses")
