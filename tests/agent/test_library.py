@@ -3,6 +3,7 @@ with no HTTP, no CLI and no monkeypatching; and the ends a run can reach, each r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -33,6 +34,7 @@ from stepswitch.wire.types import (
     Completion,
     FinishReason,
     Message,
+    ReasoningState,
     Request,
     ToolCall,
     Usage,
@@ -375,3 +377,27 @@ def test_sigterm_mid_run_commits_the_edit_and_exits_130(tmp_path: Path, checkout
     assert (run.outcome, run.reason) == ("interrupted", "interrupted by SIGTERM")
     assert FIX_LINE in git(checkout, "show", f"{run.branch}:calc/ops.py")
     assert not (checkout / run.worktree).exists()
+
+
+def test_reasoning_state_goes_back_in_the_tool_loop_and_never_into_a_record(
+    tmp_path: Path, checkout: Path
+):
+    canary = "sig-CANARY-opaque-reasoning-7f3a"
+    state = ReasoningState.of("messages", "scripted-large", [{"signature": canary}])
+
+    def plan_with_state(request: Request) -> Completion:
+        completion = _completion(answer("list_dir"), request)
+        message = dataclasses.replace(completion.message, reasoning_state=state)
+        return dataclasses.replace(completion, message=message)
+
+    record, provider, _, _ = library_run(
+        tmp_path, checkout, [plan_with_state, *EXPLORE, *FIX, *FINISH]
+    )
+
+    assert record.outcome == "done"
+    second = provider.requests[1][1]  # the plan step's second turn
+    assert [m.reasoning_state for m in second.messages if m.reasoning_state] == [state]
+    for path in (tmp_path / "records").rglob("*"):
+        if path.is_file():
+            assert canary not in path.read_text(encoding="utf-8", errors="replace"), path
+    assert canary.encode() not in (tmp_path / "ledger.sqlite").read_bytes()

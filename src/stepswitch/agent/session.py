@@ -23,6 +23,7 @@ from stepswitch.records.steps import ModelStep, ReviewRecord, ToolCallRecord, cu
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ModelSpec, Price, resolve_effort
 from stepswitch.steps import StepType
 from stepswitch.util.prefix import common_prefix_len
+from stepswitch.wire.served import same_model
 from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
 
 
@@ -113,6 +114,8 @@ class Session:
             reasoning_effort=effort,
             max_output_tokens=max_out,
             temperature=w.temperature,
+            cache=w.cache,
+            carry_reasoning=w.carry_reasoning,
         )
         self._check_limits(on_rung=spec.worker is None)
         prompt = prompt_text(spec)
@@ -193,6 +196,9 @@ class Session:
         f["finish_reason"] = completion.finish_reason.value
         f["request_id"] = completion.request_id
         f["served_model"] = completion.model or None
+        f["served_other_model"] = bool(completion.model) and not same_model(
+            f["model"], completion.model
+        )
         f["text"] = cut(completion.answer)
         usage = completion.usage
         if usage is None:

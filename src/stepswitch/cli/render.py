@@ -39,6 +39,8 @@ def format_step(r: ModelStep) -> str:
     if r.review is not None:
         outcome = f"verdict {r.review.verdict}"
     label = " [scripted]" if r.scripted else ""
+    if r.served_other_model:
+        label += f" [served {r.served_model}]"
     return (
         f"{r.step:>3} {r.step_type:<9} {r.worker:<10} {model:<26} {tokens:<36} "
         f"{money(r.cost):>9}  {outcome}{label}"

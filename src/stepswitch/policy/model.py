@@ -49,6 +49,11 @@ class WorkerConfig(_Strict):
     timeout: float = Field(gt=0)  # seconds per call
     base_url: str | None = Field(default=None, min_length=1)  # None: the preset's base_url
     wire_format: WireFormatName | None = None  # None: the model's or provider's default
+    # Opt-outs, on by default; say why in a comment beside them. cache = false: no prompt-cache
+    # markers (Anthropic). carry_reasoning = false: the provider's reasoning state (signed
+    # thinking, encrypted reasoning, thought signatures) is not sent back inside a tool loop.
+    cache: bool = Field(default=True, strict=True)
+    carry_reasoning: bool = Field(default=True, strict=True)
 
 
 class When(_Strict):

@@ -64,6 +64,7 @@ class ModelStep(_Event):
     provider: str
     model: str  # as requested
     served_model: str | None = None  # as the provider says it served (None: not said)
+    served_other_model: bool = False  # the provider served a different model than requested
     effort: str | None = None
     scripted: bool = False
     duration_s: float = 0.0
