@@ -18,14 +18,29 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / ".work"
-PROJECT_NAME = "packaging"
-PROJECT_VERSION = "26.4"
+# BENCH_PROJECT picks the target: packaging (the first benchmark, a venv beside the project), or
+# one of the real projects of bench/gates/inrun.py, each with its own .venv inside the repository
+# and an editable install, as a user's checkout has (setup.sh makes them).
+PROJECTS = {
+    # name: (version, folder of the modules to mutate, excluded modules)
+    "packaging": ("26.4", "src/packaging", ("src/packaging/licenses/_spdx.py",)),
+    "python-dateutil": ("4.0.0", "src/dateutil", ("src/dateutil/_version.py",)),
+    "boltons": ("26.2.0", "boltons", ()),
+    "pyflakes": ("4.1.0", "pyflakes", ()),
+}
+PROJECT_NAME = os.environ.get("BENCH_PROJECT", "packaging")
+PROJECT_VERSION, PACKAGE_DIR, EXCLUDED_MODULES = PROJECTS[PROJECT_NAME]
 PROJECT = WORK / f"{PROJECT_NAME}-{PROJECT_VERSION}"
-VENV_PYTHON = WORK / "venv" / "bin" / "python"
-PACKAGE_DIR = "src/packaging"  # the modules that get mutated, relative to PROJECT
-MUTATIONS_JSON = HERE / "mutations.json"
-RESULTS_CSV = HERE / "results.csv"
-SUMMARY_JSON = HERE / "summary.json"
+if PROJECT_NAME == "packaging":
+    VENV_PYTHON = WORK / "venv" / "bin" / "python"
+    MUTATIONS_JSON = HERE / "mutations.json"
+    RESULTS_CSV = HERE / "results.csv"
+    SUMMARY_JSON = HERE / "summary.json"
+else:
+    VENV_PYTHON = PROJECT / ".venv" / "bin" / "python"
+    MUTATIONS_JSON = HERE / f"mutations-{PROJECT_NAME}.json"
+    RESULTS_CSV = HERE / f"results-{PROJECT_NAME}.csv"
+    SUMMARY_JSON = HERE / f"summary-{PROJECT_NAME}.json"
 
 # The same flags for every pytest run, with and without a selection. The project's own addopts
 # (pyproject.toml) still apply: among them `-m "not property"`, which deselects its opt-in

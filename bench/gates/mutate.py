@@ -29,11 +29,11 @@ from pathlib import Path
 import common
 
 SEED = 20260601
-WANTED = 50  # mutations to keep
+WANTED = 50  # mutations to keep (--wanted)
 MAX_TRIES = 110  # candidates to try at most
 FIRST_PASS_TRIES = 3  # per module, in the pass that gives each module a mutation
 # A generated data table (SPDX license ids): thousands of bool constants, no logic.
-EXCLUDED = frozenset({"src/packaging/licenses/_spdx.py"})
+EXCLUDED = frozenset(common.EXCLUDED_MODULES)
 
 _COMPARE = {
     ast.Lt: ("<", "<="),
@@ -183,19 +183,20 @@ def render(site: Site, source: bytes) -> tuple[str, str] | None:
 
 def covered_lines() -> dict[str, set[int]]:
     """Lines the suite executes, per module (relative path), measured once with coverage."""
-    out = common.WORK / "coverage.json"
-    stamp = common.WORK / "coverage.stamp"
+    suffix = "" if common.PROJECT_NAME == "packaging" else f"-{common.PROJECT_NAME}"
+    out = common.WORK / f"coverage{suffix}.json"
+    stamp = common.WORK / f"coverage{suffix}.stamp"
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=common.PROJECT, capture_output=True, text=True, check=True
     ).stdout.strip()
     if not (out.exists() and stamp.exists() and stamp.read_text() == head):
         print("coverage: running the suite once under coverage...", flush=True)
-        data_file = str(common.WORK / ".coverage")
+        data_file = str(common.WORK / f".coverage{suffix}")
         run = [str(common.VENV_PYTHON), "-m", "coverage", "run", f"--data-file={data_file}"]
         env = common.pytest_env()
         pytest = ["-m", "pytest", *common.PYTEST_FLAGS]
         proc = subprocess.run(
-            [*run, "--source=packaging", *pytest],
+            [*run, f"--source={common.PACKAGE_DIR}", *pytest],
             cwd=common.PROJECT,
             env=env,
             capture_output=True,
@@ -220,8 +221,9 @@ def candidates() -> list[Site]:
     sites: list[Site] = []
     for path in sorted((common.PROJECT / common.PACKAGE_DIR).rglob("*.py")):
         module = path.relative_to(common.PROJECT).as_posix()
-        if module in EXCLUDED:
-            continue
+        parts = set(Path(module).parts[:-1])
+        if module in EXCLUDED or parts & {"test", "tests"} or Path(module).name == "conftest.py":
+            continue  # the code under test, not the tests inside the package
         hit = covered.get(module, set())
         sites += [s for s in find_sites(module, path.read_bytes()) if s.stmt_line in hit]
     rng = random.Random(SEED)

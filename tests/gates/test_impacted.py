@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from stepswitch.gates import impacted as impacted_module
@@ -172,7 +171,11 @@ def test_test_files_are_named_test_star_or_star_test() -> None:
     assert not is_test_file("tests/test_data.json")
 
 
-def test_a_thousand_file_repository_answers_in_under_a_second(tmp_path: Path) -> None:
+def test_a_large_repository_is_parsed_once_and_later_only_the_changed_file_again(
+    tmp_path: Path,
+) -> None:
+    # What keeps a query fast (no wall-clock assertion on a shared machine): each file is
+    # parsed once, and a later query re-parses only the files that changed since.
     files = {"app/__init__.py": ""}
     for i in range(900):
         body = "import os\nimport json\n" + (f"from app.m{i - 1} import f{i - 1}\n" if i else "")
@@ -183,12 +186,15 @@ def test_a_thousand_file_repository_answers_in_under_a_second(tmp_path: Path) ->
         files[f"tests/test_t{i}.py"] = f"from app.m{i * 9} import f{i * 9}\n"
     write_repo(tmp_path, files)
     impacted_module._CACHE.clear()
-    began = time.perf_counter()
     found = impacted_tests(tmp_path, ["app/m450.py"])
-    elapsed = time.perf_counter() - began
     # m450 is imported by m451 ... m899 in a chain, so by the tests of m450 and above.
     assert found == sorted(f"tests/test_t{i}.py" for i in range(50, 100))
-    assert elapsed < 1.0, f"took {elapsed:.2f} s"
+    assert len(impacted_module._CACHE) == 1001
+    before = {k: v[2] for k, v in impacted_module._CACHE.items()}
+    (tmp_path / "app" / "m7.py").write_text("import os\n\nX = 1\n", encoding="utf-8")
+    impacted_tests(tmp_path, ["app/m7.py"])
+    reparsed = [k for k, v in impacted_module._CACHE.items() if v[2] is not before[k]]
+    assert reparsed == [str(tmp_path / "app" / "m7.py")]
 
 
 def test_module_names_cover_the_package_path_and_the_path_from_the_root(tmp_path: Path) -> None:
@@ -219,4 +225,4 @@ def test_a_conftest_two_hops_away_puts_its_tests_in_the_wider_ring(tmp_path: Pat
     assert total == 2
     # A change the conftest imports directly puts every test under it in the nearest ring.
     nearest, wider, _ = impacted_tiers(tmp_path, ["pkg/markers.py"])
-    assert nearest == ["tests/test_core.py", "tests/test_unrelated.py"]
+    assert sorted(nearest) == ["tests/test_core.py", "tests/test_unrelated.py"]

@@ -22,6 +22,7 @@ class RepoGates:
         self.config = config
         self.base_commit = base_commit
         self._suite = GateSuite(config, root, dict(env), log_dir)
+        self._preflight = ""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -31,7 +32,16 @@ class RepoGates:
     def description(self) -> str:
         if not self.config.gates:
             return "  no gates configured or detected: only the review judges this change"
-        return f"  gates ({self.config.source}): {', '.join(self.names)}"
+        lines = [f"  gates ({self.config.source}): {', '.join(self.names)}"]
+        lines.append(f"  {self._suite.interpreter_line()}")
+        if self._preflight:
+            lines.append(f"  {self._preflight}")
+        return "\n".join(lines)
+
+    def preflight(self) -> None:
+        """Before any paid call: the code the tests import resolves inside the workspace.
+        Raises UsageError naming the interpreter and the path when it does not."""
+        self._preflight = self._suite.preflight().line()
 
     def run(self, changed: list[str]) -> SuiteResult:
         return self._suite.run(changed, self.base_commit)

@@ -1,5 +1,6 @@
 """`ssw gates PATH [--changed FILE...]`: run a repository's gates outside a task and print the
-verdicts. Exit 0 when every gate that ran passed, 1 otherwise (a ConfigError is exit 2)."""
+verdicts. Exit 0 when every gate that ran passed, 1 otherwise; 2 for a ConfigError, a --changed
+path outside PATH, or tests that would import the project from outside PATH (the pre-flight)."""
 
 from __future__ import annotations
 
@@ -14,21 +15,20 @@ from stepswitch.util.env import clean_env
 
 def _secret_names() -> frozenset[str]:
     try:
-        from stepswitch.registry.presets import load_registry
+        from stepswitch.registry.presets import key_variables, load_registry
 
-        return frozenset(s.api_key_env for s in load_registry().values() if s.api_key_env)
+        return key_variables(load_registry())
     except SswError:
         return frozenset()  # the generic secret-name filter still applies
 
 
 def _relative(root: Path, path: str) -> str:
-    given = Path(path)
-    if given.is_absolute():
-        try:
-            return given.resolve().relative_to(root).as_posix()
-        except ValueError as exc:
-            raise UsageError(f"--changed {path}: not inside {root}") from exc
-    return given.as_posix().removeprefix("./")
+    given = Path(path).expanduser()
+    target = given if given.is_absolute() else root / given
+    try:
+        return target.resolve().relative_to(root).as_posix()
+    except ValueError as exc:
+        raise UsageError(f"--changed {path}: not inside {root}") from exc
 
 
 def _seconds(value: float | None) -> str:
@@ -41,10 +41,17 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
     lines.append(
         "changed: " + (", ".join(changed) if changed else "not given, so every gate runs in full")
     )
+    if result.interpreter:
+        lines.append(result.interpreter)
+    stages = {s.name: s for s in result.test_stages}
     for r in result.results:
         note = ""
-        if r.name.endswith(":impacted"):
-            note = f"  impacted test files: {len(result.impacted)}"
+        stage = stages.get(r.name)
+        if stage is not None:
+            ran = "all test files" if stage.files is None else f"{stage.files} test files"
+            note = f"  ran {ran}"
+            if r.name.endswith(":impacted"):
+                note += f" of {len(result.impacted)} impacted"
         lines.append(
             f"  {'pass' if r.passed else 'FAIL':<4}  {r.name:<22} {r.duration_s:7.2f} s{note}"
         )
@@ -52,10 +59,19 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
     lines += [f"  -     {name:<22}   not run: an earlier gate failed" for name in result.not_run]
     failed = result.failed
     verdict = "passed" if failed is None else f"FAILED at {failed.name}"
+    failing = next((s for s in result.test_stages if not s.passed), None)
+    if failing is not None:
+        first = (
+            f"first failing verdict {_seconds(result.first_failure_s)} "
+            f"({failing.name}: {failing.first_failure or 'see the report'})"
+        )
+    elif result.test_stages:
+        first = f"first test verdict (a pass) {_seconds(result.first_verdict_s)}"
+    else:
+        first = "no test stage ran"
     lines.append(
-        f"verdict: {verdict}; first test verdict {_seconds(result.first_verdict_s)}, "
-        f"impacted stage {_seconds(result.impacted_s)}, full suite {_seconds(result.full_s)}, "
-        f"total {_seconds(result.total_s)}"
+        f"verdict: {verdict}; {first}, impacted stages {_seconds(result.impacted_s)}, "
+        f"full suite {_seconds(result.full_s)}, total {_seconds(result.total_s)}"
     )
     if failed is not None:
         lines += ["", failed.report]
@@ -74,5 +90,7 @@ def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
         return f"gates for {root} ({config.source}): none, nothing to check", 0
     files = [_relative(root, c) for c in changed] or None
     env = clean_env(_secret_names())
-    result = GateSuite(config, root, env, log_dir=None).run(files, "HEAD")
+    suite = GateSuite(config, root, env, log_dir=None)
+    suite.preflight()  # UsageError when the tests would import code from outside `root`
+    result = suite.run(files, "HEAD")
     return render(root, config, result, files), 0 if result.passed else 1

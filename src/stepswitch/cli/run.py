@@ -136,6 +136,11 @@ def run_local(
             protected=protected_paths(gates),
             secret_env_names=key_variables(registry),
         )
+        repo_gates = RepoGates(
+            gates, worktree.path, ws.command_env(), worktree.base_commit, folder.logs
+        )
+        if gates.gates:
+            repo_gates.preflight()
         limit = policy.limits.budget_usd
         return run_task(
             task=options.task,
@@ -146,9 +151,7 @@ def run_local(
             ids=RunIds(run_id=run_id, task_id=run_id),
             budgets=(Budget("task", run_id, limit),) if limit is not None else (),
             providers=providers,
-            gates=RepoGates(
-                gates, worktree.path, ws.command_env(), worktree.base_commit, folder.logs
-            ),
+            gates=repo_gates,
             sinks=(printer, *extra_sinks),
             deadline=time.monotonic() + policy.limits.wall_time_s,
             registry=registry,

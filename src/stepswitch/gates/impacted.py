@@ -20,13 +20,14 @@ repository of a thousand files answers well under a second.
 from __future__ import annotations
 
 import ast
+import heapq
 import os
 import re
-import tomllib
-from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from stepswitch.gates.pytest_config import PytestConfig, read_pytest_config
 
 # Folder names never read, wherever they are.
 SKIP_DIRS = frozenset(
@@ -56,9 +57,9 @@ _DYNAMIC = re.compile(rb"""(?:import_module|__import__)\(\s*["']([\w.]+)["']""")
 
 
 def is_test_file(rel_path: str) -> bool:
-    """pytest's default file names: test_*.py and *_test.py."""
-    name = PurePosixPath(rel_path).name
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+    """pytest's default file names: test_*.py and *_test.py (ImportGraph uses the project's own
+    `python_files` and `testpaths`)."""
+    return PytestConfig().is_test_file(rel_path)
 
 
 def python_files(root: Path) -> list[str]:
@@ -175,24 +176,6 @@ def _parse_file(path: Path) -> _Parsed:
     return parsed
 
 
-def _pytest_pythonpath(root: Path) -> list[str]:
-    try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return []
-    options = data.get("tool", {}).get("pytest", {}).get("ini_options", {})
-    value = options.get("pythonpath", []) if isinstance(options, dict) else []
-    entries = value.split() if isinstance(value, str) else value
-    if not isinstance(entries, list):
-        return []
-    out = []
-    for entry in entries:
-        if isinstance(entry, str):
-            clean = PurePosixPath(entry.strip()).as_posix()
-            out.append("" if clean in (".", "") else clean.strip("/") + "/")
-    return out
-
-
 def _dotted(parts: Iterable[str]) -> str | None:
     parts = list(parts)
     if not parts or not all(p.isidentifier() for p in parts):
@@ -200,20 +183,52 @@ def _dotted(parts: Iterable[str]) -> str | None:
     return ".".join(parts)
 
 
+# Folder names that mark the test side of a repository: a non-test module there is a helper.
+TEST_FOLDERS = frozenset({"test", "tests", "testing"})
+
+
+def _pythonpath_roots(config: PytestConfig) -> list[str]:
+    out = []
+    for entry in config.pythonpath:
+        clean = PurePosixPath(entry.strip()).as_posix()
+        out.append("" if clean in (".", "") else clean.strip("/") + "/")
+    return out
+
+
 class ImportGraph:
     """The repository's modules, what each file imports, and who imports each module name."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, pytest_config: PytestConfig | None = None) -> None:
         self.root = root
+        self.pytest = pytest_config or read_pytest_config(root)
         self.files = python_files(root)
         self._packages = {
             f[: -len("/__init__.py")] for f in self.files if f.endswith("/__init__.py")
         }
-        self._roots = ["", "src/", *_pytest_pythonpath(root)]
+        self._roots = ["", "src/", *_pythonpath_roots(self.pytest)]
+        self._tests = {f for f in self.files if self.pytest.is_test_file(f)}
+        test_dirs = {PurePosixPath(f).parent.as_posix() for f in self._tests}
+        self._helpers = {
+            f
+            for f in self.files
+            if f not in self._tests
+            and (
+                PurePosixPath(f).name == "conftest.py"
+                or PurePosixPath(f).parent.as_posix() in test_dirs
+                or TEST_FOLDERS & set(PurePosixPath(f).parent.parts)
+            )
+        }
         self.importers: dict[str, set[str]] = {}
+        self.explicit: dict[str, set[str]] = {}  # imported by name, not only as a parent package
         for rel in self.files:
-            for name in self.imported_names(rel):
+            named, everything = self._imports(rel)
+            for name in everything:
                 self.importers.setdefault(name, set()).add(rel)
+            for name in named:
+                self.explicit.setdefault(name, set()).add(rel)
+
+    def is_test(self, rel: str) -> bool:
+        return rel in self._tests
 
     def module_names(self, rel: str) -> set[str]:
         """Every dotted name `rel` can be imported as (works for deleted files too)."""
@@ -242,8 +257,8 @@ class ImportGraph:
                 names.add(dotted)
         return names
 
-    def imported_names(self, rel: str) -> set[str]:
-        """The absolute module names `rel` imports, with every parent package."""
+    def _imports(self, rel: str) -> tuple[set[str], set[str]]:
+        """(the names `rel` imports as written, those with every parent package)."""
         parsed = _parse_file(self.root / rel)
         wanted = set(parsed.absolute)
         if parsed.relative:
@@ -262,55 +277,96 @@ class ImportGraph:
         for name in wanted:
             pieces = name.split(".")
             out.update(".".join(pieces[: i + 1]) for i in range(len(pieces)))
-        return out
+        return wanted, out
+
+    def imported_names(self, rel: str) -> set[str]:
+        """The absolute module names `rel` imports, with every parent package."""
+        return self._imports(rel)[1]
 
     def affected(self, changed: Iterable[str]) -> set[str]:
         """The changed .py files and every file that imports one of them, transitively."""
         return set(self.distances(changed))
 
+    def _step(self, importer: str, name: str) -> int:
+        # A package __init__ that re-exports, a test helper or a conftest passes the change on
+        # at no cost; importing only a parent package (`import a.b` runs a/__init__) costs one
+        # more hop than importing the module by name.
+        free = importer in self._helpers or importer.endswith("__init__.py")
+        by_name = importer in self.explicit.get(name, ())
+        return (0 if free else 1) + (0 if by_name else 1)
+
     def distances(self, changed: Iterable[str]) -> dict[str, int]:
-        """Each affected file and how many import hops it is from a changed file (0: changed)."""
+        """Each affected file and how far it is from a changed file (0: changed; a test that
+        imports a changed module by name, or through a helper or a re-export: 1)."""
         start = {c for c in changed if c.endswith(".py")}
         seen = dict.fromkeys(start, 0)
-        queue = deque(start)
+        queue = [(0, c) for c in sorted(start)]
         while queue:
-            current = queue.popleft()
+            hops, current = heapq.heappop(queue)
+            if hops > seen.get(current, hops):
+                continue
             for name in self.module_names(current):
                 for importer in self.importers.get(name, ()):
-                    if importer not in seen:
-                        seen[importer] = seen[current] + 1
-                        queue.append(importer)
+                    far = hops + self._step(importer, name)
+                    if far < seen.get(importer, far + 1):
+                        seen[importer] = far
+                        heapq.heappush(queue, (far, importer))
         return seen
 
-    def impacted_tiers(self, changed: Iterable[str]) -> tuple[list[str], list[str]]:
-        """(nearest, wider): the changed test files and the tests that import a changed module
-        directly (or sit under a conftest.py that changed or does), then the other impacted
-        tests, each list sorted. The nearest usually hold the failure, so they run first."""
+    def test_distances(self, changed: Iterable[str]) -> dict[str, int]:
+        """Each impacted test file and its distance: by its own imports, or one more than an
+        affected conftest.py above it; a changed test file is at 0."""
         distance = self.distances(changed)
-        existing = set(self.files)
-        nearest: set[str] = set()
-        wider: set[str] = set()
+        out: dict[str, int] = {}
+
+        def put(rel: str, hops: int) -> None:
+            if rel in self._tests and hops < out.get(rel, hops + 1):
+                out[rel] = hops
+
         for rel, hops in distance.items():
-            if rel in existing and is_test_file(rel):
-                (nearest if hops <= 1 else wider).add(rel)
+            put(rel, max(hops, 1) if hops else 0)
         for conftest, hops in distance.items():
             if PurePosixPath(conftest).name != "conftest.py":
                 continue
             folder = PurePosixPath(conftest).parent.as_posix()
             prefix = "" if folder == "." else folder + "/"
-            below = {f for f in self.files if f.startswith(prefix) and is_test_file(f)}
-            (nearest if hops <= 1 else wider).update(below)
-        return sorted(nearest), sorted(wider - nearest)
+            for test in self._tests:
+                if test.startswith(prefix):
+                    put(test, hops + 1)
+        return out
+
+    def impacted_tiers(
+        self, changed: Iterable[str], durations: Mapping[str, float] | None = None
+    ) -> tuple[list[str], list[str]]:
+        """(nearest, wider): the tests at distance <= 1, then the other impacted tests, each in
+        the order most likely to fail fast: nearest first, then quickest (measured durations,
+        else file size)."""
+        distance = self.test_distances(changed)
+        order = self.rank(distance, durations)
+        nearest = [t for t in order if distance[t] <= 1]
+        return nearest, [t for t in order if distance[t] > 1]
+
+    def rank(self, distance: Mapping[str, int], durations: Mapping[str, float] | None) -> list[str]:
+        def cost(rel: str) -> float:
+            if durations and rel in durations:
+                return durations[rel]
+            try:
+                return (self.root / rel).stat().st_size / 50_000  # about 1 s per 50 kB
+            except OSError:
+                return 0.0
+
+        return sorted(distance, key=lambda t: (distance[t], cost(t), t))
 
     def impacted_tests(self, changed: Iterable[str]) -> list[str]:
         nearest, wider = self.impacted_tiers(changed)
         return sorted([*nearest, *wider])
 
     def test_files(self) -> list[str]:
-        return [f for f in self.files if is_test_file(f)]
+        return sorted(self._tests)
 
 
-def _normalise(root: Path, path: str) -> str | None:
+def normalise(root: Path, path: str) -> str | None:
+    """`path` relative to root as a posix path, or None when it is outside root."""
     given = Path(path)
     if given.is_absolute():
         try:
@@ -323,13 +379,16 @@ def _normalise(root: Path, path: str) -> str | None:
     return clean.as_posix().removeprefix("./")
 
 
-def impacted_tiers(root: Path, changed: Iterable[str]) -> tuple[list[str], list[str], int]:
-    """(nearest, wider, number of test files in the repository); see ImportGraph.impacted_tiers."""
-    rel = [r for r in (_normalise(root, c) for c in changed) if r]
+def impacted_tiers(
+    root: Path, changed: Iterable[str], durations: Mapping[str, float] | None = None
+) -> tuple[list[str], list[str], int]:
+    """(nearest, wider, number of test files in the repository); see ImportGraph.impacted_tiers.
+    Each list is in the order to run it; durations are seconds per test file, if measured."""
+    rel = [r for r in (normalise(root, c) for c in changed) if r]
     if not any(r.endswith(".py") for r in rel):
         return [], [], 0
     graph = ImportGraph(root)
-    nearest, wider = graph.impacted_tiers(rel)
+    nearest, wider = graph.impacted_tiers(rel, durations)
     return nearest, wider, len(graph.test_files())
 
 
@@ -337,7 +396,7 @@ def impacted_tests(root: Path, changed: Iterable[str]) -> list[str]:
     """Test files (relative posix paths, sorted) that import a changed module directly or through
     the repository's own modules, the changed test files that still exist, and the tests beside
     and below an affected conftest.py. Empty when nothing Python changed."""
-    rel = [r for r in (_normalise(root, c) for c in changed) if r]
+    rel = [r for r in (normalise(root, c) for c in changed) if r]
     if not any(r.endswith(".py") for r in rel):
         return []
     return ImportGraph(root).impacted_tests(rel)

@@ -7,24 +7,33 @@ through the repository's own modules; changed test files; tests under a changed 
 the full suite only when those pass; with nothing impacted it goes straight to the full suite.
 
 Every gate is a subprocess in the workspace with a timeout and an environment without API keys
-(`runner.run_gate`); a gate that cannot run, times out or reads a malformed file is a failing
-verdict with the reason. The model sees a short report (failing test ids, the `>` and `E` lines,
-the first lines of a lint error, at most REPORT_CHARS); the whole log, capped at LOG_CAP_CHARS, is
-saved in the run folder.
+(`runner.run_gate`), run by the interpreter `gates.interpreter` chooses with the worktree's own
+source first on PYTHONPATH; a gate command that cannot start, times out or reads a malformed file
+is a failing verdict with the reason. An exception in this code (a bug of ours) is a HarnessError,
+never a verdict a model would be paid to fix.
+
+The impacted stages run the project's own pytest collection with the `ssw_select` plugin
+(stepswitch/gates/ssw_pytest/), which leaves the other test modules out and orders the items, so
+`python_files`, `testpaths`, conftest files and collection hooks all apply as in the full suite.
+
+The model sees a short report (failing test ids, the `>` and `E` lines, the first lines of a lint
+error, at most REPORT_CHARS); the whole log, capped at LOG_CAP_CHARS, is saved in the run folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
 import subprocess
 import tempfile
 import time
-import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from stepswitch.errors import HarnessError
+from stepswitch.gates.changes import complete_changes
 from stepswitch.gates.config import (
     CommandGate,
     GateConfig,
@@ -40,6 +49,15 @@ from stepswitch.gates.golden import (
     read_expected,
 )
 from stepswitch.gates.impacted import impacted_tiers
+from stepswitch.gates.interpreter import (
+    ImportCheck,
+    Interpreter,
+    check_imports,
+    checkout_of,
+    find_interpreter,
+    gate_environment,
+    project_layout,
+)
 from stepswitch.gates.protected import check_constants, protected_verdict, touched_paths
 from stepswitch.gates.report import cap_log, fit_lines, gate_report
 from stepswitch.gates.runner import REPORT_CHARS, Gate, GateResult, run_gate
@@ -47,8 +65,24 @@ from stepswitch.gates.runner import REPORT_CHARS, Gate, GateResult, run_gate
 GIT_TIMEOUT_S = 60.0
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 TEST_COLUMNS = 200
+PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
+PLUGIN = "ssw_select"
+DURATIONS_FILE = "test-durations.json"
 
 # -- results ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TestStage:
+    """One pytest run of the tests gate: which files it ran and how it ended."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str  # "tests:impacted", "tests:impacted-wider", "tests:full"
+    files: int | None  # test files selected; None: the whole suite
+    duration_s: float
+    passed: bool
+    first_failure: str | None = None  # the first FAILED/ERROR test id
 
 
 @dataclass(frozen=True)
@@ -63,6 +97,9 @@ class SuiteResult:
     full_ran: bool = False
     total_s: float = 0.0
     logs: tuple[Path, ...] = ()
+    test_stages: tuple[TestStage, ...] = ()
+    first_failure_s: float | None = None  # suite start to the end of the failing test stage
+    interpreter: str = ""  # the Python the gates ran with, and why
 
     @property
     def passed(self) -> bool:
@@ -87,6 +124,7 @@ class SuiteResult:
             "impacted_s": self.impacted_s,
             "full_s": self.full_s,
             "full_ran": self.full_ran,
+            "first_failure_s": self.first_failure_s,
             "total_s": self.total_s,
         }
 
@@ -106,6 +144,8 @@ class _Progress:
     full_s: float | None = None
     first_verdict_s: float | None = None
     full_ran: bool = False
+    first_failure_s: float | None = None
+    test_stages: list[TestStage] | None = None
 
     def test_stage_done(self, began: float) -> float:
         now = time.monotonic()
@@ -114,9 +154,7 @@ class _Progress:
         return now - began
 
 
-def _broken(name: str, exc: Exception) -> GateResult:
-    why = f"{name}: failed: the gate could not run: {type(exc).__name__}: {exc}"
-    return GateResult(name, False, 0.0, why, why + "\n" + traceback.format_exc())
+_FAILED_ID = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 
 
 def _safe_name(name: str) -> str:
@@ -124,20 +162,62 @@ def _safe_name(name: str) -> str:
 
 
 class GateSuite:
-    """The gates of one repository, run against one workspace after each edit."""
+    """The gates of one repository, run against one workspace after each edit.
+
+    `env` is the environment without secrets; the gates run with `gate_env`, which adds the
+    worktree's source first on PYTHONPATH and activates `interpreter` (found by
+    `gates.interpreter.find_interpreter` unless given). Measured test durations are kept in
+    `state_dir` (default: <checkout>/.ssw/cache when <checkout>/.ssw exists) to order later runs.
+    """
 
     def __init__(
-        self, config: GateConfig, root: Path, env: dict[str, str], log_dir: Path | None = None
+        self,
+        config: GateConfig,
+        root: Path,
+        env: dict[str, str],
+        log_dir: Path | None = None,
+        *,
+        interpreter: Interpreter | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         self.config = config
         self.root = root
         self.env = env
         self.log_dir = log_dir
+        self.interpreter = interpreter or find_interpreter(root, env)
+        self.layout = project_layout(root)
+        self.gate_env = gate_environment(root, env, self.interpreter, self.layout)
+        ssw = checkout_of(root) / ".ssw"
+        self.state_dir = state_dir if state_dir is not None else (ssw / "cache")
+        self._persist = state_dir is not None or ssw.is_dir()
+        self._durations: dict[str, float] = self._load_durations()
+
+    # -- before the first paid call -------------------------------------------------------------
+
+    def interpreter_line(self) -> str:
+        """`gates: Python <path> (<why>)`, for the run's start."""
+        return self.interpreter.line()
+
+    def preflight(self) -> ImportCheck:
+        """Check that the tests import the project's code from inside the worktree, with the
+        gates' interpreter and environment. Raises UsageError (one line) when they would not."""
+        return check_imports(self.root, self.gate_env, self.interpreter, self.layout)
+
+    def baseline(self) -> SuiteResult:
+        """Every gate on the untouched tree, full suite included: the verdict before any edit,
+        and the test durations that order the impacted stages of the first edit."""
+        return self.run(None)
+
+    # -- after each edit ------------------------------------------------------------------------
 
     def run(self, changed: list[str] | None, base_commit: str = "HEAD") -> SuiteResult:
         """Run the gates for a change to `changed` (None: unknown, so every gate and the full
-        suite run), stopping at the first failure. Protected gates compare with `base_commit`."""
-        progress = _Progress(time.monotonic(), [], [])
+        suite run), stopping at the first failure. The list is completed from git against
+        `base_commit` (renames both ways, deletions, new files); protected gates compare with it.
+        Raises HarnessError when this code, not a gate command, breaks."""
+        progress = _Progress(time.monotonic(), [], [], test_stages=[])
+        if changed is not None:
+            changed = complete_changes(self.root, changed, base_commit, self.env)
         skipped: list[str] = []
         not_run: list[str] = []
         for gate in self.config.gates:
@@ -148,8 +228,13 @@ class GateSuite:
             else:
                 try:
                     self._run_one(gate, changed, base_commit, progress)
-                except Exception as exc:  # a gate that breaks is a failing gate, not a crash
-                    self._record(_broken(gate.name, exc), progress)
+                except HarnessError:
+                    raise
+                except Exception as exc:  # our bug: never a verdict a model is paid to fix
+                    raise HarnessError(
+                        f"gates: {gate.name}: internal error in Stepswitch's gate code: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
         return SuiteResult(
             results=tuple(progress.results),
             skipped=tuple(skipped),
@@ -161,6 +246,9 @@ class GateSuite:
             full_ran=progress.full_ran,
             total_s=time.monotonic() - progress.started,
             logs=tuple(progress.logs),
+            test_stages=tuple(progress.test_stages or ()),
+            first_failure_s=progress.first_failure_s,
+            interpreter=self.interpreter.line(),
         )
 
     def _run_one(
@@ -191,47 +279,141 @@ class GateSuite:
     def _command(
         self, name: str, command: str, timeout_s: float, env: dict[str, str] | None = None
     ) -> GateResult:
-        result = run_gate(Gate(name, command, timeout_s), self.root, env or self.env)
+        result = run_gate(Gate(name, command, timeout_s), self.root, env or self.gate_env)
         return replace(result, report=gate_report(result))
 
-    def _tests(self, gate: TestsGate, changed: list[str] | None, progress: _Progress) -> None:
+    # -- the tests gate -------------------------------------------------------------------------
+
+    def _load_durations(self) -> dict[str, float]:
+        try:
+            data = json.loads((self.state_dir / DURATIONS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def _learn_durations(self, path: Path) -> None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return  # the stage ended before pytest's session did
+        seconds = data.get("seconds", {})
+        rootdir = Path(str(data.get("rootdir", self.root)))
+        for rel, value in seconds.items():
+            try:
+                key = (rootdir / rel).resolve().relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                continue
+            self._durations[key] = float(value)
+        if self._persist:
+            try:
+                self.state_dir.mkdir(parents=True, exist_ok=True)
+                target = self.state_dir / DURATIONS_FILE
+                target.write_text(json.dumps(self._durations, sort_keys=True), encoding="utf-8")
+            except OSError:
+                pass  # the durations only order the stages
+
+    def _stage_env(self, spec: dict[str, object], folder: Path) -> dict[str, str]:
+        spec_path = folder / "select.json"
+        spec_path.write_text(json.dumps(spec), encoding="utf-8")
+        env = dict(self.gate_env)
         # pytest cuts its summary lines to the terminal width; without a terminal that is 80.
-        env = {**self.env, "COLUMNS": self.env.get("COLUMNS", str(TEST_COLUMNS))}
+        env.setdefault("COLUMNS", str(TEST_COLUMNS))
+        env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(PLUGIN_DIR)]).strip(
+            os.pathsep
+        )
+        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} -p {PLUGIN}".strip()
+        env["SSW_SELECT"] = str(spec_path)
+        return env
+
+    def _stage(
+        self,
+        gate: TestsGate,
+        name: str,
+        files: list[str] | None,
+        order: list[str],
+        progress: _Progress,
+    ) -> GateResult:
+        """One pytest run: the selected `files` (None: the whole suite), items in `order`."""
+        with tempfile.TemporaryDirectory(prefix="ssw-stage-") as folder:
+            durations = Path(folder) / "durations.json"
+            absolute = [str(self.root / f) for f in order]
+            spec: dict[str, object] = {
+                "files": absolute if files is not None else None,
+                "order": absolute,
+                "durations": str(durations),
+            }
+            env = self._stage_env(spec, Path(folder))
+            command = gate.stage_command(None)
+            if files is not None:
+                # A selection that holds no test makes pytest exit 5: that is no failure here.
+                command = (
+                    f"{command}\nstatus=$?\n"
+                    f'[ "$status" -eq {PYTEST_NO_TESTS} ] && exit 0\nexit "$status"'
+                )
+            began = time.monotonic()
+            result = self._command(name, command, gate.timeout_s, env)
+            seconds = progress.test_stage_done(began)
+            self._learn_durations(durations)
+        if not result.passed and PLUGIN in result.log and "Error while loading" in result.log:
+            raise HarnessError(
+                f"gates: {name}: pytest could not load Stepswitch's {PLUGIN} plugin from "
+                f"{PLUGIN_DIR} (does the gate command reset PYTHONPATH?)"
+            )
+        failure = _FAILED_ID.search(result.log)
+        assert progress.test_stages is not None
+        progress.test_stages.append(
+            TestStage(
+                name,
+                len(files) if files is not None else None,
+                seconds,
+                result.passed,
+                failure.group(1) if failure and not result.passed else None,
+            )
+        )
+        if not result.passed and progress.first_failure_s is None:
+            progress.first_failure_s = time.monotonic() - progress.started
+        self._record(result, progress)
+        return result
+
+    def _tests(self, gate: TestsGate, changed: list[str] | None, progress: _Progress) -> None:
         stages: list[tuple[str, list[str]]] = []
+        nearest: list[str] = []
+        wider: list[str] = []
         if gate.impacted_first and changed is not None:
             try:
-                nearest, wider, total = impacted_tiers(self.root, changed)
+                nearest, wider, total = impacted_tiers(self.root, changed, self._durations)
             except (OSError, ValueError, RecursionError):
                 nearest, wider, total = [], [], 0  # no impacted stage: the full suite decides
             progress.impacted = tuple(sorted(nearest + wider))
-            stages = [(f"{gate.name}:impacted", nearest or wider)]
+            # Changed modules too: a project that collects doctest modules tests them there.
+            sources = [c for c in changed if c.endswith(".py") and (self.root / c).is_file()]
+            extra = [c for c in sources if c not in progress.impacted]
+            stages = [(f"{gate.name}:impacted", (nearest or wider) + extra)]
             # The wider ring is worth its own stage only when it is well short of the suite.
             if nearest and wider and len(nearest) + len(wider) <= total * WIDER_STAGE_SHARE:
                 stages.append((f"{gate.name}:impacted-wider", wider))
         began_impacted = time.monotonic()
         for name, files in stages:
-            if not files:
+            if not [f for f in files if f in progress.impacted]:
                 continue
-            # Explicit files that hold no test make pytest exit 5: that is no failure here.
-            command = (
-                f"{gate.stage_command(files)}\nstatus=$?\n"
-                f'[ "$status" -eq {PYTEST_NO_TESTS} ] && exit 0\nexit "$status"'
-            )
-            began = time.monotonic()
-            result = self._command(name, command, gate.timeout_s, env)
-            progress.test_stage_done(began)
-            self._record(result, progress)
+            result = self._stage(gate, name, files, files, progress)
             if not result.passed:
                 progress.impacted_s = time.monotonic() - began_impacted
                 return
         if progress.impacted:
             progress.impacted_s = time.monotonic() - began_impacted
+        # The full suite decides; what has not passed yet runs first: the wider ring, then the
+        # rest by measured time, the tests that already passed last.
+        ran = {f for _, files in stages for f in files}
+        rest = sorted(
+            (f for f in self._durations if f not in ran),
+            key=lambda f: (self._durations[f], f),
+        )
+        order = [*[f for f in wider if f not in ran], *rest, *nearest]
         began = time.monotonic()
-        full = gate.stage_command(None)
-        result = self._command(f"{gate.name}:full", full, gate.timeout_s, env)
-        progress.full_s = progress.test_stage_done(began)
+        self._stage(gate, f"{gate.name}:full", None, list(dict.fromkeys(order)), progress)
+        progress.full_s = time.monotonic() - began
         progress.full_ran = True
-        self._record(result, progress)
 
     def _golden(self, gate: GoldenGate) -> GateResult:
         began = time.monotonic()

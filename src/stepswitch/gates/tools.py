@@ -34,8 +34,8 @@ def tool_command(root: Path, name: str) -> str:
 
 
 def pytest_command(root: Path) -> str:
-    python = next(
-        (f / "python" for f in _venv_bins(root) if _executable(f / "python")),
-        Path(sys.executable),
-    )
+    """The default tests gate: pytest under the gates' interpreter (gates/interpreter.py)."""
+    from stepswitch.gates.interpreter import find_interpreter
+
+    python = find_interpreter(root).python
     return f"{shlex.quote(str(python))} -m pytest -q -x -p no:cacheprovider"

@@ -1,0 +1,199 @@
+"""The gates benchmark inside a real `ssw run` worktree, on real projects with their own .venv.
+
+For BENCH_PROJECT (python-dateutil, boltons or pyflakes; set up by setup-real.sh, mutations in
+mutations-<project>.json from mutate.py):
+
+- a worktree of the project is made with `stepswitch.agent.workspace.worktree.create_worktree`,
+  exactly as `ssw run` makes it (<repo>/.ssw/worktrees/<id>, a new branch; the repository's .venv
+  with its editable install stays in the user's checkout, outside the worktree);
+- the gates' interpreter and environment are those `ssw run` uses (GateSuite: the checkout's
+  .venv, the worktree's source first on PYTHONPATH); the pre-flight import check runs once and its
+  line is recorded; a baseline `ssw gates <worktree>` (full suite, clean tree) runs once, as the
+  run's pre-flight baseline does, and leaves the measured test durations;
+- per mutation, applied inside the worktree and reverted after:
+  (a) the real CLI: `ssw gates <worktree> --changed <module>`, its exit code (1: caught; 0:
+      missed) and the time it prints to the first failing verdict (suite start to the end of the
+      failing stage, selection included) and its process wall time (start-up and pre-flight too);
+  (b) the project's full suite with `pytest -x` (the tests gate's own full command), wall time;
+  (c) the full suite without -x, wall time;
+  order (a, b, c) on even rows, (c, b, a) on odd rows.
+Writes results-<project>.csv and summary-<project>.json. Run: `BENCH_PROJECT=boltons
+.venv/bin/python bench/gates/inrun.py [--limit N]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import common
+
+from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
+from stepswitch.gates.config import TestsGate
+from stepswitch.gates.detect import load_gates
+from stepswitch.gates.suite import GateSuite
+from stepswitch.util.env import clean_env
+
+SSW = Path(sys.executable).parent / "ssw"
+_FIRST = re.compile(r"first failing verdict ([\d.]+) s \(([^:]+:[^:]+): (.*)\),")
+FIELDS = [
+    "id",
+    "module",
+    "line",
+    "kind",
+    "order",
+    "gate_rc",
+    "caught",
+    "first_failing_verdict_s",
+    "failing_stage",
+    "first_failure",
+    "cli_wall_s",
+    "full_x_s",
+    "full_x_rc",
+    "full_s",
+    "full_rc",
+    "ratio_vs_full_x",
+    "ratio_vs_full",
+    "cli_ratio_vs_full_x",
+]
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, str]:
+    began = time.perf_counter()
+    done = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=common.RUN_TIMEOUT_S
+    )
+    return done.returncode, time.perf_counter() - began, done.stdout + done.stderr
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=0, help="measure only the first N mutations")
+    args = parser.parse_args()
+    common.require_setup()
+    mutations = common.load_json(common.MUTATIONS_JSON)["mutations"]
+    assert isinstance(mutations, list)
+    if args.limit:
+        mutations = mutations[: args.limit]
+    run_id = "bench-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    worktree = create_worktree(common.PROJECT, run_id)
+    rows: list[dict[str, object]] = []
+    try:
+        root = worktree.path
+        env = clean_env()
+        config = load_gates(root)
+        tests = next(g for g in config.gates if isinstance(g, TestsGate))
+        suite = GateSuite(config, root, env)
+        check = suite.preflight()
+        print(suite.interpreter_line(), "|", check.line(), flush=True)
+        full_x = ["bash", "-c", tests.stage_command(None)]
+        full = ["bash", "-c", tests.stage_command(None).replace(" -x ", " ")]
+        ssw = [str(SSW), "gates", str(root)]
+        rc, baseline_s, out = timed(ssw, root, env)
+        print(f"baseline `ssw gates` (full suite, clean tree): rc {rc}, {baseline_s:.1f} s")
+        if rc != 0:
+            raise SystemExit(f"the clean tree fails its gates:\n{out[-3000:]}")
+        for index, m in enumerate(mutations):
+            module = str(m["module"])
+            path = root / module
+            original = path.read_bytes()
+            lines = original.decode("utf-8").splitlines(keepends=True)
+            ending = lines[int(m["line"]) - 1][len(lines[int(m["line"]) - 1].rstrip("\r\n")) :]
+            lines[int(m["line"]) - 1] = str(m["after"]) + ending
+            path.write_bytes("".join(lines).encode("utf-8"))
+            try:
+                steps = ["a", "b", "c"] if index % 2 == 0 else ["c", "b", "a"]
+                got: dict[str, tuple[int, float, str]] = {}
+                for step in steps:
+                    cmd = {"a": [*ssw, "--changed", module], "b": full_x, "c": full}[step]
+                    got[step] = timed(cmd, root, suite.gate_env if step != "a" else env)
+            finally:
+                path.write_bytes(original)
+            (a_rc, a_wall, a_out), (b_rc, b_s, _), (c_rc, c_s, _) = got["a"], got["b"], got["c"]
+            match = _FIRST.search(a_out)
+            first = float(match.group(1)) if match else None
+            row = {
+                "id": m["id"],
+                "module": module,
+                "line": m["line"],
+                "kind": m["kind"],
+                "order": "".join(steps),
+                "gate_rc": a_rc,
+                "caught": a_rc == 1,
+                "first_failing_verdict_s": first,
+                "failing_stage": match.group(2) if match else "",
+                "first_failure": match.group(3) if match else "",
+                "cli_wall_s": round(a_wall, 3),
+                "full_x_s": round(b_s, 3),
+                "full_x_rc": b_rc,
+                "full_s": round(c_s, 3),
+                "full_rc": c_rc,
+                "ratio_vs_full_x": round(b_s / first, 2) if first else None,
+                "ratio_vs_full": round(c_s / first, 2) if first else None,
+                "cli_ratio_vs_full_x": round(b_s / a_wall, 2),
+            }
+            rows.append(row)
+            print(
+                f"{m['id']} {module}:{m['line']} rc={a_rc} first={first} "
+                f"[{row['failing_stage']}] full-x={b_s:.2f} full={c_s:.2f} "
+                f"x{row['ratio_vs_full_x']} / x{row['ratio_vs_full']}",
+                flush=True,
+            )
+            if a_rc not in (0, 1):
+                print(a_out[-2000:], flush=True)
+    finally:
+        remove_worktree(worktree)
+    with common.RESULTS_CSV.open("w", newline="", encoding="utf-8") as out_csv:
+        writer = csv.DictWriter(out_csv, FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def spread(key: str) -> dict[str, float | None]:
+        values = [float(str(r[key])) for r in rows if r[key] is not None]
+        if not values:
+            return {"median": None, "min": None, "max": None}
+        return {
+            "median": round(statistics.median(values), 2),
+            "min": round(min(values), 2),
+            "max": round(max(values), 2),
+        }
+
+    summary = {
+        "project": common.PROJECT_NAME,
+        "version": common.PROJECT_VERSION,
+        "measured": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
+        "python": platform.python_version(),
+        "interpreter": suite.interpreter_line(),
+        "preflight": check.line(),
+        "mutations": len(rows),
+        "missed": sum(1 for r in rows if not r["caught"]),
+        "ratio_vs_full_x": spread("ratio_vs_full_x"),
+        "ratio_vs_full": spread("ratio_vs_full"),
+        "cli_ratio_vs_full_x": spread("cli_ratio_vs_full_x"),
+        "first_failing_verdict_s": spread("first_failing_verdict_s"),
+        "full_x_s": spread("full_x_s"),
+        "full_s": spread("full_s"),
+        "slower_than_full_x": sum(
+            1
+            for r in rows
+            if r["ratio_vs_full_x"] is not None and float(str(r["ratio_vs_full_x"])) < 1
+        ),
+    }
+    common.SUMMARY_JSON.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(summary, indent=1))
+    return 0 if summary["missed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,181 @@
+"""A broken change fails the gates inside a real `ssw run`, whatever the layout and whatever
+installs the project; a harmless one passes (so the gates test the worktree's code, not the
+user's checkout). Each case is a fixture repository with its own .venv, driven through the real
+CLI with the scripted provider; only run.json's `outcome` and `exit_code` are read."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from tests.agent.conftest import (
+    approve_and_summarize,
+    done,
+    explore,
+    make_policy,
+    tool,
+    write_policy,
+    write_script,
+)
+from tests.gates import run_git, write_repo
+
+pytestmark = pytest.mark.slow
+
+SSW = Path(sys.executable).parent / "ssw"
+OPS = "def add(a, b):\n    return a + b\n"
+TEST = "from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+GOOD, BAD, HARMLESS = "    return a + b", "    return a - b", "    return b + a"
+
+LAYOUTS = {
+    "src": {"src/calc/__init__.py": "", "src/calc/ops.py": OPS, "tests/test_ops.py": TEST},
+    "flat": {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/test_ops.py": TEST},
+    "inside": {
+        "calc/__init__.py": "",
+        "calc/ops.py": OPS,
+        "calc/tests/__init__.py": "",
+        "calc/tests/test_ops.py": TEST,
+    },
+}
+PROJECT = '[project]\nname = "calc"\nversion = "0.1.0"\n'
+BACKENDS = {
+    "setuptools": (
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+    ),
+    "hatchling": '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n',
+}
+
+
+def pyproject(layout: str, backend: str) -> str:
+    text = BACKENDS[backend] + PROJECT
+    if backend == "setuptools":
+        where = '["src"]' if layout == "src" else '["."]'
+        text += f'\n[tool.setuptools.packages.find]\nwhere = {where}\ninclude = ["calc*"]\n'
+    else:
+        text += '\n[tool.hatch.build.targets.wheel]\npackages = ["%s"]\n' % (
+            "src/calc" if layout == "src" else "calc"
+        )
+    return text
+
+
+def make_venv(repo: Path, install: str) -> None:
+    """<repo>/.venv, seeing ssw's own site-packages (pytest, pip, setuptools, hatchling) through a
+    .pth, with the project installed as `install` says: editable, plain or not at all."""
+    venv = repo / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "_ssw_test_tools.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    if install == "none":
+        return
+    args = ["-e", str(repo)] if install == "editable" else [str(repo)]
+    subprocess.run(
+        [
+            *(str(venv / "bin" / "python"), "-m", "pip", "install", "-q"),
+            *("--no-build-isolation", "--no-deps", "--disable-pip-version-check", *args),
+        ],
+        check=True,
+        capture_output=True,
+    )
+
+
+def make_project(root: Path, layout: str, backend: str, install: str) -> Path:
+    repo = write_repo(root, {**LAYOUTS[layout], "pyproject.toml": pyproject(layout, backend)})
+    (repo / ".gitignore").write_text(".venv/\n*.egg-info/\nbuild/\n")
+    run_git(repo, "init", "-q", "-b", "main")
+    run_git(repo, "add", "-A")
+    run_git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "base")
+    if install != "no-venv":
+        make_venv(repo, install)
+    return repo
+
+
+def ops_path(layout: str) -> str:
+    return "src/calc/ops.py" if layout == "src" else "calc/ops.py"
+
+
+def ssw_run(folder: Path, repo: Path, replies: list[dict[str, object]]) -> tuple[int, dict]:
+    policy = write_policy(folder, make_policy(escalation={"after_gate_failures": 1}))
+    script = write_script(folder, replies)
+    done_ = subprocess.run(
+        [
+            *(str(SSW), "run", str(repo), "--policy", str(policy)),
+            *("--task", "Edit add.", "--script", str(script)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    runs = sorted((repo / ".ssw" / "runs").glob("*/run.json"))
+    assert runs, done_.stdout + done_.stderr
+    record = json.loads(runs[-1].read_text())
+    return done_.returncode, record
+
+
+def broken(path: str) -> list[dict[str, object]]:
+    return [
+        *explore(),
+        tool("edit", path=path, old=GOOD, new=BAD),
+        done("changed add"),
+        done("the test fails"),  # triage, on the last rung
+        tool("edit", path=path, old=BAD, new=BAD + "  # still"),
+        done("tried again"),
+        *approve_and_summarize(),  # never asked for
+    ]
+
+
+def harmless(path: str) -> list[dict[str, object]]:
+    return [
+        *explore(),
+        tool("edit", path=path, old=GOOD, new=HARMLESS),
+        done("swapped the operands"),
+        *approve_and_summarize(),
+    ]
+
+
+CASES = [
+    ("src", "setuptools", "editable"),
+    ("src", "hatchling", "editable"),
+    ("flat", "setuptools", "editable"),
+    ("inside", "hatchling", "editable"),
+    ("src", "setuptools", "plain"),
+    ("src", "setuptools", "none"),
+    ("flat", "hatchling", "no-venv"),
+]
+
+
+@pytest.mark.parametrize(("layout", "backend", "install"), CASES, ids=["-".join(c) for c in CASES])
+def test_a_broken_change_fails_the_gates_inside_ssw_run_and_a_harmless_one_passes(
+    tmp_path: Path, layout: str, backend: str, install: str
+) -> None:
+    repo = make_project(tmp_path / "repo", layout, backend, install)
+    code, record = ssw_run(tmp_path, repo, broken(ops_path(layout)))
+    assert (code, record["outcome"], record["exit_code"]) == (1, "gates_failed", 1), record
+    # The user's checkout is untouched and still passes: the tests saw the worktree's code.
+    assert GOOD in (repo / ops_path(layout)).read_text()
+    (tmp_path / "again").mkdir()
+    code, record = ssw_run(tmp_path / "again", repo, harmless(ops_path(layout)))
+    assert (code, record["outcome"], record["exit_code"]) == (0, "done", 0), record
+
+
+def test_ssw_gates_refuses_when_the_tests_would_import_the_users_checkout(
+    tmp_path: Path,
+) -> None:
+    # A .pth that puts the checkout first on sys.path beats PYTHONPATH: the pre-flight says so.
+    repo = make_project(tmp_path / "repo", "src", "setuptools", "none")
+    site = next((repo / ".venv" / "lib").glob("python3*/site-packages"))
+    (site / "zz_first.pth").write_text(f"import sys; sys.path.insert(0, {str(repo / 'src')!r})\n")
+    worktree = repo / ".ssw" / "worktrees" / "r1"
+    run_git(repo, "worktree", "add", "-q", "-b", "ssw/r1", str(worktree))
+    done_ = subprocess.run(
+        [str(SSW), "gates", str(worktree), "--changed", "src/calc/ops.py"],
+        capture_output=True,
+        text=True,
+    )
+    assert done_.returncode == 2
+    text = done_.stdout + done_.stderr
+    assert f"the tests would import calc from {repo / 'src' / 'calc' / '__init__.py'}" in text
+    assert str(repo / ".venv" / "bin" / "python") in text
