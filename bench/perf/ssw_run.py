@@ -1,8 +1,9 @@
 """One repetition of the ssw harness benchmark, in a fresh process (run_all.py starts it).
 
 Makes the fixture repository, writes the 40-reply script and the policy, and times
-`run_task` end to end: the scripted server on loopback, the real step machine, tools, gates,
-git worktree, records. Prints one JSON object on stdout.
+`run_task` as a library call, with what `ssw run` does around it (worktree, ledger, workspace,
+gates, providers) inside the clock and the scripted server outside it; no monkeypatching of
+ssw. Prints one JSON object on stdout.
 
     .venv/bin/python bench/perf/ssw_run.py [--profile out.prof]
 """
@@ -23,17 +24,6 @@ from typing import Any
 
 import common
 import task
-
-
-def _timed(holder: dict[str, float], key: str, fn: Any) -> Any:
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        began = time.perf_counter()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            holder[key] = holder.get(key, 0.0) + time.perf_counter() - began
-
-    return wrapper
 
 
 def _replay(gate_calls: list[tuple[str, dict[str, str]]], repeats: int = 3) -> float:
@@ -140,62 +130,54 @@ def main() -> None:
     policy_path = tmp / "policy.toml"
     policy_path.write_text(task.POLICY, encoding="utf-8")
 
-    import stepswitch.agent.run as run_mod
     import stepswitch.fakes.loopback as loopback
-    import stepswitch.gates.runner as runner
-    from stepswitch.agent.run import RunOptions, run_task
+    from stepswitch.agent.providers import HttpProviders
+    from stepswitch.agent.repo_gates import RepoGates
+    from stepswitch.agent.run import run_task
     from stepswitch.agent.workspace.paths import Workspace
-    from stepswitch.records import RunFolder
+    from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
+    from stepswitch.cli.render import TerminalPrinter
+    from stepswitch.fakes.scripted import load_script, start_scripted_server
+    from stepswitch.gates.config import protected_paths
+    from stepswitch.gates.detect import load_gates
+    from stepswitch.gates.suite import SuiteResult
+    from stepswitch.ledger import open_ledger
+    from stepswitch.policy.model import load_policy
+    from stepswitch.records.folder import RunFolder, load_run
+    from stepswitch.records.run import RunIds
+    from stepswitch.registry.presets import SCRIPTED_PROVIDER, key_variables, load_registry
 
-    # Gate subprocesses, timed in the run around runner.run_gate (Popen to communicate), the
-    # one function every gate command goes through; replaced wherever it was imported by name.
-    gate_times: list[float] = []
-    gate_calls: list[tuple[str, dict[str, str]]] = []
-    original_gate = runner.run_gate
-
-    def run_gate(gate: Any, root: Path, env: dict[str, str]) -> Any:
-        began = time.perf_counter()
-        try:
-            return original_gate(gate, root, env)
-        finally:
-            gate_times.append(time.perf_counter() - began)
-            gate_calls.append((gate.command, dict(env)))
-
-    for module in list(sys.modules.values()):
-        if module.__name__.startswith("stepswitch") and vars(module).get("run_gate") is (
-            original_gate
-        ):
-            module.run_gate = run_gate  # type: ignore[attr-defined]
-
+    # The fake provider is not the harness: its server starts before the clock and its time
+    # inside each request is measured (ServerClock) and subtracted.
     clock = common.ServerClock()
     clock.instrument(loopback)
+    server, _ = start_scripted_server(load_script(script_path))
 
-    # The scripted server's own life inside run_task (reading the script, starting the server
-    # thread, shutting it down, which waits up to its 20 ms poll) is the fake provider, not the
-    # harness: it is timed and subtracted like the time inside the server.
-    scripted: dict[str, float] = {}
-    servers: list[Any] = []
-    original_start = run_mod.start_scripted_server
+    # Gate subprocesses, timed through an injected gate runner around the run's own RepoGates.
+    gate_times: list[float] = []
+    gate_calls: list[tuple[str, dict[str, str]]] = []
 
-    def start(script_obj: Any) -> Any:
-        began = time.perf_counter()
-        server, responder = original_start(script_obj)
-        server.stop = _timed(scripted, "server_stop_s", server.stop)
-        servers.append(server)
-        scripted["server_start_s"] = time.perf_counter() - began
-        return server, responder
+    class TimedGates:
+        def __init__(self, inner: RepoGates) -> None:
+            self.inner = inner
+            self.names = inner.names
+            self.description = inner.description
 
-    run_mod.start_scripted_server = start
-    run_mod.load_script = _timed(scripted, "load_script_s", run_mod.load_script)
-    # git work (gitpython: import on first use, then one git subprocess per operation) stays in
-    # the overhead; it is timed only to say how much of it there is.
-    git: dict[str, float] = {}
-    for name in ("create_worktree", "diff_text", "changed_paths", "commit_all", "remove_worktree"):
-        if hasattr(run_mod, name):
-            setattr(run_mod, name, _timed(git, name, getattr(run_mod, name)))
+        def run(self, changed: list[str]) -> SuiteResult:
+            began = time.perf_counter()
+            try:
+                return self.inner.run(changed)
+            finally:
+                gate_times.append(time.perf_counter() - began)
+                gate_calls.extend((g.command, self.inner_env) for g in self.inner.config.gates)
+
+        @property
+        def inner_env(self) -> dict[str, str]:
+            return dict(self.inner._suite.env)
 
     lines: list[str] = []
-    options = RunOptions(repo=repo, task=task.TASK, policy_path=policy_path, script=script_path)
+    registry = load_registry()
+    policy = load_policy(policy_path)
     gc_before = [s["collections"] for s in gc.get_stats()]
     profiler = None
     if args.profile:
@@ -204,26 +186,62 @@ def main() -> None:
         profiler = cProfile.Profile()
         profiler.enable()
     began = time.perf_counter()
-    record = run_task(options, lines.append)
+    # What `ssw run` does around run_task: worktree, ledger, workspace, gates, providers.
+    run_id = "bench-perf"
+    ledger = open_ledger(repo / ".ssw" / "ledger.sqlite")
+    worktree = create_worktree(repo, run_id)
+    gates_config = load_gates(worktree.path)
+    ws = Workspace(
+        worktree.path,
+        protected=protected_paths(gates_config),
+        secret_env_names=key_variables(registry),
+    )
+    folder = RunFolder(repo / ".ssw" / "runs" / run_id)
+    providers = HttpProviders(registry, base_urls={SCRIPTED_PROVIDER: server.base_url})
+    record = run_task(
+        task=task.TASK,
+        policy=policy,
+        workspace=ws,
+        ledger=ledger,
+        folder=folder,
+        ids=RunIds(run_id=run_id, task_id=run_id),
+        budgets=(),
+        providers=providers,
+        gates=TimedGates(
+            RepoGates(
+                gates_config, worktree.path, ws.command_env(), worktree.base_commit, folder.logs
+            )
+        ),
+        sinks=[TerminalPrinter(lines.append)],
+        deadline=time.monotonic() + policy.limits.wall_time_s,
+        registry=registry,
+        repo_root=repo,
+    )
+    providers.close()
+    remove_worktree(worktree)
+    ledger.close()
     wall = time.perf_counter() - began
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(str(args.profile))
     gc_after = [s["collections"] for s in gc.get_stats()]
+    server.stop()
+    scripted: dict[str, float] = {}
+    git: dict[str, float] = {}
 
-    steps = RunFolder(repo / ".ssw" / "runs" / record.run_id).read_steps()
-    model_steps = [s for s in steps if s.worker != "-"]
-    gate_steps = [s for s in steps if s.step_type == "gates"]
+    loaded = load_run(folder.root)
+    model_steps = loaded.model_steps
+    gate_steps = [s for s in loaded.steps if s.kind == "gates"]
     problems = []
     if record.outcome != "done":
         problems.append(f"outcome {record.outcome}: {record.reason}")
-    if record.steps != len(task.TURNS):
-        problems.append(f"{record.steps} steps, expected {len(task.TURNS)}")
+    if record.totals.steps != len(task.TURNS):
+        problems.append(f"{record.totals.steps} steps, expected {len(task.TURNS)}")
     if len(gate_steps) != 2 or len(gate_calls) != 2 or "passed" not in gate_steps[-1].note:
         problems.append(f"gates: {[s.note for s in gate_steps]}, {len(gate_calls)} commands")
     for s in model_steps:
         if s.model_output_failure or s.error or any(not t.ok for t in s.tool_calls):
-            problems.append(f"step {s.index}: {s.model_dump_json()[:300]}")
+            problems.append(f"step {s.step}: {s.model_dump_json()[:300]}")
     if problems:
         raise SystemExit("the scripted run went wrong:\n" + "\n".join(problems + lines))
 
@@ -245,7 +263,7 @@ def main() -> None:
     to_first = (clock.first_request_at or began) - began
     setup_s = to_first - scripted.get("load_script_s", 0.0) - scripted.get("server_start_s", 0.0)
 
-    bodies = [r.json() for r in servers[0].requests]
+    bodies = [r.json() for r in server.requests]
     counter = _counterfactual(bodies, script)
     prompt = [s.prompt_tokens for s in model_steps]
     cached = [s.cached_tokens for s in model_steps]
@@ -258,7 +276,7 @@ def main() -> None:
         {
             "agent": "ssw",
             "python": sys.version.split()[0],
-            "steps": record.steps,
+            "steps": record.totals.steps,
             "wall_s": wall,
             "server_s": server_s,
             "server_requests": clock.requests,
@@ -270,12 +288,12 @@ def main() -> None:
             "run_tool_direct": run_tool_detail,
             "cross_check_replay_s": replay_s,
             "overhead_s": overhead,
-            "overhead_per_step_ms": overhead / record.steps * 1000,
+            "overhead_per_step_ms": overhead / record.totals.steps * 1000,
             "to_first_request_s": setup_s
             + scripted.get("load_script_s", 0.0)
             + scripted.get("server_start_s", 0.0),
             "setup_s": setup_s,
-            "after_first_request_per_step_ms": (overhead - setup_s) / record.steps * 1000,
+            "after_first_request_per_step_ms": (overhead - setup_s) / record.totals.steps * 1000,
             "git_s": sum(git.values()),
             "git": git,
             "gc_collections": [a - b for a, b in zip(gc_after, gc_before, strict=True)],
