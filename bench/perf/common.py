@@ -1,6 +1,6 @@
 """Helpers both benchmark processes share: server timing, direct command timing, statistics.
 
-Standard library only. The loopback server is stepswitch's own (src/stepswitch/loopback.py,
+Standard library only. The loopback server is stepswitch's own (src/stepswitch/fakes/loopback.py,
 which imports only the standard library); the mini-swe-agent process loads that file by path,
 so both agents talk to the same server code: HTTP/1.1 keep-alive, TCP_NODELAY, one write per
 reply.
@@ -21,11 +21,11 @@ from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-LOOPBACK_PY = REPO / "src" / "stepswitch" / "loopback.py"
+LOOPBACK_PY = REPO / "src" / "stepswitch" / "fakes" / "loopback.py"
 
 
 def load_loopback_by_path() -> ModuleType:
-    """stepswitch/loopback.py as a standalone module, for a process without stepswitch."""
+    """stepswitch/fakes/loopback.py as a standalone module, for a process without stepswitch."""
     spec = importlib.util.spec_from_file_location("bench_loopback", LOOPBACK_PY)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
