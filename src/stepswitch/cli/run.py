@@ -44,6 +44,9 @@ class RunOptions:
     script: Path | None = None  # replies for workers on the scripted provider
     ledger_path: Path | None = None  # None: $SSW_LEDGER, else <repo>/.ssw/ledger.sqlite
     tags: tuple[tuple[str, str], ...] = ()  # team, feature, customer...: for cost attribution
+    sandbox: str = "auto"  # auto | bwrap | unshare | none (util/sandbox.py, ADR 0010)
+    allow_dirty: bool = False  # run on a checkout with uncommitted changes (they are left out)
+    network: bool = False  # let what the agent and the gates run reach the network
 
 
 def new_run_id() -> str:
