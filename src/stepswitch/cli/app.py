@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from stepswitch.cli.bench import bench_app
 from stepswitch.errors import SswError
 
 app = typer.Typer(
@@ -24,6 +25,7 @@ prices_app = typer.Typer(help="Provider list prices in the registry.", no_args_i
 app.add_typer(prices_app, name="prices")
 policy_app = typer.Typer(help="Policy files: which worker takes which step.", no_args_is_help=True)
 app.add_typer(policy_app, name="policy")
+app.add_typer(bench_app, name="bench")
 
 
 @app.command()

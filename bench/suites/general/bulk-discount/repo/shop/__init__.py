@@ -1,0 +1,1 @@
+"""A small shop: catalog, bulk discounts, VAT and carts."""

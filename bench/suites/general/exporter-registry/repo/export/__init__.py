@@ -1,0 +1,1 @@
+"""Export lists of records (dicts with the same keys) as text."""

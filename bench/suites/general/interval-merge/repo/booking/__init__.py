@@ -1,0 +1,1 @@
+"""Meeting-room bookings: intervals of minutes since midnight."""

@@ -1,0 +1,1 @@
+"""Filtering, sorting and paginating lists of records for the API."""

@@ -1,0 +1,1 @@
+"""User accounts: an in-memory repository and the services on top of it."""

@@ -1,0 +1,1 @@
+"""A tiny blog engine: posts, slugs and URLs."""

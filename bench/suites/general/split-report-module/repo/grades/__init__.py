@@ -1,0 +1,1 @@
+"""Course grade reports from a CSV of scores."""

@@ -1,0 +1,1 @@
+"""A todo list kept in a JSON file, with #tags in titles."""

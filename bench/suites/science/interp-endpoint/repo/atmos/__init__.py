@@ -1,0 +1,1 @@
+"""A tabulated standard atmosphere with linear interpolation."""

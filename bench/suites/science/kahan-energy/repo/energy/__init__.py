@@ -1,0 +1,1 @@
+"""Smart-meter energy readings: parsing, totals, reports."""

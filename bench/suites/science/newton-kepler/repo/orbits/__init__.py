@@ -1,0 +1,1 @@
+"""Two-body orbits: Kepler's equation and positions on an ellipse."""

@@ -1,0 +1,1 @@
+"""Fixed-step ODE integrators for small systems, on plain tuples of floats."""

@@ -1,0 +1,1 @@
+"""Black-body radiation: Planck's law and its integrals."""

@@ -1,0 +1,1 @@
+"""ADC sensor readings: conversion to volts and streaming statistics."""

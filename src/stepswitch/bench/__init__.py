@@ -1,0 +1,23 @@
+"""Task suites, their validation and grading (the interleaved runner and statistics come later).
+
+A task is a folder (see `task.py`); `validate_task` proves its hidden tests tell the untouched
+start from the reference; `grading_folder.grade` gives a run's verdict from the test runner.
+"""
+
+from stepswitch.bench.grading_folder import TestVerdict, export_commit, grade, lay_out
+from stepswitch.bench.task import Task, TaskSpec, load_suite, load_task
+from stepswitch.bench.validate import TaskValidation, validate_task, validate_tasks
+
+__all__ = [
+    "Task",
+    "TaskSpec",
+    "TaskValidation",
+    "TestVerdict",
+    "export_commit",
+    "grade",
+    "lay_out",
+    "load_suite",
+    "load_task",
+    "validate_task",
+    "validate_tasks",
+]

@@ -1,0 +1,366 @@
+"""Grading: a fresh folder outside the agent's worktree, the hidden tests copied in, one pytest run.
+
+`lay_out` copies a run's tree (`export_commit` gives the committed one), puts back the start's
+test files and pytest configuration, removes what could stand in for the test runner, and copies
+the hidden tests to `.ssw_hidden/`. `run_pytest` runs a command there with a scrubbed environment,
+a per-test limit (a small plugin written next to the report, no dependency) and a limit on the
+whole run (the process group is killed), and reads the verdict from pytest's exit status and its
+JUnit XML report, which goes to a scratch folder the graded tree cannot reach.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import tomllib
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomli_w
+
+from stepswitch.bench.task import HIDDEN_FOLDER, Task
+
+PLUGIN = "ssw_grading_timeout"
+TIMEOUT_MARK = "ssw: test timed out after"
+OUTPUT_CHARS = 4000  # the tail of the output kept in a verdict
+REPORT_CAP_BYTES = 20_000_000
+TEST_NAMES = ("conftest.py", "pytest.ini")  # restored wherever they are
+# Names at the top of a tree that would be imported instead of the runner or at start-up.
+SHADOWS = (
+    "pytest.py",
+    "pytest",
+    "_pytest",
+    "pluggy",
+    "py.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+)
+
+PLUGIN_SOURCE = f'''"""Per-test time limit for graded runs (written by stepswitch)."""
+import faulthandler
+import signal
+
+import pytest
+
+GRACE_S = 5.0  # past the limit plus this, a test stuck outside Python ends the whole run
+
+
+def pytest_addoption(parser):
+    parser.addoption("--ssw-test-timeout", type=float, default=0.0)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    limit = item.config.getoption("--ssw-test-timeout")
+    if limit <= 0:
+        return (yield)
+
+    def expired(signum, frame):
+        pytest.fail(f"{TIMEOUT_MARK} {{limit:g}} s", pytrace=False)
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    faulthandler.dump_traceback_later(limit + GRACE_S, exit=True)
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGALRM, previous)
+'''
+
+
+@dataclass(frozen=True)
+class TestVerdict:
+    """What pytest said about one run: its exit status and its JUnit report's counts."""
+
+    __test__ = False  # not a pytest test class
+
+    exit_status: int | None  # None: it could not start, or was killed at the whole-run limit
+    report: bool  # a JUnit report was written and read
+    tests: int = 0
+    failures: int = 0
+    errors: int = 0
+    skipped: int = 0
+    timed_out: str | None = None  # why, when a test or the run passed its limit
+    failing: tuple[str, ...] = ()  # the first failed or errored test ids
+    duration_s: float = 0.0
+    output: str = ""  # the tail of standard output and error
+
+    @property
+    def passed_tests(self) -> int:
+        return self.tests - self.failures - self.errors - self.skipped
+
+    @property
+    def passed(self) -> bool:
+        """Every hidden test ran and passed: none failed, errored or skipped, none timed out."""
+        clean = self.failures == self.errors == self.skipped == 0 and not self.timed_out
+        return self.exit_status == 0 and self.report and self.tests > 0 and clean
+
+    @property
+    def failed(self) -> bool:
+        """The runner ran and reported a failing or erroring test (a collection error counts)."""
+        return self.report and self.failures + self.errors > 0 and not self.timed_out
+
+    def summary(self) -> str:
+        if self.timed_out:
+            return f"timed out: {self.timed_out}"
+        if not self.report:
+            status = "not started" if self.exit_status is None else f"exit {self.exit_status}"
+            return f"no JUnit report ({status})"
+        parts = [
+            f"{n} {word}"
+            for n, word in (
+                (self.failures, "failed"),
+                (self.errors, "error" if self.errors == 1 else "errors"),
+                (self.passed_tests, "passed"),
+                (self.skipped, "skipped"),
+            )
+            if n
+        ]
+        return ", ".join(parts) or "no tests"
+
+
+# -- the folder ---------------------------------------------------------------------------------
+
+
+def copy_tree(source: Path, dest: Path) -> None:
+    """Copy a project's files, without its git folder."""
+    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+
+
+def export_commit(repo: Path, commit: str, dest: Path) -> None:
+    """The files of `commit` in `repo`, as committed (nothing uncommitted), into `dest`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile() as archive:
+        subprocess.run(
+            ["git", "archive", "--format=tar", commit],
+            cwd=repo,
+            stdout=archive,
+            stderr=subprocess.PIPE,
+            check=True,
+        )
+        archive.seek(0)
+        with tarfile.open(fileobj=archive) as tar:
+            tar.extractall(dest, filter="data")
+
+
+def is_test_file(rel: Path) -> bool:
+    name = rel.name
+    return name in TEST_NAMES or (
+        name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+    )
+
+
+def _pytest_table_of(path: Path) -> tuple[bool, object]:
+    try:
+        tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False, None
+    return True, tool.get("pytest") if isinstance(tool, dict) else None
+
+
+def _restore_pytest_config(start: Path, dest: Path) -> bool:
+    """Give dest/pyproject.toml the start's [tool.pytest...] tables; True if it changed."""
+    target = dest / "pyproject.toml"
+    ok, theirs = _pytest_table_of(target)
+    _, ours = _pytest_table_of(start / "pyproject.toml")
+    if not ok or theirs == ours:
+        return False
+    data = tomllib.loads(target.read_text(encoding="utf-8"))
+    tool = data.setdefault("tool", {})
+    if ours is None:
+        tool.pop("pytest", None)
+    else:
+        tool["pytest"] = ours
+    target.write_text(tomli_w.dumps(data), encoding="utf-8")
+    return True
+
+
+def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
+    """Make `dest` a grading folder from the run's `tree`; returns what was put back or removed."""
+    copy_tree(tree, dest)
+    start = task.repo
+    changed: list[str] = []
+    for path in sorted(start.rglob("*")):
+        rel = path.relative_to(start)
+        if path.is_file() and is_test_file(rel):
+            target = dest / rel
+            if not target.is_file() or target.read_bytes() != path.read_bytes():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.is_dir() or target.is_symlink():
+                    _remove(target)
+                shutil.copy2(path, target)
+                changed.append(f"restored {rel.as_posix()}")
+    for path in sorted(dest.rglob("*")):
+        rel = path.relative_to(dest)
+        if rel.name in TEST_NAMES and not (start / rel).is_file():
+            _remove(path)
+            changed.append(f"removed {rel.as_posix()}")
+    for name in SHADOWS:
+        if (dest / name).exists() and not (start / name).exists():
+            _remove(dest / name)
+            changed.append(f"removed {name}")
+    for pth in dest.glob("*.pth"):
+        if not (start / pth.name).exists():
+            _remove(pth)
+            changed.append(f"removed {pth.name}")
+    if _restore_pytest_config(start, dest):
+        changed.append("restored pyproject.toml [tool.pytest]")
+    hidden = dest / HIDDEN_FOLDER
+    if hidden.exists() or hidden.is_symlink():
+        _remove(hidden)
+    copy_tree(task.hidden_tests, hidden)
+    return changed
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+# -- the run ------------------------------------------------------------------------------------
+
+
+def grading_env(home: Path, tmp: Path, plugin_dir: Path) -> dict[str, str]:
+    """Nothing of the caller's environment but PATH, with ssw's python first."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)])
+    return {
+        "PATH": path,
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(tmp),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTHONPATH": str(plugin_dir),  # the per-test timeout plugin, nothing else
+    }
+
+
+def _argv(command: list[str], report: Path, per_test_timeout_s: float) -> list[str]:
+    first = [sys.executable] if command[0] in ("python", "python3") else command[:1]
+    return [
+        *first,
+        *command[1:],
+        f"--junitxml={report}",
+        "-p",
+        PLUGIN,
+        f"--ssw-test-timeout={per_test_timeout_s:g}",
+    ]
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _tail(path: Path) -> str:
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, path.stat().st_size - OUTPUT_CHARS))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def run_pytest(
+    command: list[str], cwd: Path, *, per_test_timeout_s: float, timeout_s: float, scratch: Path
+) -> TestVerdict:
+    """Run a pytest command in `cwd`; `scratch` (outside cwd) gets the report, HOME and TMPDIR."""
+    work = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
+    for sub in ("home", "tmp", "plugin"):
+        (work / sub).mkdir()
+    (work / "plugin" / f"{PLUGIN}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
+    report, log = work / "report.xml", work / "output.log"
+    env = grading_env(work / "home", work / "tmp", work / "plugin")
+    began = time.monotonic()
+    with log.open("wb") as out:
+        try:
+            proc = subprocess.Popen(
+                _argv(command, report, per_test_timeout_s),
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return TestVerdict(None, False, output=f"cannot start {command[0]}: {exc}")
+        killed = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            killed = True
+        _kill_group(proc.pid)  # also what the tests left running
+        proc.wait()
+    duration = time.monotonic() - began
+    output = _tail(log)
+    if killed:
+        why = f"the run passed its {timeout_s:g} s limit"
+        return TestVerdict(None, False, timed_out=why, duration_s=duration, output=output)
+    verdict = read_junit(report, proc.returncode, duration, output)
+    if not verdict.report and "Timeout (" in output:  # faulthandler's exit: a test stuck in C
+        why = f"a test ran past {per_test_timeout_s:g} s"
+        return TestVerdict(
+            proc.returncode, False, timed_out=why, duration_s=duration, output=output
+        )
+    return verdict
+
+
+def read_junit(report: Path, exit_status: int, duration_s: float, output: str) -> TestVerdict:
+    """The counts of a JUnit XML report; no report (or an unreadable one) is `report=False`."""
+    try:
+        if report.stat().st_size > REPORT_CAP_BYTES:
+            raise ValueError("report too large")
+        root = ET.parse(report).getroot()
+    except (OSError, ValueError, ET.ParseError):
+        return TestVerdict(exit_status, False, duration_s=duration_s, output=output)
+    counts = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    for suite in root.iter("testsuite"):
+        for key in counts:
+            counts[key] += int(suite.get(key, "0") or 0)
+    failing: list[str] = []
+    timed_out = None
+    for case in root.iter("testcase"):
+        for bad in (*case.findall("failure"), *case.findall("error")):
+            name = f"{case.get('classname', '')}::{case.get('name', '')}".strip(":")
+            failing.append(name)
+            message = bad.get("message", "")
+            if TIMEOUT_MARK in message:
+                timed_out = f"{name}: {message.removeprefix('Failed: ')}"
+    return TestVerdict(
+        exit_status,
+        True,
+        tests=counts["tests"],
+        failures=counts["failures"],
+        errors=counts["errors"],
+        skipped=counts["skipped"],
+        timed_out=timed_out,
+        failing=tuple(dict.fromkeys(failing))[:10],
+        duration_s=duration_s,
+        output=output,
+    )
+
+
+def grade(task: Task, tree: Path, scratch: Path) -> TestVerdict:
+    """The hidden tests' verdict on a run's tree (`export_commit` gives the committed one)."""
+    folder = Path(tempfile.mkdtemp(prefix="grading-", dir=scratch)) / "repo"
+    lay_out(task, tree, folder)
+    spec = task.spec.tests
+    return run_pytest(
+        task.command,
+        folder,
+        per_test_timeout_s=spec.per_test_timeout_s,
+        timeout_s=spec.timeout_s,
+        scratch=scratch,
+    )

@@ -1,0 +1,263 @@
+"""A bench task is a folder; `load_task` reads and checks it, `load_suite` reads a folder of them.
+
+    bench/suites/<suite>/<task>/
+      instruction.md     what the agent is told, written as a user would write it
+      task.toml          this file's model: id, kind, the hidden test command, limits, gates
+      repo/              the starting files: a small Python project with its own visible tests
+      tests/             hidden tests; copied to `.ssw_hidden/` in a grading folder, never before
+      solution/*.patch   the reference change (`git diff` output), applied in name order
+
+    id = "csv-quoting"                       # the folder's name; the suite is the parent folder
+    kind = "bugfix"                          # bugfix | feature | refactor | numerical
+    [tests]
+    command = "python -m pytest -q .ssw_hidden"   # one pytest run, no shell; `python` is ssw's
+    per_test_timeout_s = 30                  # default 30: a test past it fails as timed out
+    timeout_s = 300                          # default 300: the whole run, then its group is killed
+    visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them
+    [limits]
+    task_timeout_s = 1800                    # default 1800: the agent's wall time for a run
+    # [gates.<name>] optional, as in .stepswitch.toml; without it the repo's own gates are used
+
+Every problem is a ConfigError naming the file and the key. docs/decisions/0011-task-format.md
+says why the layout is Harbor's and what grading does with it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from stepswitch.errors import ConfigError
+from stepswitch.gates.config import OWN_FILE, GateConfig, _parse_gates, read_gate_config
+
+TASK_FILE = "task.toml"
+INSTRUCTION = "instruction.md"
+HIDDEN_FOLDER = ".ssw_hidden"  # where a grading folder gets the hidden tests
+DOCS = "docs/decisions/0011-task-format.md"
+KINDS = ("bugfix", "feature", "refactor", "numerical")
+
+Seconds = Annotated[float, Field(gt=0, strict=True)]
+Text = Annotated[str, Field(min_length=1, strict=True)]
+Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", strict=True)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TestsSpec(_Strict):
+    __test__ = False  # not a pytest test class
+
+    command: Text  # pytest over the hidden tests; the grader appends its own options
+    per_test_timeout_s: Seconds = 30.0
+    timeout_s: Seconds = 300.0
+    visible: Text = "python -m pytest -q -p no:cacheprovider"
+
+
+class Limits(_Strict):
+    task_timeout_s: Seconds = 1800.0
+
+
+class TaskSpec(_Strict):
+    """task.toml as written."""
+
+    schema_version: Literal[1] = 1
+    id: Name
+    kind: Literal["bugfix", "feature", "refactor", "numerical"]
+    tests: TestsSpec
+    limits: Limits = Limits()
+    gates: dict[str, Any] | None = None  # checked by stepswitch.gates.config
+
+
+@dataclass(frozen=True)
+class Task:
+    suite: str
+    folder: Path
+    spec: TaskSpec
+    instruction: str
+    gates: GateConfig | None  # None: the repository's own (or detected) gates
+
+    @property
+    def name(self) -> str:
+        """`suite/id`, as results and reports name the task."""
+        return f"{self.suite}/{self.spec.id}"
+
+    @property
+    def repo(self) -> Path:
+        return self.folder / "repo"
+
+    @property
+    def hidden_tests(self) -> Path:
+        return self.folder / "tests"
+
+    @property
+    def patches(self) -> tuple[Path, ...]:
+        return tuple(sorted((self.folder / "solution").glob("*.patch")))
+
+    @property
+    def command(self) -> list[str]:
+        return shlex.split(self.spec.tests.command)
+
+    @property
+    def visible_command(self) -> list[str]:
+        return shlex.split(self.spec.tests.visible)
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def _text(path: Path, what: str) -> str:
+    """A UTF-8 text file, or a ConfigError saying why it is not one."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise ConfigError(str(path), "(file)", "missing", f"add {what} (see {DOCS})") from exc
+    except OSError as exc:
+        raise ConfigError(str(path), "(file)", f"cannot read: {exc.strerror}", "check it") from exc
+    if b"\0" in data:
+        raise ConfigError(str(path), "(file)", "binary, not a text file", f"write {what} as text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            str(path), "(file)", f"not UTF-8 (byte {exc.start})", "save it as UTF-8"
+        ) from exc
+
+
+def _key_of(loc: tuple[int | str, ...]) -> str:
+    key = ""
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return key.lstrip(".") or "(top level)"
+
+
+def _fix_for(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return f"remove it; the keys are in {DOCS}"
+    key = _key_of(tuple(error["loc"]))
+    hints = {
+        "id": "the task folder's name: lower case letters, digits, '-' and '_'",
+        "kind": "one of: " + ", ".join(KINDS),
+        "tests": 'a [tests] table with command = "python -m pytest -q .ssw_hidden"',
+        "tests.command": 'e.g. command = "python -m pytest -q .ssw_hidden"',
+        "schema_version": "1",
+    }
+    return hints.get(key, "seconds above 0" if key.endswith("timeout_s") else f"see {DOCS}")
+
+
+def _problem_of(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown key"
+    if error["type"] == "missing":
+        return "missing"
+    return str(error["msg"])
+
+
+def _pytest_argv(file: str, key: str, command: str) -> None:
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise ConfigError(file, key, f"cannot split: {exc}", "fix the quoting") from exc
+    if not any(Path(arg).name.startswith("pytest") for arg in argv[:3]):
+        raise ConfigError(
+            file,
+            key,
+            "must run pytest: the verdict is read from its JUnit report",
+            'e.g. "python -m pytest -q .ssw_hidden"',
+        )
+
+
+def _folder(task: Path, name: str, fix: str) -> Path:
+    path = task / name
+    if not path.is_dir():
+        raise ConfigError(str(path), "(folder)", "missing", fix)
+    if not any(path.iterdir()):
+        raise ConfigError(str(path), "(folder)", "empty", fix)
+    return path
+
+
+def _repo_gates(repo: Path) -> GateConfig | None:
+    try:
+        return read_gate_config(repo)
+    except ConfigError as exc:
+        detail = str(exc).removeprefix(f"{exc.file}: {exc.key}: ")
+        raise ConfigError(str(repo / exc.file), exc.key, detail) from exc
+
+
+def load_task(folder: Path, suite: str | None = None) -> Task:
+    """Read and check one task folder (the suite is its parent's name unless given)."""
+    file = str(folder / TASK_FILE)
+    if not folder.is_dir():
+        raise ConfigError(str(folder), "(folder)", "no such task folder", "check the path")
+    try:
+        data = tomllib.loads(_text(folder / TASK_FILE, TASK_FILE))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(file, "(syntax)", str(exc), "fix the TOML syntax") from exc
+    try:
+        spec = TaskSpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(
+            file, _key_of(tuple(first["loc"])), _problem_of(first), _fix_for(first)
+        ) from exc
+    if spec.id != folder.name:
+        raise ConfigError(
+            file, "id", f"{spec.id!r} is not the folder's name", f'id = "{folder.name}"'
+        )
+    _pytest_argv(file, "tests.command", spec.tests.command)
+    _pytest_argv(file, "tests.visible", spec.tests.visible)
+
+    instruction = _text(folder / INSTRUCTION, INSTRUCTION)
+    if not instruction.strip():
+        raise ConfigError(
+            str(folder / INSTRUCTION), "(file)", "empty", "write what the agent is asked to do"
+        )
+    repo = _folder(folder, "repo", "add the starting files of the project under repo/")
+    hidden = _folder(folder, "tests", "add the hidden tests under tests/")
+    if not any(hidden.rglob("test_*.py")) and not any(hidden.rglob("*_test.py")):
+        raise ConfigError(str(hidden), "(folder)", "no test_*.py file", "add the hidden tests")
+    solution = folder / "solution"
+    patches = sorted(solution.glob("*.patch")) if solution.is_dir() else []
+    if not patches:
+        raise ConfigError(
+            str(solution / "solution.patch"),
+            "(file)",
+            "missing: the reference change",
+            "write it with `git diff > solution/solution.patch` in a copy of repo/",
+        )
+    for patch in patches:
+        if not _text(patch, "the reference change").strip():
+            raise ConfigError(str(patch), "(file)", "empty", "write the reference change")
+
+    own = _repo_gates(repo)
+    gates = None
+    if spec.gates is not None:
+        if own is not None:
+            raise ConfigError(
+                file, "gates", f"repo/ configures gates too ({own.source})", "keep one of them"
+            )
+        # The bench runner writes these to the copy's .stepswitch.toml before its base commit.
+        parsed = _parse_gates(spec.gates, file, "gates", repo)
+        gates = GateConfig(parsed, f"{TASK_FILE} [gates]", OWN_FILE)
+    return Task(suite or folder.parent.name, folder, spec, instruction, gates)
+
+
+def load_suite(folder: Path) -> list[Task]:
+    """Every task folder in a suite folder, by name; a folder holding task.toml is one task."""
+    if (folder / TASK_FILE).is_file():
+        return [load_task(folder)]
+    if not folder.is_dir():
+        raise ConfigError(str(folder), "(folder)", "no such suite folder", "check the path")
+    tasks = [
+        load_task(child, folder.name)
+        for child in sorted(folder.iterdir())
+        if child.is_dir() and not child.name.startswith((".", "_"))
+    ]
+    if not tasks:
+        raise ConfigError(str(folder), "(folder)", "no task folders", f"see {DOCS}")
+    return tasks

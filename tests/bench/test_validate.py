@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+import typer
+from typer.testing import CliRunner
+
+from stepswitch.bench.task import load_task
+from stepswitch.bench.validate import validate_task
+from stepswitch.cli.bench import bench_app
+from stepswitch.errors import ConfigError
+from tests.bench import BUGGY, FIXED, TASK_TOML, patch_of, write_task
+
+
+def problem_of(folder) -> str:
+    result = validate_task(load_task(folder))
+    assert result.problem is not None
+    return result.problem
+
+
+def test_start_that_fails_and_reference_that_passes_twice_is_valid(tmp_path):
+    result = validate_task(load_task(write_task(tmp_path)))
+    assert result.valid, result.problem
+    assert result.start is not None and result.start.failures == 1
+    assert [r.summary() for r in result.reference] == ["1 passed", "1 passed"]
+
+
+def test_start_that_passes_its_hidden_tests_is_invalid(tmp_path):
+    hidden = "from calc import double\n\ndef test_double():\n    assert double(3) == 6\n"
+    problem = problem_of(write_task(tmp_path, files={"tests/test_hidden.py": hidden}))
+    assert "untouched start passes" in problem
+
+
+def test_reference_that_fails_is_invalid(tmp_path):
+    wrong = patch_of("calc.py", BUGGY, BUGGY.replace("a - b", "a * b"))
+    problem = problem_of(write_task(tmp_path, files={"solution/solution.patch": wrong}))
+    assert "reference fails the hidden tests" in problem
+    assert "test_add" in problem
+
+
+def test_flaky_reference_is_invalid(tmp_path):
+    counter = tmp_path / "runs"
+    hidden = f"""
+        from pathlib import Path
+
+        from calc import add
+
+        COUNTER = Path({str(counter)!r})
+
+
+        def test_add():
+            assert add(2, 3) == 5
+
+
+        def test_third_run_fails():
+            runs = int(COUNTER.read_text()) + 1 if COUNTER.exists() else 1
+            COUNTER.write_text(str(runs))
+            assert runs != 3  # start, reference, then the reference again
+    """
+    problem = problem_of(write_task(tmp_path, files={"tests/test_hidden.py": hidden}))
+    assert "flaky" in problem
+    assert "test_third_run_fails" in problem
+
+
+def test_test_past_the_per_test_limit_is_timed_out(tmp_path):
+    hidden = "def test_spins():\n    while True:\n        pass\n"
+    toml = TASK_TOML.format(name="task").replace(
+        "per_test_timeout_s = 5", "per_test_timeout_s = 0.5"
+    )
+    problem = problem_of(
+        write_task(tmp_path, files={"tests/test_hidden.py": hidden, "task.toml": toml})
+    )
+    assert "timed out" in problem
+    assert "test_spins" in problem
+
+
+def test_run_past_the_whole_run_limit_is_killed(tmp_path):
+    hidden = "import time\n\ndef test_waits():\n    while True:\n        time.sleep(0.05)\n"
+    toml = TASK_TOML.format(name="task").replace("timeout_s = 60", "timeout_s = 1")
+    problem = problem_of(
+        write_task(tmp_path, files={"tests/test_hidden.py": hidden, "task.toml": toml})
+    )
+    assert "timed out" in problem
+    assert "1 s limit" in problem
+
+
+def test_hidden_file_without_tests_is_invalid(tmp_path):
+    problem = problem_of(write_task(tmp_path, files={"tests/test_hidden.py": "X = 1\n"}))
+    assert "did not run" in problem
+    assert "no JUnit report (exit 5)" in problem or "no tests" in problem
+
+
+def test_command_that_passes_without_the_hidden_tests_is_invalid(tmp_path):
+    toml = TASK_TOML.format(name="task").replace(".ssw_hidden", "tests .ssw_hidden")
+    problem = problem_of(write_task(tmp_path, files={"task.toml": toml}))
+    assert "passes without the hidden tests" in problem
+
+
+def test_patch_that_does_not_apply_is_invalid(tmp_path):
+    stale = patch_of("calc.py", BUGGY.replace("double", "twice"), FIXED.replace("double", "twice"))
+    problem = problem_of(write_task(tmp_path, files={"solution/solution.patch": stale}))
+    assert "solution/solution.patch does not apply" in problem
+
+
+def test_reference_that_breaks_visible_tests_is_invalid(tmp_path):
+    breaking = patch_of("calc.py", BUGGY, FIXED.replace("2 * x", "3 * x"))
+    problem = problem_of(write_task(tmp_path, files={"solution/solution.patch": breaking}))
+    assert "reference fails its own visible tests" in problem
+
+
+def test_reference_that_fails_a_golden_gate_is_invalid(tmp_path):
+    pyproject = """
+        [tool.pytest.ini_options]
+        testpaths = ["tests"]
+
+        [tool.stepswitch.gates.golden]
+        kind = "golden"
+        expected = "golden.json"
+        command = "python -c 'import calc; print(calc.add(2, 3))'"
+    """
+    files = {"repo/pyproject.toml": pyproject, "repo/golden.json": "6\n"}
+    assert "fails its gate golden" in problem_of(write_task(tmp_path, files=files))
+
+
+def cli(*args: str):
+    app = typer.Typer()
+    app.add_typer(bench_app, name="bench")
+    return CliRunner().invoke(app, ["bench", *args])
+
+
+def test_cli_prints_a_line_per_task_and_exits_1_when_one_is_invalid(tmp_path):
+    write_task(tmp_path, "good")
+    wrong = patch_of("calc.py", BUGGY, BUGGY.replace("a - b", "a * b"))
+    write_task(tmp_path, "bad", files={"solution/solution.patch": wrong})
+    result = cli("validate", str(tmp_path / "suite"), "--jobs", "2")
+    lines = result.output.splitlines()
+    assert lines[0].startswith("INVALID  suite/bad: the reference fails")
+    assert lines[1] == "valid    suite/good  (start: 1 failed; reference: 1 passed x2)"
+    assert lines[2].startswith("2 tasks: 1 valid, 1 invalid")
+    assert result.exit_code == 1
+
+
+def test_cli_raises_a_config_error_for_a_malformed_task(tmp_path):
+    folder = write_task(tmp_path, files={"task.toml": TASK_TOML.format(name="task") + "x = 1\n"})
+    result = cli("validate", str(folder))
+    assert isinstance(result.exception, ConfigError)
+    assert result.exception.exit_code == 2
+    assert result.exception.key == "tests.x"
