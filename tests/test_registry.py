@@ -270,3 +270,11 @@ def test_a_hosted_model_priced_at_zero_is_refused_as_a_missing_price(tmp_path: P
     text = VALID.replace("input = 1.0", "input = 0.0").replace("output = 2.0", "output = 0.0")
     error = _raises_config_error(_write(tmp_path, text))
     assert 'price = "unknown"' in str(error)
+
+
+def test_every_preset_key_variable_is_taken_out_of_the_environment_at_start():
+    from stepswitch.registry.presets import load_registry
+    from stepswitch.util.secrets import is_secret_name
+
+    names = [s.api_key_env for s in load_registry().values() if s.api_key_env]
+    assert names and all(is_secret_name(n) for n in names)

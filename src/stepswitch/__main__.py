@@ -1,3 +1,3 @@
-from stepswitch.cli.app import main
+from stepswitch.cli import main
 
 main()

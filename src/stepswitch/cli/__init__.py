@@ -1,5 +1,18 @@
 """The `ssw` command: one module per command group; render.py makes the terminal text."""
 
-from stepswitch.cli.app import app, main
+from __future__ import annotations
 
-__all__ = ["app", "main"]
+import sys
+
+# Commands that run the agent's or the gates' commands: keys leave ssw's own environment first.
+AGENT_COMMANDS = frozenset({"run", "demo", "bench"})
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] in AGENT_COMMANDS:
+        from stepswitch.util.keys import hide_keys
+
+        hide_keys()  # before the heavy imports: the one re-exec stays cheap
+    from stepswitch.cli.app import main as run_app
+
+    run_app()

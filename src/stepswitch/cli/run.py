@@ -27,11 +27,21 @@ from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.scripted import load_script, start_scripted_server
 from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
+from stepswitch.gates.interpreter import find_interpreter, gate_environment
 from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.policy.model import load_policy, with_overrides
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import RunIds, RunRecord
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, key_variables, load_registry
+from stepswitch.util.keys import held_keys
+from stepswitch.util.sandbox import (
+    NONE_NOTICE,
+    Confinement,
+    child_env,
+    choose_sandbox,
+    policy_for_worktree,
+    sandbox_home,
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,12 @@ class RunOptions:
 
 def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def provider_env() -> dict[str, str]:
+    """Where provider keys come from: the environment ssw started with, including the keys
+    `ssw`'s start took out of it (util.keys) so no child can read them."""
+    return {**os.environ, **held_keys()}
 
 
 def ledger_path(options: RunOptions, repo: Path) -> Path:
@@ -108,13 +124,14 @@ def run_local(
     )
     registry = load_registry()
     worker_models(policy, registry)  # unpriced or unknown models refuse before anything is made
-    check_keys(policy, registry)
+    check_keys(policy, registry, provider_env())
     script = None
     if is_scripted(policy):
         if options.script is None:
             raise UsageError("this policy uses the scripted provider: pass --script F.yaml")
         script = load_script(options.script)
     load_gates(repo)  # a bad gate table refuses before the worktree is made
+    sandbox = choose_sandbox(options.sandbox)  # a sandbox that cannot run refuses here too
     run_id = new_run_id()
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
     printer = TerminalPrinter(print_line)
@@ -129,19 +146,27 @@ def run_local(
         notice = _recovered_notice(ledger)
         if notice:
             print_line(notice)
-        providers = HttpProviders(registry, base_urls=base_urls)
+        providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
         cleanup.callback(providers.close)
+        home = cleanup.enter_context(sandbox_home())
         worktree = create_worktree(repo, run_id)
         cleanup.callback(remove_worktree, worktree)
         gates = load_gates(worktree.path)  # read once, at the base commit: edits cannot move them
+        env = child_env(os.environ, home)  # an allow-list: no key, token or password
+        confinement = Confinement(
+            sandbox, policy_for_worktree(worktree.path, repo, home, env, network=options.network)
+        )
+        if not sandbox.confines:
+            print_line(NONE_NOTICE)
         ws = Workspace(
             worktree.path,
             protected=protected_paths(gates),
             secret_env_names=key_variables(registry),
+            confinement=confinement,
+            # The run tool sees the gates' environment: the worktree's code first on the path.
+            env=gate_environment(worktree.path, env, find_interpreter(worktree.path, env)),
         )
-        repo_gates = RepoGates(
-            gates, worktree.path, ws.command_env(), worktree.base_commit, folder.logs
-        )
+        repo_gates = RepoGates(gates, worktree.path, env, worktree.base_commit, folder.logs)
         if gates.gates:
             repo_gates.preflight()
         limit = policy.limits.budget_usd

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.util.proc import run_in_group
+from stepswitch.util.sandbox import Confinement
 
 REPORT_CHARS = 2000  # what the model sees of a failing gate; the full log is saved
 LOG_CAP_CHARS = 2_000_000  # of a saved log: its head and its tail are kept
@@ -29,9 +30,12 @@ class GateResult:
     log: str  # the whole output, for the run folder
 
 
-def run_gate(gate: Gate, root: Path, env: dict[str, str]) -> GateResult:
+def run_gate(
+    gate: Gate, root: Path, env: dict[str, str], confinement: Confinement | None = None
+) -> GateResult:
+    argv = ["bash", "-c", gate.command]
     done = run_in_group(
-        ["bash", "-c", gate.command],
+        confinement.wrap(argv, root) if confinement else argv,
         cwd=root,
         env=env,
         timeout_s=gate.timeout_s,

@@ -34,6 +34,14 @@ def looks_secret(name: str, value: str) -> bool:
     )
 
 
+_held: dict[str, str] = {}  # what hide_keys took out of the environment, for held_keys
+
+
+def held_keys() -> dict[str, str]:
+    """The secret variables `hide_keys` took out of this process's environment (a copy)."""
+    return dict(_held)
+
+
 def hide_keys(names: Iterable[str] = ()) -> dict[str, str]:
     """Call early, before threads or open files matter. Returns the secret variables (the given
     names and any secret-looking one) and makes sure this process's initial environment holds
@@ -49,10 +57,12 @@ def hide_keys(names: Iterable[str] = ()) -> dict[str, str]:
     for name in secrets:
         del os.environ[name]
     if MARKER in os.environ:  # the re-exec'd process; never exec again (a forged marker included)
-        return _receive(os.environ.pop(MARKER)) | secrets
+        _held.update(_receive(os.environ.pop(MARKER)) | secrets)
+        return dict(_held)
     if not secrets:
         return {}
     if sys.platform == "win32":  # no exec that keeps the process: only os.environ is cleaned
+        _held.update(secrets)
         return secrets
     payload = json.dumps(secrets).encode()
     read_end, write_end = os.pipe()

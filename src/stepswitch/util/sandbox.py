@@ -406,3 +406,14 @@ def policy_for_worktree(
         hidden=(Path.home(), repo),
         network=network,
     )
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """One run's sandbox and policy: every command the agent or a gate runs is wrapped by it."""
+
+    sandbox: Sandbox
+    policy: SandboxPolicy
+
+    def wrap(self, command: list[str], cwd: Path) -> list[str]:
+        return self.sandbox.argv(command, self.policy, cwd)

@@ -41,7 +41,7 @@ def _run(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     if requested is not None and requested > 0:
         limit = min(float(requested), limit)
     done = run_in_group(
-        ["bash", "-c", command],
+        ws.command(["bash", "-c", command], cwd),
         cwd=cwd,
         env=ws.command_env(),
         timeout_s=limit,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from stepswitch.util.env import clean_env
 from stepswitch.util.globs import glob_regex
+from stepswitch.util.sandbox import Confinement
 
 # Prefixes models carry over from container-based benchmarks: they all mean "the repository root".
 CONTAINER_ROOTS = frozenset({"repo", "workspace", "testbed", "app", "code"})
@@ -33,6 +35,10 @@ class Workspace:
     command_timeout_s: float = 120
     output_cap_chars: int = 16000
     secret_env_names: frozenset[str] = field(default_factory=frozenset)
+    # The run's sandbox; None: commands run unconfined (tests of the tools, `ssw gates`).
+    confinement: Confinement | None = None
+    # The environment commands get; None: the user's, without secrets (command_env).
+    env: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", Path(self.root).expanduser().resolve())
@@ -84,5 +90,12 @@ class Workspace:
         return self.protected_by(path) is not None
 
     def command_env(self) -> dict[str, str]:
-        """os.environ without API keys, tokens, passwords and the configured secret names."""
+        """The environment a command gets: the run's allow-listed one when given, else
+        os.environ without API keys, tokens, passwords and the configured secret names."""
+        if self.env is not None:
+            return dict(self.env)
         return clean_env(self.secret_env_names)
+
+    def command(self, argv: list[str], cwd: Path) -> list[str]:
+        """argv as it must be started: inside the run's sandbox when there is one."""
+        return self.confinement.wrap(argv, cwd) if self.confinement else argv
