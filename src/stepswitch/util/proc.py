@@ -108,11 +108,17 @@ def run_in_group(
     sink = HeadTail(output_cap)
     reader = threading.Thread(target=_pump, args=(proc.stdout, sink), daemon=True)
     reader.start()
-    timed_out = False
+    # Popen.wait(timeout) polls with sleeps of up to 50 ms, so every command would be noticed
+    # late; a thread blocked in waitpid and an Event wait with a timeout notice the exit at once.
+    exited = threading.Event()
+
+    def wait_for_exit() -> None:
+        proc.wait()
+        exited.set()
+
+    threading.Thread(target=wait_for_exit, daemon=True).start()
     try:
-        proc.wait(timeout=max(0.0, timeout_s))
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        timed_out = not exited.wait(timeout=max(0.0, timeout_s))
     finally:
         # Also once the command exits: background children would otherwise outlive the call.
         kill_group(proc.pid)
