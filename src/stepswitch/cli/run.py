@@ -17,31 +17,21 @@ from types import FrameType
 
 from stepswitch.agent.events import Sink
 from stepswitch.agent.providers import HttpProviders
-from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.run import run_task
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
-from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.agent.workspace.setup import set_up_workspace
 from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
 from stepswitch.cli.render import TerminalPrinter
 from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.scripted import load_script, start_scripted_server
-from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
-from stepswitch.gates.interpreter import find_interpreter, gate_environment
 from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.policy.model import load_policy, with_overrides
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import RunIds, RunRecord
-from stepswitch.registry.presets import SCRIPTED_PROVIDER, key_variables, load_registry
+from stepswitch.registry.presets import SCRIPTED_PROVIDER, load_registry
 from stepswitch.util.keys import held_keys
-from stepswitch.util.sandbox import (
-    NONE_NOTICE,
-    Confinement,
-    child_env,
-    choose_sandbox,
-    policy_for_worktree,
-    sandbox_home,
-)
+from stepswitch.util.sandbox import NONE_NOTICE, choose_sandbox, sandbox_home
 
 
 @dataclass(frozen=True)
@@ -151,35 +141,29 @@ def run_local(
         home = cleanup.enter_context(sandbox_home())
         worktree = create_worktree(repo, run_id)
         cleanup.callback(remove_worktree, worktree)
-        gates = load_gates(worktree.path)  # read once, at the base commit: edits cannot move them
-        env = child_env(os.environ, home)  # an allow-list: no key, token or password
-        confinement = Confinement(
-            sandbox, policy_for_worktree(worktree.path, repo, home, env, network=options.network)
-        )
         if not sandbox.confines:
             print_line(NONE_NOTICE)
-        ws = Workspace(
+        run_ws = set_up_workspace(
             worktree.path,
-            protected=protected_paths(gates),
-            secret_env_names=key_variables(registry),
-            confinement=confinement,
-            # The run tool sees the gates' environment: the worktree's code first on the path.
-            env=gate_environment(worktree.path, env, find_interpreter(worktree.path, env)),
+            repo=repo,
+            home=home,
+            sandbox=sandbox,
+            registry=registry,
+            base_commit=worktree.base_commit,
+            log_dir=folder.logs,
+            network=options.network,
         )
-        repo_gates = RepoGates(gates, worktree.path, env, worktree.base_commit, folder.logs)
-        if gates.gates:
-            repo_gates.preflight()
         limit = policy.limits.budget_usd
         return run_task(
             task=options.task,
             policy=policy,
-            workspace=ws,
+            workspace=run_ws.workspace,
             ledger=ledger,
             folder=folder,
             ids=RunIds(run_id=run_id, task_id=run_id),
             budgets=(Budget("task", run_id, limit),) if limit is not None else (),
             providers=providers,
-            gates=repo_gates,
+            gates=run_ws.gates,
             sinks=(printer, *extra_sinks),
             deadline=time.monotonic() + policy.limits.wall_time_s,
             registry=registry,

@@ -1,0 +1,55 @@
+"""One way to set a run's workspace up, for `ssw run` and the bench alike: the gates read at the
+base commit, the sandbox and its policy, the allow-listed environment, the pre-flight."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from stepswitch.agent.repo_gates import RepoGates
+from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.gates.config import protected_paths
+from stepswitch.gates.detect import load_gates
+from stepswitch.gates.interpreter import find_interpreter, gate_environment
+from stepswitch.registry.presets import ProviderSpec, key_variables
+from stepswitch.util.sandbox import Confinement, Sandbox, child_env, policy_for_worktree
+
+
+@dataclass(frozen=True)
+class RunWorkspace:
+    workspace: Workspace
+    gates: RepoGates
+
+
+def set_up_workspace(
+    checkout: Path,
+    *,
+    repo: Path,
+    home: Path,
+    sandbox: Sandbox,
+    registry: Mapping[str, ProviderSpec],
+    base_commit: str,
+    log_dir: Path | None,
+    network: bool = False,
+) -> RunWorkspace:
+    """The workspace and gates for a run in `checkout` (a worktree of `repo`, or a fresh copy
+    where both are the same folder); runs the gates' pre-flight before any paid call."""
+    config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
+    env = child_env(os.environ, home)  # an allow-list: no key, token or password
+    confinement = Confinement(
+        sandbox, policy_for_worktree(checkout, repo, home, env, network=network)
+    )
+    workspace = Workspace(
+        checkout,
+        protected=protected_paths(config),
+        secret_env_names=key_variables(registry),
+        confinement=confinement,
+        # The run tool sees the gates' environment: the checkout's code first on the path.
+        env=gate_environment(checkout, env, find_interpreter(checkout, env)),
+    )
+    gates = RepoGates(config, checkout, env, base_commit, log_dir)
+    if config.gates:
+        gates.preflight()
+    return RunWorkspace(workspace, gates)
