@@ -158,19 +158,22 @@ def _usage(prompt_tokens: int) -> dict[str, Any]:
 def test_a_run_stops_before_the_call_that_could_pass_its_budget(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ):
-    # $10 per million tokens: each reply bills 100,000 prompt tokens, $1.00. After two calls
-    # $2.00 is spent, and the third could cost ~$0.02 more: past a $2.01 budget.
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
-    replies = [{**reply, **_usage(100_000)} for reply in [*explore(), *fix_the_bug()]]
-    run = run_ssw(tmp_path, bug_repo, replies, policy=policy, budget_usd=2.01)
+    # $10 per million tokens: each reply bills 2,000 prompt tokens (inside the bound of its
+    # ~2.6-3.3 kB body), $0.02. Each call reserves its prompt bound (body bytes + 1,024) and its
+    # 1,024-token cap (no lower cap above the floor): ~$0.05. After two calls $0.04 is
+    # spent, and the third could cost ~$0.05 more: past a $0.08 budget.
+    workers = {name: worker("scripted-priced", max_output_tokens=1024) for name in WORKERS}
+    policy = make_policy(workers=workers)
+    replies = [{**reply, **_usage(2_000)} for reply in [*explore(), *fix_the_bug()]]
+    run = run_ssw(tmp_path, bug_repo, replies, policy=policy, budget_usd=0.08)
 
     assert (run.record.outcome, run.record.exit_code) == ("limit", 1)
     assert "refused a call before sending it" in run.record.reason
-    assert "of $2.01 already has $2.0000 counted against it" in run.record.reason
-    assert [s.cost.low if s.cost else None for s in run.steps] == [1.0, 1.0, 0.0]  # 3rd not sent
+    assert "of $0.08 already has $0.0400 counted against it" in run.record.reason
+    assert [s.cost.low if s.cost else None for s in run.steps] == [0.02, 0.02, 0.0]  # 3rd not sent
     assert "refused a call before sending it" in (run.steps[2].error or "")
     assert run.steps[2].attempts == 0
-    assert run.record.cost.low == pytest.approx(2.0) and run.record.cost.low <= 2.01
+    assert run.record.cost.low == pytest.approx(0.04) and run.record.cost.low <= 0.08
     assert run.saved.outcome == "limit"
     assert git(bug_repo, "rev-parse", run.record.branch).strip() == run.record.commit
 

@@ -6,19 +6,33 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from stepswitch.ledger import open_ledger
+from stepswitch.agent.providers import HttpProviders
+from stepswitch.agent.run import run_task
+from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.fakes.scripted import Script, start_scripted_server
+from stepswitch.gates.runner import GateResult
+from stepswitch.gates.suite import SuiteResult
+from stepswitch.ledger import Budget, open_ledger
+from stepswitch.ledger.pricing import worst_case_usd
+from stepswitch.policy.model import validate_policy
+from stepswitch.records.folder import RunFolder, load_run
+from stepswitch.records.run import RunIds
+from stepswitch.registry.presets import Price, load_registry
 
 from .conftest import (
+    BUG_TASK,
     WORKERS,
     approve_and_summarize,
     explore,
     fix_the_bug,
     make_policy,
+    make_repo,
     run_ssw,
     worker,
 )
@@ -197,3 +211,129 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
     open_call = rows[-1]
     assert open_call.reserved_usd > 0
     assert (open_call.low_usd, open_call.high_usd) == (0, open_call.reserved_usd)
+
+
+# --- budgets that hold whatever the provider reports (ADR 0013) ---
+
+
+def _priced(**extra: Any) -> dict[str, Any]:
+    return make_policy(workers={name: worker("scripted-priced", **extra) for name in WORKERS})
+
+
+def test_a_provider_that_over_reports_prompt_tokens_stops_the_run_at_once_saying_by_how_much(
+    tmp_path: Path, bug_repo: Path, extra_models: Path
+):
+    # ~2.6 kB bodies bound the prompt at ~3,600 tokens; this provider bills 100,000 ($1.00).
+    replies = [{**r, **_usage(100_000)} for r in [*explore(), *fix_the_bug()]]
+    run = run_ssw(tmp_path, bug_repo, replies, policy=_priced(), budget_usd=0.5)
+
+    with open_ledger(bug_repo / ".ssw" / "ledger.sqlite") as ledger:
+        [row] = ledger.rows(run.record.run_id)  # no further call was made
+    assert row.over_reservation and row.usd == pytest.approx(1.0)
+    assert row.over_usd == pytest.approx(1.0 - row.reserved_usd)
+    assert (run.record.outcome, run.record.exit_code) == ("limit", 1)
+    assert run.record.reason == (
+        f"scripted scripted-priced billed $1.0000 for step 1 (plan), ${row.over_usd:.4f} more "
+        f"than the ${row.reserved_usd:.4f} reserved for it: 100,000 prompt tokens billed for a "
+        f"bound of {row.est_prompt_tokens:,} ({row.prompt_bytes:,} request bytes + 1,024); "
+        "stopped before any further call, so no budget is passed by more than this call's overrun"
+    )
+    assert run.saved.reason == run.record.reason
+    assert f"limit: {run.record.reason}" in run.lines  # the bill's first line
+    [step] = run.steps
+    assert step.note == f"billed ${row.over_usd:.4f} above its reservation"
+    # The $0.50 cap is passed by this one call's overrun and not a cent more.
+    assert run.record.cost.high - (row.over_usd or 0.0) <= 0.5
+
+
+def test_a_completion_far_above_max_tokens_stops_the_run_at_once(
+    tmp_path: Path, bug_repo: Path, extra_models: Path
+):
+    # A gateway that ignores the 2,048-token cap and bills 8,192 completion tokens.
+    replies = [{**r, **_usage(2_000, 8_192)} for r in [*explore(), *fix_the_bug()]]
+    run = run_ssw(tmp_path, bug_repo, replies, policy=_priced(), budget_usd=0.5)
+
+    assert run.record.outcome == "limit" and len(run.steps) == 1
+    assert "8,192 completion tokens billed for a cap of 2,048 (max_output_tokens)" in (
+        run.record.reason
+    )
+    assert "more than the $" in run.record.reason and "reserved for it" in run.record.reason
+
+
+def test_a_budget_under_the_floor_refuses_the_first_call_naming_what_to_change(
+    tmp_path: Path, bug_repo: Path, extra_models: Path
+):
+    # The plan's ~2.6 kB prompt bound costs ~$0.036 at $10 a million: what is left of $0.045
+    # fits a few hundred output tokens, under the 1,024-token floor.
+    run = run_ssw(tmp_path, bug_repo, explore(), policy=_priced(), budget_usd=0.045)
+
+    assert (run.record.outcome, run.record.exit_code) == ("limit", 1)
+    reason = run.record.reason
+    assert reason.startswith("refused a call before sending it: it could cost up to $")
+    assert "the task budget" in reason and "of $0.045 already has $0.0000 counted" in reason
+    assert "scripted scripted-priced (plan step 1) reserves a bound of" in reason
+    assert "and 2,048 output tokens at list price" in reason
+    assert "under the floor of 1,024 ([limits] min_output_tokens)" in reason
+    assert "raise --budget-usd (or [limits] budget_usd) to at least $" in reason
+    assert "or lower [limits] min_output_tokens to" in reason
+    [step] = run.steps
+    assert step.attempts == 0 and step.error == reason
+    with open_ledger(bug_repo / ".ssw" / "ledger.sqlite") as ledger:
+        assert ledger.rows() == []  # nothing left the machine
+
+
+class PassingGates:
+    names = ("check",)
+    description = "  gates (test): check"
+
+    def run(self, changed: list[str]) -> SuiteResult:
+        return SuiteResult((GateResult("check", True, 0.01, "passed", "passed"),))
+
+
+def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
+    tmp_path: Path, extra_models: Path
+):
+    repo = make_repo(tmp_path / "repo", "mean_bug")
+    policy = validate_policy(_priced(max_output_tokens=100_000), "test-policy.toml")
+    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    script = Script.model_validate({"replies": [{**r, **_usage(1_000, 100)} for r in replies]})
+    server, _ = start_scripted_server(script)
+    providers = HttpProviders(load_registry(), base_urls={"scripted": server.base_url})
+    limit = 0.5  # 100,000 output tokens alone would reserve $1.00 at $10 a million
+    try:
+        with open_ledger(tmp_path / "ledger.sqlite") as ledger:
+            record = run_task(
+                task=BUG_TASK,
+                policy=policy,
+                workspace=Workspace(repo),
+                ledger=ledger,
+                folder=RunFolder(tmp_path / "records"),
+                ids=RunIds(run_id="r1", task_id="t1"),
+                budgets=(Budget("task", "t1", limit),),
+                providers=providers,
+                gates=PassingGates(),
+                sinks=[],
+                deadline=time.monotonic() + 120,
+            )
+            rows = ledger.rows("r1")
+    finally:
+        providers.close()
+        server.stop()
+
+    assert record.outcome == "done"
+    sent = [r.json()["max_tokens"] for r in server.requests]
+    assert sent == [r.max_output_tokens for r in rows] and len(sent) == len(replies)
+    counted = 0.0
+    for row in rows:  # each cap is the largest whose worst case fit what was left
+        price = Price.model_validate(row.price)
+        cap = row.max_output_tokens
+        assert 1_024 <= cap < 100_000
+        assert counted + worst_case_usd(price, row.est_prompt_tokens, cap) <= limit
+        refused_bound = row.est_prompt_tokens + len("100000") - len(str(cap))  # a digit longer
+        assert counted + worst_case_usd(price, refused_bound, cap + 1) > limit
+        counted += row.usd or 0.0
+    steps = load_run(tmp_path / "records").steps
+    plan = next(s for s in steps if getattr(s, "step_type", None) == "plan")
+    assert plan.note == (
+        f"output cap lowered from 100,000 to {sent[0]:,} tokens to fit the task budget (t1) of $0.5"
+    )

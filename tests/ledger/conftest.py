@@ -19,8 +19,9 @@ PRICE = Price(
     input=2.0, cached_input=0.2, cache_write=2.5, output=10.0, source="t", as_of=date(2026, 11, 29)
 )
 WORKER_SCRIPT = Path(__file__).parent / "worker.py"
-# A 3000-byte request: 1500 estimated prompt tokens at the write rate plus 1000 output tokens.
-WORST = worst_case_usd(PRICE, 1500, 1000)
+# A 3000-byte request: a bound of 4024 prompt tokens (a token a byte plus the 1024 allowance)
+# at the write rate, plus 1000 output tokens: $0.02006.
+WORST = worst_case_usd(PRICE, 4024, 1000)
 
 
 def intent(**changes: Any) -> CallIntent:

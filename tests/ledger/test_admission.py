@@ -19,7 +19,7 @@ from .conftest import WORKER_SCRIPT, WORST, budget, intent, ok
 
 @pytest.mark.parametrize("scope", ["task", "run", "bench"])
 def test_the_call_that_would_pass_a_budget_is_refused_counting_open_reservations(ledger, scope):
-    limited = intent(budgets=(budget(scope, 0.03),))
+    limited = intent(budgets=(budget(scope, 0.05),))
     first = ledger.reserve(limited, 1, 3000)
     ledger.reserve(limited, 1, 3000)
     assert first.reserved_usd == pytest.approx(WORST)
@@ -30,7 +30,7 @@ def test_the_call_that_would_pass_a_budget_is_refused_counting_open_reservations
     assert error.budget.scope == scope
     assert error.counted_usd == pytest.approx(2 * WORST)
     assert error.worst_usd == pytest.approx(WORST)
-    assert f"the {scope} budget" in str(error) and "$0.03" in str(error)
+    assert f"the {scope} budget" in str(error) and "$0.05" in str(error)
     assert f"${2 * WORST:.4f}" in str(error) and f"${WORST:.4f}" in str(error)
     assert len(ledger.rows()) == 2  # a refused call leaves no row: it never left the machine
     ledger.settle(first, ok(Usage(prompt_tokens=100, completion_tokens=10)))
@@ -39,7 +39,7 @@ def test_the_call_that_would_pass_a_budget_is_refused_counting_open_reservations
 
 def test_other_keys_spend_does_not_count(ledger):
     ledger.reserve(intent(task_id="task-2", run_id="run-2", bench_id=None), 1, 3000)
-    ledger.reserve(intent(budgets=(budget("task", 0.014), budget("run", 0.014))), 1, 3000)
+    ledger.reserve(intent(budgets=(budget("task", 0.021), budget("run", 0.021))), 1, 3000)
 
 
 def test_the_first_budget_that_would_pass_is_named(ledger):
@@ -52,9 +52,9 @@ def test_lost_usage_counts_at_its_high_bound_when_the_policy_continues(ledger):
     reservation = ledger.reserve(intent(), 1, 3000)
     ledger.settle(reservation, ok(None))
     with pytest.raises(BudgetExceeded):
-        ledger.reserve(intent(budgets=(budget("run", 0.02),), count_high_bounds=True), 2, 3000)
+        ledger.reserve(intent(budgets=(budget("run", 0.03),), count_high_bounds=True), 2, 3000)
     # Counting the certain low bound only, the same call fits.
-    ledger.reserve(intent(budgets=(budget("run", 0.02),), count_high_bounds=False), 2, 3000)
+    ledger.reserve(intent(budgets=(budget("run", 0.03),), count_high_bounds=False), 2, 3000)
     spend = ledger.spend("run", "run-1")
     assert spend.low == 0.0
     assert spend.high == pytest.approx(2 * WORST)
@@ -67,9 +67,9 @@ def test_settled_dollars_count_exactly(ledger):
     assert row.usd == pytest.approx(0.011)
     spend = ledger.spend("task", "task-1")
     assert spend.low == spend.high == pytest.approx(0.011)
-    with pytest.raises(BudgetExceeded):
-        ledger.reserve(intent(budgets=(budget("task", 0.0247),)), 1, 3000)
-    ledger.reserve(intent(budgets=(budget("task", 0.0248),)), 1, 3000)
+    with pytest.raises(BudgetExceeded):  # $0.011 settled + $0.02006 reserved
+        ledger.reserve(intent(budgets=(budget("task", 0.0310),)), 1, 3000)
+    ledger.reserve(intent(budgets=(budget("task", 0.0311),)), 1, 3000)
 
 
 def test_a_call_whose_worst_case_alone_passes_the_budget_is_refused(ledger):
@@ -103,7 +103,7 @@ def test_budget_flags_are_named():
 def test_concurrent_admission_across_processes_never_passes_the_cap(tmp_path):
     path = tmp_path / "ledger.sqlite"
     open_ledger(path).close()
-    cap = 0.2  # each reservation is ~$0.0025: about 80 fit with nothing settled
+    cap = 0.2  # each reservation is ~$0.0061: about 33 fit with nothing settled
     procs = [
         subprocess.Popen(
             [

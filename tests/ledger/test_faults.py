@@ -23,7 +23,7 @@ from stepswitch.ledger import open_ledger
 from .conftest import WORKER_SCRIPT, chat_body
 
 BENCH = "bench-faults"
-CAP = 1.6  # dollars; each call's worst case is ~$0.0029, a good reply costs ~$0.0009
+CAP = 3.2  # dollars; each call's worst case is ~$0.0062 (ADR 0013), a good reply ~$0.0009
 WORKERS = 4
 USAGE = {
     "prompt_tokens": 120,

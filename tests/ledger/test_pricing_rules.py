@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from stepswitch.ledger import BYTES_PER_TOKEN, Ledger, estimate_prompt_tokens
+from stepswitch.ledger import PROMPT_ALLOWANCE_TOKENS, Ledger, prompt_token_bound
 from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.registry.presets import Price
 from stepswitch.wire.types import Usage
@@ -62,40 +62,32 @@ def test_unpriced_rows_store_null_dollars_never_zero(ledger, ledger_path):
     assert "1 unpriced" in spend.text()
 
 
-def test_the_reservation_is_the_list_price_worst_case_of_the_estimated_prompt(ledger):
+def test_the_reservation_is_the_list_price_worst_case_of_the_prompt_bound(ledger):
     reservation = ledger.reserve(intent(max_output_tokens=2000), 1, 30_001)
-    assert reservation.est_prompt_tokens == 15_001  # 2 bytes a token, rounded up
-    assert reservation.reserved_usd == pytest.approx(worst_case_usd(PRICE, 15_001, 2000))
+    assert reservation.est_prompt_tokens == 30_001 + 1024  # a token a byte, plus the allowance
+    assert reservation.reserved_usd == pytest.approx(worst_case_usd(PRICE, 31_025, 2000))
     row = ledger.rows()[0]
     assert row.status == "reserved" and row.reserved_usd == reservation.reserved_usd
     assert row.price is not None and row.price["cached_input"] == 0.2
 
 
-def test_prompt_token_estimate_errs_high():
-    assert BYTES_PER_TOKEN == 2.0
-    assert estimate_prompt_tokens(0) == 0
-    assert estimate_prompt_tokens(1) == 1
-    assert estimate_prompt_tokens(9) == 5
-    assert estimate_prompt_tokens(9, 1.5) == 6
-    assert estimate_prompt_tokens(9, 0.1) == 9  # never below one token a byte
-    assert estimate_prompt_tokens(9, 4.0) == 5  # never above the default ratio
+def test_the_prompt_bound_is_a_token_a_byte_plus_a_fixed_allowance():
+    assert PROMPT_ALLOWANCE_TOKENS == 1024
+    assert prompt_token_bound(0) == 1024
+    assert prompt_token_bound(9) == 1033
+    assert prompt_token_bound(-5) == 1024
+    assert prompt_token_bound(9, context_window=1000) == 1000
 
 
-def test_denser_prompts_seen_for_a_model_lower_its_ratio(ledger):
-    dense = Usage(prompt_tokens=3000, completion_tokens=1)  # 1.5 bytes a token: numbers, hashes
+def test_denser_prompts_seen_before_do_not_move_the_bound(ledger):
+    dense = Usage(prompt_tokens=4400, completion_tokens=1)  # ~1 byte a token: numbers, hashes
     ledger.settle(ledger.reserve(intent(), 1, 4500), ok(dense))
-    assert ledger.reserve(intent(), 2, 3000).est_prompt_tokens == 2223  # 3000 / (1.5 * 0.9)
-    assert ledger.reserve(intent(model="model-b"), 1, 3000).est_prompt_tokens == 1500
-
-
-def test_sparser_or_small_prompts_do_not_loosen_the_estimate(ledger):
+    assert ledger.reserve(intent(), 2, 3000).est_prompt_tokens == 4024
     sparse = Usage(prompt_tokens=1000, completion_tokens=1)  # 4 bytes a token
-    ledger.settle(ledger.reserve(intent(), 1, 4000), ok(sparse))
-    tiny = Usage(prompt_tokens=1000, completion_tokens=1)  # below the size that calibrates
-    ledger.settle(ledger.reserve(intent(), 2, 1000), ok(tiny))
-    assert ledger.reserve(intent(), 3, 3000).est_prompt_tokens == 1500
+    ledger.settle(ledger.reserve(intent(), 3, 4000), ok(sparse))
+    assert ledger.reserve(intent(), 4, 3000).est_prompt_tokens == 4024
 
 
-def test_the_context_window_caps_the_prompt_estimate(ledger):
+def test_the_context_window_caps_the_prompt_bound(ledger):
     reservation = ledger.reserve(intent(context_window=1000), 1, 30_000)
     assert reservation.est_prompt_tokens == 1000

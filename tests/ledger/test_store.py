@@ -177,22 +177,24 @@ def test_a_ledger_carried_across_fork_refuses_to_reserve(ledger):
 # --- schema 2: the served model (ADR 0009) ---
 
 
-def _version_1_file(ledger_path):
-    """A ledger as schema 1 left it, with one settled row."""
+def _version_1_file(ledger_path, version=1, usd=0.002):
+    """A ledger as schema `version` left it, with one settled row billed `usd` (reserved $0.01)."""
     from stepswitch.ledger.store import MIGRATIONS
 
     ledger_path.parent.mkdir(parents=True)
     raw = sqlite3.connect(ledger_path)
     raw.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-    raw.execute("INSERT INTO schema_version (version) VALUES (1)")
-    for statement in MIGRATIONS[1]:
-        raw.execute(statement)
+    raw.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+    for step in range(1, version + 1):
+        for statement in MIGRATIONS[step]:
+            raw.execute(statement)
     raw.execute(
         """INSERT INTO calls (status, run_id, task_id, step, step_type, worker, provider, model,
             attempt, priced, prompt_bytes, est_prompt_tokens, max_output_tokens, reserved_usd,
             usd, low_usd, high_usd, pid, host, reserved_at, settled_at)
         VALUES ('settled', 'run-old', 'task-1', 1, 'edit', 'coder', 'prov', 'model-a', 1, 1, 300,
-            150, 1000, 0.01, 0.002, 0.002, 0.002, 1, 'h', 1.0, 2.0)"""
+            150, 1000, 0.01, ?, ?, ?, 1, 'h', 1.0, 2.0)""",
+        (usd, usd, usd),
     )
     raw.commit()
     raw.close()
@@ -205,9 +207,24 @@ def test_a_schema_1_ledger_opens_migrated_with_its_rows_and_no_served_model(ledg
         assert (row.run_id, row.usd, row.served_model) == ("run-old", 0.002, None)
         assert row.served_other_model is False
     raw = sqlite3.connect(ledger_path)
-    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     columns = [r[1] for r in raw.execute("PRAGMA table_info(calls)")]
-    assert columns[-1] == "served_model"
+    assert columns[-3:] == ["served_model", "over_usd", "overrun"]
+
+
+# --- schema 3: a settled call over its reservation, by how much and why (ADR 0013) ---
+
+
+def test_a_schema_2_ledger_opens_migrated_and_its_overruns_are_still_reported(ledger_path):
+    _version_1_file(ledger_path, version=2, usd=0.03)  # billed $0.03 against $0.01 reserved
+    with open_ledger(ledger_path) as ledger:
+        [row] = ledger.rows()
+        assert (row.usd, row.over_usd, row.overrun) == (0.03, None, None)
+        assert not row.over_reservation
+    raw = sqlite3.connect(ledger_path)
+    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+    text = ledger_command(ledger_path, None, "model", False)
+    assert "1 call(s) cost more than their reservation, $0.0200 in all" in text
 
 
 def _settled(ledger, served: str, **message: object):

@@ -112,17 +112,19 @@ def test_other_client_errors_are_not_retried_and_keep_the_body():
 def test_slow_response_past_the_worker_timeout_raises_promptly():
     with LoopbackServer(ReplyQueue([Reply(body=OK_BODY, delay_s=30)])) as server:
         began = time.monotonic()
-        with pytest.raises(DeadlineExceeded):
+        with pytest.raises(DeadlineExceeded) as info:
             provider(server).complete(REQUEST, deadline=far(), timeout=0.3)
     assert time.monotonic() - began < 5
+    assert server.base_url in str(info.value) and "the worker's timeout of 0.3 s" in str(info.value)
 
 
 def test_the_run_deadline_caps_a_longer_worker_timeout():
     with LoopbackServer(ReplyQueue([Reply(body=OK_BODY, delay_s=30)])) as server:
         began = time.monotonic()
-        with pytest.raises(DeadlineExceeded):
+        with pytest.raises(DeadlineExceeded) as info:
             provider(server).complete(REQUEST, deadline=time.monotonic() + 0.3, timeout=600)
     assert time.monotonic() - began < 5
+    assert server.base_url in str(info.value) and "the run's remaining" in str(info.value)
 
 
 def test_a_slow_stream_is_cut_at_the_deadline():

@@ -1,20 +1,29 @@
 """One model call is one step: route it, check the limits before it leaves, let the ledger admit
-each attempt, call the provider, price what it used. The phase adds what the tools did and the
-session writes the step's record once (`record`)."""
+each attempt (lowering the output cap to what the budget fits, down to a floor), call the
+provider, price what it used, and stop the run at a call billed above its reservation. The
+phase adds what the tools did and the session writes the step's record once (`record`)."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
 from stepswitch.agent.providers import ProviderFactory
 from stepswitch.errors import RunStopped
-from stepswitch.ledger import Budget, CallIntent, CallRow, CallTracker, Ledger
+from stepswitch.ledger import (
+    MIN_OUTPUT_TOKENS,
+    Budget,
+    BudgetExceeded,
+    CallIntent,
+    CallRow,
+    CallTracker,
+    Ledger,
+)
 from stepswitch.policy.model import Policy
 from stepswitch.policy.router import Router, WorkerChoice
 from stepswitch.records.money import CostRange
@@ -25,6 +34,10 @@ from stepswitch.steps import StepType
 from stepswitch.util.prefix import common_prefix_len
 from stepswitch.wire.served import same_model
 from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
+
+# A refused call is resent with a lower cap at most this often: the cap only falls, and a second
+# lowering is needed only when another process spent in between (or the body grew a byte).
+MAX_LOWERINGS = 3
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,7 @@ class Session:
         events: Events,
         deadline: float,
         tags: Mapping[str, str] | None = None,
+        min_output_tokens: int = MIN_OUTPUT_TOKENS,  # the floor a cap is lowered to (ADR 0013)
     ) -> None:
         self.ids = ids
         self.policy = policy
@@ -79,6 +93,7 @@ class Session:
         self.events = events
         self.deadline = deadline
         self.tags = dict(tags or {})
+        self.min_output_tokens = min_output_tokens
         self.router = Router(policy)
         self.ladder = Ladder(policy)
         self.totals = Totals()
@@ -149,13 +164,12 @@ class Session:
             tags=dict(self.tags),
             budgets=self.budgets,
             context_window=model.context_window,
+            min_output_tokens=self.min_output_tokens,
         )
         began = time.monotonic()
         with CallTracker(self.ledger, intent) as tracker:
             try:
-                completion = self.providers(choice.name, w).complete(
-                    request, deadline=self.deadline, timeout=w.timeout, hooks=tracker.hooks
-                )
+                completion = self._complete(choice, request, tracker, facts)
             except Exception as exc:
                 facts.fields["duration_s"] = time.monotonic() - began
                 tracker.close(f"the call raised {type(exc).__name__}")
@@ -164,6 +178,13 @@ class Session:
                 raise
         facts.fields["duration_s"] = time.monotonic() - began
         self._account(facts, tracker.rows, completion)
+        if tracker.overruns:
+            self.record(facts)
+            raise RunStopped(
+                "limit",
+                f"{tracker.overruns[0].overrun_text()}; stopped before any further call, so no "
+                "budget is passed by more than this call's overrun",
+            )
         if tracker.lost_usage and self.policy.ledger.on_lost_usage == "stop":
             step = self.record(facts)
             high = step.cost.high if step.cost else 0.0
@@ -174,6 +195,31 @@ class Session:
                 '(set [ledger] on_lost_usage = "continue" to go on, counting the high bound)',
             )
         return completion, facts
+
+    def _complete(
+        self, choice: WorkerChoice, request: Request, tracker: CallTracker, facts: CallFacts
+    ) -> Completion:
+        """Send the call; when the ledger refuses it and a cap at or above the floor fits every
+        budget, resend it with that cap (the refused attempt never left the machine)."""
+        w = choice.worker
+        provider = self.providers(choice.name, w)
+        asked = request.max_output_tokens
+        for lowered in range(MAX_LOWERINGS + 1):
+            try:
+                return provider.complete(
+                    request, deadline=self.deadline, timeout=w.timeout, hooks=tracker.hooks
+                )
+            except BudgetExceeded as refused:
+                cap = refused.lowered_cap
+                if cap is None or lowered == MAX_LOWERINGS:
+                    raise
+                tracker.lower_cap(cap)
+                request = replace(request, max_output_tokens=cap)
+                facts.fields["note"] = (
+                    f"output cap lowered from {asked:,} to {cap:,} tokens to fit "
+                    f"{refused.budget.describe()}"
+                )  # the latest lowering: "from" stays the cap asked for
+        raise AssertionError("unreachable")  # the last pass returns or raises
 
     def _account(
         self, facts: CallFacts, rows: list[CallRow], completion: Completion | None
@@ -203,13 +249,16 @@ class Session:
         usage = completion.usage
         if usage is None:
             f["usage_reported"] = False
-            f["note"] = "no usage reported: the cost is a range up to the reservation"
+            _add_note(f, "no usage reported: the cost is a range up to the reservation")
             return
         f["prompt_tokens"] = usage.prompt_tokens
         f["cached_tokens"] = usage.cached_tokens
         f["cache_write_tokens"] = usage.cache_write_tokens
         f["completion_tokens"] = usage.completion_tokens
         f["reasoning_tokens"] = usage.reasoning_tokens
+        for row in rows:
+            if row.over_reservation:
+                _add_note(f, f"billed ${row.over_usd or 0.0:.4f} above its reservation")
         t.prompt_tokens += usage.prompt_tokens
         t.cached_tokens += usage.cached_tokens
         t.cache_write_tokens += usage.cache_write_tokens
@@ -239,3 +288,7 @@ class Session:
         )
         self.events.emit(step)
         return step
+
+
+def _add_note(fields: dict[str, Any], text: str) -> None:
+    fields["note"] = f"{fields['note']}; {text}" if fields.get("note") else text

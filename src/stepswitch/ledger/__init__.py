@@ -1,15 +1,17 @@
 """The spend ledger: one SQLite row per provider attempt, admission control against dollar
-budgets, and the `ssw ledger` report. See docs/decisions/0007-ledger.md."""
+budgets, and the `ssw ledger` report. See docs/decisions/0007-ledger.md and
+0013-budget-bound.md."""
 
 from stepswitch.ledger.admission import (
-    BYTES_PER_TOKEN,
+    MIN_OUTPUT_TOKENS,
+    PROMPT_ALLOWANCE_TOKENS,
     Budget,
     BudgetExceeded,
     CallIntent,
     Reservation,
     Scope,
     Spend,
-    estimate_prompt_tokens,
+    prompt_token_bound,
 )
 from stepswitch.ledger.book import ORPHAN_ERROR, Ledger, open_ledger
 from stepswitch.ledger.hooks import CallTracker
@@ -17,9 +19,10 @@ from stepswitch.ledger.report import By, GroupRow, ledger_command, render_report
 from stepswitch.ledger.store import DEFAULT_PATH, SCHEMA_VERSION, CallRow, LedgerError
 
 __all__ = [
-    "BYTES_PER_TOKEN",
     "DEFAULT_PATH",
+    "MIN_OUTPUT_TOKENS",
     "ORPHAN_ERROR",
+    "PROMPT_ALLOWANCE_TOKENS",
     "SCHEMA_VERSION",
     "Budget",
     "BudgetExceeded",
@@ -33,9 +36,9 @@ __all__ = [
     "Reservation",
     "Scope",
     "Spend",
-    "estimate_prompt_tokens",
     "ledger_command",
     "open_ledger",
+    "prompt_token_bound",
     "render_report",
     "report",
 ]

@@ -18,22 +18,27 @@ _FLAG: dict[Scope, str] = {
     "run": "the run's budget",
     "bench": "--budget-usd-total",
 }
+# What to raise when a budget refuses a call (ADR 0013).
+_RAISE: dict[Scope, str] = {
+    "task": "--budget-usd (or [limits] budget_usd)",
+    "run": "the run's budget",
+    "bench": "--budget-usd-total",
+}
 
-# Request-body bytes per prompt token, low so the estimate errs high. Measured (ADR 0007) with a
-# digit-splitting tokenizer: English and code 3.8, a diff 3.1, JSON 2.8, TOML 2.6 bytes a token;
-# only number- or hash-heavy text goes lower (to ~1), which calibration below then catches.
-BYTES_PER_TOKEN = 2.0
-# Once this model has settled prompts of at least CALIBRATE_MIN_BYTES, the lowest bytes a token
-# seen, times CALIBRATE_MARGIN, replaces BYTES_PER_TOKEN when lower (never when higher).
-CALIBRATE_MIN_BYTES = 2048
-CALIBRATE_MARGIN = 0.9
-MIN_BYTES_PER_TOKEN = 1.0  # every ASCII byte of the JSON body is at most one token
+# Every prompt token is at least one byte of the request body: providers tokenize with
+# byte-level BPE (or SentencePiece with byte fallback), and the body's JSON escaping only adds
+# bytes. What the body does not carry (a hidden tool-use system prompt: Anthropic documents up
+# to 530 tokens; chat-template markers) is covered by this allowance per call (ADR 0013).
+PROMPT_ALLOWANCE_TOKENS = 1024
+# The least output cap a refused call may be lowered to before it is refused instead; the
+# policy's `[limits] min_output_tokens` once it has one (ADR 0013).
+MIN_OUTPUT_TOKENS = 1024
 
 
-def estimate_prompt_tokens(prompt_bytes: int, bytes_per_token: float = BYTES_PER_TOKEN) -> int:
-    """A conservative (high) prompt-token count from the request body's size."""
-    ratio = max(MIN_BYTES_PER_TOKEN, min(BYTES_PER_TOKEN, bytes_per_token))
-    return math.ceil(max(0, prompt_bytes) / ratio)
+def prompt_token_bound(prompt_bytes: int, context_window: int | None = None) -> int:
+    """The most prompt tokens a provider can bill for a request body of `prompt_bytes`."""
+    tokens = max(0, prompt_bytes) + PROMPT_ALLOWANCE_TOKENS
+    return tokens if context_window is None else min(tokens, context_window)
 
 
 @dataclass(frozen=True)
@@ -81,19 +86,43 @@ class CallIntent:
     # True when the policy goes on after lost usage: then lost-usage rows count at their high
     # bound. Open reservations always count at their full reservation.
     count_high_bounds: bool = True
-    context_window: int | None = None  # caps the prompt estimate: no provider bills more
+    context_window: int | None = None  # caps the prompt bound: no provider bills more
+    # The caller lowers a refused call's output cap to what fits, down to this floor (None:
+    # it never lowers); the refusal then says what fits and what to change.
+    min_output_tokens: int | None = None
 
-    def prompt_tokens(self, prompt_bytes: int, bytes_per_token: float) -> int:
-        tokens = estimate_prompt_tokens(prompt_bytes, bytes_per_token)
-        return tokens if self.context_window is None else min(tokens, self.context_window)
+    def prompt_tokens(self, prompt_bytes: int) -> int:
+        return prompt_token_bound(prompt_bytes, self.context_window)
 
     def key(self, scope: Scope) -> str | None:
         return {"task": self.task_id, "run": self.run_id, "bench": self.bench_id}[scope]
 
     def worst_usd(self, prompt_tokens: int, output: bool = True) -> float:
+        return self.worst_usd_with(prompt_tokens, self.max_output_tokens if output else 0)
+
+    def worst_usd_with(self, prompt_tokens: int, output_tokens: int) -> float:
         if self.price is None:
             return 0.0
-        return worst_case_usd(self.price, prompt_tokens, self.max_output_tokens if output else 0)
+        return worst_case_usd(self.price, prompt_tokens, output_tokens)
+
+    def fitting_output_tokens(self, prompt_tokens: int, limit_usd: float, counted: float) -> int:
+        """The largest output cap (0 to max_output_tokens) whose worst case fits the budget."""
+        if self.price is None or self.price.output <= 0:
+            fits = counted + self.worst_usd_with(prompt_tokens, 0) <= limit_usd
+            return self.max_output_tokens if fits else 0
+        room = limit_usd - counted - self.worst_usd_with(prompt_tokens, 0)
+        tokens = min(self.max_output_tokens, max(0, math.floor(room * 1e6 / self.price.output)))
+        # The same comparison reserve() makes, so the cap found here is admitted there.
+        while tokens > 0 and counted + self.worst_usd_with(prompt_tokens, tokens) > limit_usd:
+            tokens -= 1
+        return tokens
+
+    @property
+    def floor(self) -> int | None:
+        """The floor for this call: never above its own cap."""
+        if self.min_output_tokens is None:
+            return None
+        return min(self.min_output_tokens, self.max_output_tokens)
 
 
 @dataclass(frozen=True)
@@ -104,7 +133,7 @@ class Reservation:
     intent: CallIntent
     attempt: int
     prompt_bytes: int
-    est_prompt_tokens: int
+    est_prompt_tokens: int  # the prompt bound (the column keeps its old name)
     reserved_usd: float
 
 
@@ -125,15 +154,80 @@ class Spend:
 
 
 class BudgetExceeded(RunStopped):
-    """The next attempt could pass a budget, so it never left the machine."""
+    """The next attempt could pass a budget, so it never left the machine.
 
-    def __init__(self, budget: Budget, counted_usd: float, worst_usd: float) -> None:
+    `fits_output_tokens` is the largest output cap that would fit every budget with this
+    prompt (0: not even the prompt fits); `lowered_cap` is what the caller may retry with."""
+
+    def __init__(
+        self,
+        budget: Budget,
+        counted_usd: float,
+        worst_usd: float,
+        *,
+        intent: CallIntent | None = None,
+        prompt_bytes: int | None = None,
+        prompt_tokens: int | None = None,
+        fits_output_tokens: int | None = None,
+    ) -> None:
         self.budget = budget
         self.counted_usd = counted_usd
         self.worst_usd = worst_usd
-        super().__init__(
-            "limit",
-            f"refused a call before sending it: it could cost up to ${worst_usd:.4f}, and "
-            f"{budget.describe()} already has ${counted_usd:.4f} counted against it "
-            "(settled calls, open reservations and lost-usage bounds)",
+        self.intent = intent
+        self.prompt_bytes = prompt_bytes
+        self.prompt_tokens = prompt_tokens
+        self.fits_output_tokens = fits_output_tokens
+        super().__init__("limit", self._text())
+
+    @property
+    def lowered_cap(self) -> int | None:
+        """The output cap to retry with, when the intent's floor allows one; else None."""
+        floor = self.intent.floor if self.intent is not None else None
+        fits = self.fits_output_tokens
+        if floor is None or fits is None or fits <= 0 or fits < floor:
+            return None
+        return fits
+
+    def _text(self) -> str:
+        head = (
+            f"refused a call before sending it: it could cost up to ${self.worst_usd:.4f}, and "
+            f"{self.budget.describe()} already has ${self.counted_usd:.4f} counted against it "
+            "(settled calls, open reservations and lost-usage bounds)"
+        )
+        intent, tokens, fits = self.intent, self.prompt_tokens, self.fits_output_tokens
+        if intent is None or tokens is None or fits is None:
+            return head
+        who = f"{intent.provider} {intent.model} ({intent.step_type} step {intent.step})"
+        sent, why = self.prompt_bytes, ""
+        if sent is not None:
+            from_bytes = tokens == sent + PROMPT_ALLOWANCE_TOKENS
+            why = f" ({sent:,} request bytes + {PROMPT_ALLOWANCE_TOKENS:,})"
+            why = why if from_bytes else " (the context window)"
+        reservation = (
+            f"{who} reserves a bound of {tokens:,} prompt tokens{why} and "
+            f"{intent.max_output_tokens:,} output tokens at list price"
+        )
+        cap = f"[workers.{intent.worker}] max_output_tokens"
+        raise_it = f"raise {_RAISE[self.budget.scope]}"
+        floor = intent.floor
+        if self.lowered_cap is not None:
+            return f"{head}; {reservation}; at most {fits:,} output tokens fit"
+        if fits <= 0:
+            least = floor if floor is not None else intent.max_output_tokens
+            need = self.counted_usd + intent.worst_usd_with(tokens, least)
+            return (
+                f"{head}; {reservation}, and its prompt alone could cost "
+                f"${intent.worst_usd_with(tokens, 0):.4f}: {raise_it} to at least ${need:.4f}"
+            )
+        if floor is None:
+            need = self.counted_usd + self.worst_usd
+            return (
+                f"{head}; {reservation}: {raise_it} to at least ${need:.4f}, or lower {cap} "
+                f"to {fits:,}"
+            )
+        need = self.counted_usd + intent.worst_usd_with(tokens, floor)
+        return (
+            f"{head}; {reservation}; at most {fits:,} output tokens fit, under the floor of "
+            f"{floor:,} ([limits] min_output_tokens): {raise_it} to at least ${need:.4f}, or "
+            f"lower [limits] min_output_tokens to {fits:,}"
         )

@@ -14,9 +14,7 @@ from typing import Any
 
 from stepswitch.ledger import proc
 from stepswitch.ledger.admission import (
-    BYTES_PER_TOKEN,
-    CALIBRATE_MARGIN,
-    CALIBRATE_MIN_BYTES,
+    PROMPT_ALLOWANCE_TOKENS,
     SCOPE_COLUMN,
     BudgetExceeded,
     CallIntent,
@@ -35,13 +33,16 @@ from stepswitch.ledger.store import (
     immediate,
     row_from_sql,
 )
-from stepswitch.wire.types import Attempt
+from stepswitch.wire.types import Attempt, Usage
 
 ORPHAN_ERROR = "process ended mid-call"
 NO_USAGE = "the provider reported no usage"
 # Statuses a provider may send after reading (and billing) the prompt, e.g. Azure OpenAI's
 # content-filter 400: a bound up to the prompt's worst case, no output (ADR 0007).
 PROMPT_MAY_BILL = frozenset({400, 422})
+# A settled call is over its reservation when it billed more than this above it: float noise
+# in the two sums is ~1e-17 dollars, a real overrun at least one token's price.
+OVERRUN_TOLERANCE_USD = 1e-9
 
 # What a scope key has counted against it. :high picks lost-usage rows' high bound over the low.
 _COUNTED = """SELECT COALESCE(SUM(CASE status
@@ -67,6 +68,35 @@ def http_refusal(attempt: Attempt) -> bool:
         return False
     error = attempt.error or ""
     return error.startswith("HTTP ") or error.startswith("the provider refused the key")
+
+
+def overrun(reservation: Reservation, usage: Usage, usd: float | None) -> dict[str, Any]:
+    """The over_usd and overrun columns of a settled call that billed above its reservation:
+    by how much, and which bound the provider's usage broke (ADR 0013); else nothing."""
+    if usd is None or usd - reservation.reserved_usd <= OVERRUN_TOLERANCE_USD:
+        return {}
+    intent, bound = reservation.intent, reservation.est_prompt_tokens
+    why = []
+    if usage.prompt_tokens > bound:
+        source = (
+            f"{reservation.prompt_bytes:,} request bytes + {PROMPT_ALLOWANCE_TOKENS:,}"
+            if bound == reservation.prompt_bytes + PROMPT_ALLOWANCE_TOKENS
+            else "the context window"
+        )
+        why.append(
+            f"{usage.prompt_tokens:,} prompt tokens billed for a bound of {bound:,} ({source})"
+        )
+    if usage.completion_tokens > intent.max_output_tokens:
+        reasoning = (
+            f", {usage.reasoning_tokens:,} of them reasoning," if usage.reasoning_tokens else ""
+        )
+        why.append(
+            f"{usage.completion_tokens:,} completion tokens billed{reasoning} for a cap of "
+            f"{intent.max_output_tokens:,} (max_output_tokens)"
+        )
+    if not why:
+        why.append("the billed tokens are inside the bounds, but priced above the reservation")
+    return {"over_usd": usd - reservation.reserved_usd, "overrun": "; ".join(why)}
 
 
 class Ledger:
@@ -97,13 +127,26 @@ class Ledger:
         if me.pid != os.getpid():
             # SQLite connections must not cross fork(), and the pid on the row would be wrong.
             raise RuntimeError("a Ledger was used after fork(); open the ledger in each process")
+        tokens = intent.prompt_tokens(prompt_bytes)
+        worst = intent.worst_usd(tokens)
         with self._lock, immediate(self._conn, self.path) as conn:
-            tokens = intent.prompt_tokens(prompt_bytes, self._bytes_per_token(conn, intent))
-            worst = intent.worst_usd(tokens)
-            for budget in intent.budgets:
-                counted = self._counted(conn, budget.scope, budget.key, intent.count_high_bounds)
-                if counted + worst > budget.limit_usd:
-                    raise BudgetExceeded(budget, counted, worst)
+            counted = [
+                (b, self._counted(conn, b.scope, b.key, intent.count_high_bounds))
+                for b in intent.budgets
+            ]
+            passed = [(b, c) for b, c in counted if c + worst > b.limit_usd]
+            if passed:
+                budget, spent = passed[0]
+                fits = min(intent.fitting_output_tokens(tokens, b.limit_usd, c) for b, c in counted)
+                raise BudgetExceeded(
+                    budget,
+                    spent,
+                    worst,
+                    intent=intent,
+                    prompt_bytes=prompt_bytes,
+                    prompt_tokens=tokens,
+                    fits_output_tokens=fits,
+                )
             cursor = conn.execute(
                 """INSERT INTO calls (status, run_id, task_id, bench_id, step, step_type, worker,
                     provider, model, attempt, tags, priced, price, prompt_bytes,
@@ -140,19 +183,6 @@ class Ledger:
         return Reservation(row_id, intent, attempt, prompt_bytes, tokens, worst)
 
     @staticmethod
-    def _bytes_per_token(conn: sqlite3.Connection, intent: CallIntent) -> float:
-        """BYTES_PER_TOKEN, or lower when this model's settled prompts tokenized denser."""
-        densest = conn.execute(
-            """SELECT MIN(CAST(prompt_bytes AS REAL) / prompt_tokens) FROM calls
-            WHERE provider = ? AND model = ? AND status = 'settled' AND prompt_tokens > 0
-                AND prompt_bytes >= ?""",
-            (intent.provider, intent.model, CALIBRATE_MIN_BYTES),
-        ).fetchone()[0]
-        if densest is None:
-            return BYTES_PER_TOKEN
-        return min(BYTES_PER_TOKEN, float(densest) * CALIBRATE_MARGIN)
-
-    @staticmethod
     def _counted(conn: sqlite3.Connection, scope: Scope, key: str, high: bool) -> float:
         sql = _COUNTED.format(column=SCOPE_COLUMN[scope])
         return float(conn.execute(sql, {"key": key, "high": high}).fetchone()[0])
@@ -176,6 +206,7 @@ class Ledger:
             usage = completion.usage
             price = reservation.intent.price
             values["usd"] = cost_usd(price, usage) if price is not None else None
+            values |= overrun(reservation, usage, values["usd"])
             values |= {
                 "prompt_tokens": usage.prompt_tokens,
                 "cached_tokens": usage.cached_tokens,

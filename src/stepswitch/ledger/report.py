@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from stepswitch.errors import UsageError
-from stepswitch.ledger.book import Ledger, open_ledger
+from stepswitch.ledger.book import OVERRUN_TOLERANCE_USD, Ledger, open_ledger
 from stepswitch.ledger.store import CallRow
 
 By = Literal["model", "step_type", "task", "worker", "tag"]
@@ -33,7 +33,8 @@ class GroupRow:
     share_low: float  # the group's share of all dollars, bounded like the dollars
     share_high: float
     unpriced_calls: int
-    over_reserved: int = 0  # settled above their reservation: the prompt estimate was low
+    over_reserved: int = 0  # settled above their reservation: usage broke a bound (ADR 0013)
+    over_usd: float = 0.0  # by how much, summed
 
     @property
     def cached_share(self) -> float:
@@ -73,6 +74,14 @@ def _dollars(row: CallRow) -> tuple[float, float]:
     return row.low_usd or 0.0, row.high_usd or 0.0
 
 
+def _over(row: CallRow) -> float:
+    """Dollars billed above the reservation; older rows have no over_usd, so compare."""
+    if not row.priced or row.status != "settled":
+        return 0.0
+    over = (row.usd or 0.0) - row.reserved_usd
+    return over if over > OVERRUN_TOLERANCE_USD else 0.0
+
+
 def _keys(row: CallRow, by: By) -> list[str]:
     if by == "model":
         return [f"{row.provider} {row.model}"]
@@ -104,9 +113,8 @@ def _aggregate(key: str, rows: list[CallRow], total_low: float, total_high: floa
         high_usd=high,
         share_low=low / (low + rest_high) if low + rest_high > 0 else 0.0,
         share_high=high / (high + rest_low) if high + rest_low > 0 else 0.0,
-        over_reserved=sum(
-            r.status == "settled" and (r.usd or 0.0) > r.reserved_usd for r in rows if r.priced
-        ),
+        over_reserved=sum(_over(r) > 0 for r in rows),
+        over_usd=sum(_over(r) for r in rows),
         unpriced_calls=sum(
             not r.priced and r.status in ("settled", "bound", "reserved") for r in rows
         ),
@@ -212,8 +220,10 @@ def ledger_command(path: Path, run_id: str | None, by: str, as_json: bool) -> st
         )
     if total.over_reserved:
         lines.append(
-            f"{total.over_reserved} call(s) cost more than their reservation: the prompt estimate "
-            "was low, so a budget may have been passed by the difference"
+            f"{total.over_reserved} call(s) cost more than their reservation, "
+            f"${total.over_usd:.4f} in all: the provider billed more tokens than the request "
+            "can hold or more output than its cap, so a budget may have been passed by that much "
+            "(ssw stops a run at such a call; ADR 0013)"
         )
     if by == "tag":
         lines.append("a call carrying several tags counts once under each")

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from stepswitch.errors import UsageError
 from stepswitch.wire.served import same_model
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_PATH = Path(".ssw/ledger.sqlite")
 BUSY_TIMEOUT_S = 10.0
 
@@ -75,6 +75,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     # The model the provider says it served; NULL on older rows and when it said nothing.
     2: ("ALTER TABLE calls ADD COLUMN served_model TEXT",),
+    # A settled call that billed above its reservation: by how much, and why (ADR 0013). NULL
+    # on older rows (the report still compares usd with reserved_usd) and on calls inside it.
+    3: (
+        "ALTER TABLE calls ADD COLUMN over_usd REAL",
+        "ALTER TABLE calls ADD COLUMN overrun TEXT",
+    ),
 }
 
 
@@ -129,6 +135,21 @@ class CallRow:
     tags: dict[str, str] = field(default_factory=dict)
     price: dict[str, Any] | None = None
     served_model: str | None = None  # as the response named it; `model` is what was asked for
+    over_usd: float | None = None  # billed above the reservation (settled rows only)
+    overrun: str | None = None  # which bound the reported usage broke, in words
+
+    @property
+    def over_reservation(self) -> bool:
+        """Settled above its reservation: the one way a budget can be passed (ADR 0013)."""
+        return self.over_usd is not None and self.over_usd > 0
+
+    def overrun_text(self) -> str:
+        """What the run's reason and the bill say of a call over its reservation."""
+        return (
+            f"{self.provider} {self.model} billed ${self.usd or 0.0:.4f} for step {self.step} "
+            f"({self.step_type}), ${self.over_usd or 0.0:.4f} more than the "
+            f"${self.reserved_usd:.4f} reserved for it: {self.overrun}"
+        )
 
     @property
     def served_other_model(self) -> bool:

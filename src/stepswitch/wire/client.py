@@ -114,6 +114,12 @@ class HttpProvider:
         `deadline` (time.monotonic() by which the run must end) and now + `timeout`."""
         start = time.monotonic()
         call_deadline = deadline if timeout is None else min(deadline, start + timeout)
+        by_timeout = timeout is not None and start + timeout <= deadline
+        limit = (
+            f"the worker's timeout of {timeout:g} s"
+            if by_timeout and timeout is not None
+            else f"the run's remaining {max(0.0, deadline - start):.0f} s"
+        )
         body = json.dumps(self.codec.encode(_own_state_only(request, self.base_url))).encode()
         url = self.codec.url(self.base_url, request)
         headers = {"Content-Type": "application/json", **self.codec.headers(self._api_key)}
@@ -122,7 +128,7 @@ class HttpProvider:
         for number in range(1, self.retry.max_attempts + 1):
             remaining = call_deadline - time.monotonic()
             if remaining <= 0:
-                raise self._deadline_error(last)
+                raise self._deadline_error(last, url, limit)
             if hooks.before_attempt is not None:
                 hooks.before_attempt(number, len(body))
             began = time.monotonic()
@@ -136,6 +142,12 @@ class HttpProvider:
                 self._record(
                     Attempt(number, exc.status, str(exc), 0.0, exc.request_id), began, hooks
                 )
+                if isinstance(exc, DeadlineExceeded):
+                    raise DeadlineExceeded(
+                        f"{exc}: no answer from {url} within {limit}",
+                        status=exc.status,
+                        request_id=exc.request_id,
+                    ) from exc
                 if isinstance(exc, AuthError) or exc.status not in RETRYABLE_STATUS:
                     raise
                 # e.g. Anthropic's `overloaded` (529) arriving as an event inside a stream
@@ -149,11 +161,11 @@ class HttpProvider:
                 break
             wait = self._backoff(number, last.wait)
             if time.monotonic() + wait >= call_deadline:
-                raise self._deadline_error(last)
+                raise self._deadline_error(last, url, limit)
             self._sleep(wait)
         assert last is not None
         raise RetriesExhausted(
-            f"gave up after {self.retry.max_attempts} attempts: {last}",
+            f"gave up after {self.retry.max_attempts} attempts at {url}: {last}",
             status=last.status,
             request_id=last.request_id,
         )
@@ -164,10 +176,10 @@ class HttpProvider:
         ceiling = min(self.retry.max_delay, self.retry.base_delay * 2.0 ** (number - 1))
         return ceiling * self._jitter()
 
-    def _deadline_error(self, last: _Retryable | None) -> DeadlineExceeded:
+    def _deadline_error(self, last: _Retryable | None, url: str, limit: str) -> DeadlineExceeded:
         why = f" (last error: {last})" if last else ""
         return DeadlineExceeded(
-            f"no answer inside the call's deadline{why}",
+            f"no answer from {url} within {limit}{why}",
             status=last.status if last else None,
             request_id=last.request_id if last else None,
         )
