@@ -126,3 +126,55 @@ def test_a_misconfigured_gate_table_is_one_line_naming_the_key(tmp_path):
     assert result.returncode == 2
     assert "gates.lint.timout_s" in result.stderr
     assert result.stderr.strip().count("\n") == 0
+
+
+def test_help_lists_runs_and_run_takes_the_confinement_flags():
+    assert "runs" in ssw("--help").stdout
+    run_help = ssw("run", "--help").stdout
+    for flag in ("--sandbox", "--allow-dirty", "--network"):
+        assert flag in run_help
+    assert "clean" in ssw("runs", "--help").stdout
+
+
+FAKE_PRESET = """\
+name = "fake"
+display_name = "Fake"
+base_url = "{url}"
+wire_formats = ["chat-completions"]
+local = true
+
+[models."org/model-1"]
+family = "fake"
+context_window = 4000
+capabilities = ["tools", "parallel_tool_calls", "json_schema", "streaming"]
+
+[models."org/model-1".price]
+input = 0.0
+output = 0.0
+source = "local"
+as_of = 2026-01-01
+"""
+
+
+def _probe_cli(tmp_path: Path, responder) -> subprocess.CompletedProcess:
+    from stepswitch.fakes.loopback import LoopbackServer
+
+    root = tmp_path / "registry"
+    (root / "providers").mkdir(parents=True)
+    with LoopbackServer(responder) as server:
+        preset = FAKE_PRESET.format(url=server.base_url)
+        (root / "providers" / "fake.toml").write_text(preset)
+        return ssw("probe", "fake", "org/model-1", "--out", str(tmp_path / "out"), registry=root)
+
+
+def test_probe_exits_0_when_every_claim_holds_and_1_when_a_claimed_capability_fails(tmp_path):
+    from tests.test_probe import make_server
+
+    capable = _probe_cli(tmp_path / "capable", make_server())
+    assert capable.returncode == 0, capable.stdout + capable.stderr
+    assert "written: " in capable.stdout
+
+    no_tools = _probe_cli(tmp_path / "no_tools", make_server(tools=False))
+    assert no_tools.returncode == 1, no_tools.stdout + no_tools.stderr
+    assert "the registry claims what these checks did not find: tool_call" in no_tools.stdout
+    assert (tmp_path / "no_tools" / "out" / "probes" / "fake" / "org__model-1.json").exists()

@@ -19,7 +19,8 @@ from stepswitch.errors import DeadlineExceeded
 from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec
 from stepswitch.wire.client import HttpProvider, RetryPolicy
 from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
-from stepswitch.wire.probe import ProbeReport, format_probe_summary, run_probe, write_probe
+from stepswitch.wire.probe import run_probe
+from stepswitch.wire.probe_report import ProbeReport, format_probe_summary, write_probe
 from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request
 from tests.llamacpp_server import CONTEXT_TOKENS, running_server
 
@@ -27,6 +28,9 @@ pytest.importorskip("xllamacpp", reason="needs the `llamacpp` extra: pip install
 pytestmark = pytest.mark.slow
 
 MODEL = "gemma-3-270m"
+# Bounds, not expectations: a call that works on an idle machine in a second can take many
+# times that on a loaded one; only the deadline test below needs a short limit.
+CALL_TIMEOUT_S = 180.0
 # ~1100 tokens of Gemma-3: long enough that a cache hit cannot be the template alone.
 PREFIX = " ".join(f"rule {i}: keep the build green and the tests fast." for i in range(80))
 
@@ -45,7 +49,7 @@ def provider(base_url: str) -> Iterator[HttpProvider]:
 
 
 def _ask(
-    provider: HttpProvider, *messages: Message, timeout: float = 30, **fields: Any
+    provider: HttpProvider, *messages: Message, timeout: float = CALL_TIMEOUT_S, **fields: Any
 ) -> Completion:
     request = Request(model=MODEL, messages=messages, **fields)
     return provider.complete(request, deadline=time.monotonic() + timeout, timeout=timeout)
@@ -113,9 +117,11 @@ def test_streaming_matches_non_streaming_in_shape(provider: HttpProvider) -> Non
 def test_a_deadline_shorter_than_generation_stops_the_call(
     provider: HttpProvider, stream: bool
 ) -> None:
-    # 3000 tokens take tens of seconds here; the call must give up at its 0.5 s timeout.
-    start = time.monotonic()
-    with pytest.raises(DeadlineExceeded):
+    # 3000 tokens take tens of seconds here; the call must give up at its 0.5 s timeout. The
+    # error says how: no byte by then (a plain call), or a stream cut off while still arriving;
+    # a call read to its end before giving up would say neither.
+    stopped = "timed out: ReadTimeout" if not stream else "still arriving|timed out: ReadTimeout"
+    with pytest.raises(DeadlineExceeded, match=stopped):
         _ask(
             provider,
             Message("user", "Write a long story."),
@@ -123,7 +129,6 @@ def test_a_deadline_shorter_than_generation_stops_the_call(
             stream=stream,
             max_output_tokens=3000,
         )
-    assert time.monotonic() - start < 2.0
 
 
 def test_probe_against_llamacpp(base_url: str, tmp_path: Path) -> None:
@@ -144,7 +149,7 @@ def test_probe_against_llamacpp(base_url: str, tmp_path: Path) -> None:
         any_model=True,
         models={MODEL: model},
     )
-    report = run_probe(spec, MODEL, timeout_s=60, max_output_tokens=32)
+    report = run_probe(spec, MODEL, timeout_s=CALL_TIMEOUT_S, max_output_tokens=32)
     path = write_probe(report, tmp_path)
     print(format_probe_summary(report))
     assert ProbeReport.model_validate_json(path.read_text()) == report

@@ -266,6 +266,13 @@ def test_bad_step_type_is_an_error(tmp_path: Path) -> None:
         ("max_output_tokens = 1000", "max_output_tokens = 0", "workers.small.max_output_tokens"),
         ("max_output_tokens = 1000", "max_output_tokens = true", "workers.small.max_output_tokens"),
         ("timeout = 60", "timeout = -1", "workers.small.timeout"),
+        ("timeout = 60", "timeout = true", "workers.small.timeout"),
+        ("timeout = 60", 'timeout = "60"', "workers.small.timeout"),
+        ("timeout = 60", "timeout = nan", "workers.small.timeout"),
+        ("timeout = 60", "timeout = 60\ntemperature = false", "workers.small.temperature"),
+        ("timeout = 60", 'timeout = 60\nbase_url = "localhost:8080"', "workers.small.base_url"),
+        ("[escalation]", "[limits]\nwall_time_s = true\n\n[escalation]", "limits.wall_time_s"),
+        ("[escalation]", "[limits]\nbudget_usd = true\n\n[escalation]", "limits.budget_usd"),
         ("timeout = 60", "timeout = 60\ntemperature = 2.5", "workers.small.temperature"),
         ("escalations = [0]", "escalations = [-1]", "rules[1].when.escalations[0]"),
         ('ladder = ["small", "big"]', "ladder = []", "escalation.ladder"),
@@ -273,6 +280,15 @@ def test_bad_step_type_is_an_error(tmp_path: Path) -> None:
 )
 def test_bad_values_are_errors_naming_the_key(tmp_path: Path, old: str, new: str, key: str) -> None:
     assert _error(tmp_path, BASE.replace(old, new)).key == key
+
+
+def test_timeout_true_is_refused_rather_than_read_as_one_second(tmp_path: Path) -> None:
+    error = _error(tmp_path, BASE.replace("timeout = 60", "timeout = true"))
+    assert error.problem == "Input should be a valid number"
+    assert str(error).endswith("(fix: write a plain number, not true)")
+    assert _load(tmp_path, BASE.replace("timeout = 60", "timeout = 1.5")).workers[
+        "small"
+    ].timeout == pytest.approx(1.5)
 
 
 def test_missing_required_key_is_named(tmp_path: Path) -> None:

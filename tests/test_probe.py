@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -10,18 +11,22 @@ from typing import Any
 
 import pytest
 
-from stepswitch.errors import AuthError
+from stepswitch.errors import AuthError, ProviderError
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.registry.presets import Effort, ModelSpec, Price, ProviderSpec
-from stepswitch.wire.probe import (
+from stepswitch.wire.client import RetryPolicy
+from stepswitch.wire.probe import run_probe
+from stepswitch.wire.probe_report import (
     ProbeReport,
     ProbeResult,
     format_probe_summary,
-    run_probe,
+    probe_exit_code,
     write_probe,
 )
 
 MODEL = "org/model-1"
+# The probe's own retries, without the waits between them.
+NO_WAIT = RetryPolicy(max_attempts=3, base_delay=0.0, max_delay=0.0)
 
 
 def _spec(
@@ -115,7 +120,11 @@ def _probe(
 ) -> ProbeReport:
     with LoopbackServer(responder) as server:
         report = run_probe(
-            _spec(server.base_url, **spec), MODEL, timeout_s=10, check_context=check_context
+            _spec(server.base_url, **spec),
+            MODEL,
+            timeout_s=10,
+            check_context=check_context,
+            retry=NO_WAIT,
         )
         assert report.calls == len(server.requests) <= 15
         return report
@@ -215,17 +224,89 @@ def test_a_hosted_model_skips_the_costly_context_checks_unless_asked() -> None:
     assert "--check-context" in near.detail
 
 
-def test_a_server_error_is_recorded_not_raised() -> None:
-    def flaky(request: RecordedRequest) -> Reply:
+def test_a_lasting_server_error_leaves_the_check_unknown_not_failed() -> None:
+    def overloaded(request: RecordedRequest) -> Reply:
         if "tools" in request.json():
             return Reply(503, {"error": "overloaded"})
         return make_server()(request)
 
-    report = _probe(flaky)
+    report = _probe(overloaded)
     tool = report.result("tool_call")
-    assert (tool.ok, tool.status) == (False, 503)
-    assert "RetriesExhausted" in tool.detail
+    assert (tool.ok, tool.status) == (None, 503)
+    assert tool.detail.startswith("unknown: transient error (RetriesExhausted: ")
+    assert "gave up after 3 attempts" in tool.detail
     assert report.result("json_schema").ok is True
+    assert (
+        "unknown after transient errors (429, 5xx, timeouts): tool_call, parallel_tool_calls"
+        in (format_probe_summary(report))
+    )
+    assert probe_exit_code(report) == 0  # nothing the registry claims was seen to fail
+
+
+def test_a_one_off_429_is_retried_and_the_model_can_do_tools() -> None:
+    capable = make_server()
+    refused: list[int] = []
+
+    def rate_limited_once(request: RecordedRequest) -> Reply:
+        if "tools" in request.json() and not refused:
+            refused.append(429)
+            return Reply(429, {"error": {"message": "rate limited"}})
+        return capable(request)
+
+    report = _probe(rate_limited_once)
+    assert report.result("tool_call").ok is True
+    assert refused == [429]
+    assert probe_exit_code(report) == 0
+
+
+def test_a_429_that_lasts_is_unknown_and_never_reads_as_cannot_do_tools() -> None:
+    def rate_limited(request: RecordedRequest) -> Reply:
+        if "tools" in request.json():
+            return Reply(429, {"error": {"message": "rate limited"}})
+        return make_server()(request)
+
+    tool = _probe(rate_limited).result("tool_call")
+    assert tool.ok is None and tool.status == 429
+    assert tool.detail.startswith("unknown: transient error")
+
+
+def test_a_claimed_capability_that_fails_makes_the_exit_code_1() -> None:
+    report = _probe(make_server(tools=False))
+    assert report.result("tool_call").registry_claims is True
+    assert probe_exit_code(report) == 1
+    assert "the registry claims what these checks did not find: tool_call, parallel_tool_calls" in (
+        format_probe_summary(report)
+    )
+
+
+def test_a_probe_where_no_check_passes_exits_1_whatever_the_registry_claims() -> None:
+    report = _probe(lambda _: Reply(400, {"error": {"message": "unsupported"}}), False)
+    assert not any(r.ok for r in report.results)
+    assert probe_exit_code(report) == 1
+    assert format_probe_summary(report).endswith("no check passed")
+
+
+def test_a_server_that_cannot_be_reached_stops_the_probe_naming_the_url() -> None:
+    with LoopbackServer(make_server()) as server:
+        url = server.base_url  # the port is free again once the server stops
+    with pytest.raises(ProviderError, match=f"cannot reach {re.escape(url)} .*connection error"):
+        run_probe(_spec(url), MODEL, timeout_s=10, retry=NO_WAIT)
+
+
+def test_a_timeout_names_the_url_and_the_limit() -> None:
+    capable = make_server()
+
+    def slow_tools(request: RecordedRequest) -> Reply:
+        if "tools" in request.json():
+            return Reply(body={}, delay_s=5)
+        return capable(request)
+
+    with LoopbackServer(slow_tools) as server:
+        report = run_probe(_spec(server.base_url), MODEL, timeout_s=0.2, retry=NO_WAIT)
+        tool = report.result("tool_call")
+        assert tool.ok is None
+        assert f"no answer from {server.base_url}chat/completions within" in tool.detail
+        assert "0.2 s" in tool.detail
 
 
 def test_a_refused_key_aborts_the_probe() -> None:

@@ -182,11 +182,70 @@ def test_name_and_file_mismatch_names_file_and_key(tmp_path: Path) -> None:
 
 def test_unknown_effort_name_names_file_and_key(tmp_path: Path) -> None:
     path = _write(tmp_path, VALID.replace('["low", "high"]', '["low", "turbo"]'))
-    assert _raises_config_error(path).key == "models.m.reasoning_efforts.1"
+    assert _raises_config_error(path).key == "models.m.reasoning_efforts[1]"
 
 
 def test_missing_file_raises_config_error(tmp_path: Path) -> None:
     assert _raises_config_error(tmp_path / "acme.toml").key == "(file)"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ("input = 1.0", "input = true", "models.m.price.input"),
+        ("input = 1.0", 'input = "1.0"', "models.m.price.input"),
+        ('family = "f"', 'family = "f"\ncontext_window = true', "models.m.context_window"),
+        (
+            'wire_formats = ["chat-completions"]',
+            'wire_formats = ["chat-completions"]\nlocal = 1',
+            "local",
+        ),
+    ],
+)
+def test_a_number_or_flag_of_the_wrong_type_is_refused(
+    tmp_path: Path, old: str, new: str, key: str
+) -> None:
+    assert _raises_config_error(_write(tmp_path, VALID.replace(old, new))).key == key
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("api.acme.test/v1/", "is not an http:// or https:// URL"),
+        ("https://", "has no host"),
+        ("https://api.acme.test:443x/v1/", "is not a URL"),
+    ],
+)
+def test_a_base_url_that_cannot_be_called_names_the_url(
+    tmp_path: Path, url: str, problem: str
+) -> None:
+    text = VALID.replace('"https://api.acme.test/v1/"', f'"{url}"')
+    error = _raises_config_error(_write(tmp_path, text))
+    assert error.key == "base_url"
+    assert error.problem.startswith(f"{url!r} {problem}")
+    assert "e.g. http://127.0.0.1:8080/v1/" in error.problem
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b'name = "acme"\x00', "is binary (a NUL byte at offset 13), not a provider preset"),
+        (b'display_name = "Acm\xe9"', "is not UTF-8 text (byte 0xe9 at offset 19)"),
+    ],
+)
+def test_a_binary_or_non_utf8_preset_is_a_config_error(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    path = tmp_path / "acme.toml"
+    path.write_bytes(content)
+    error = _raises_config_error(path)
+    assert (error.key, error.problem) == ("(file)", problem)
+
+
+def test_a_folder_named_like_a_preset_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "acme.toml").mkdir()
+    error = _raises_config_error(tmp_path / "acme.toml")
+    assert (error.key, error.problem) == ("(file)", "is a folder, not a provider preset")
 
 
 # --- efforts ---

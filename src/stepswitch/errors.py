@@ -30,6 +30,7 @@ class ConfigError(UsageError):
         self.file = file
         self.key = key
         self.problem = problem
+        self.fix = fix
         text = f"{file}: {key}: {problem}"
         if fix:
             text += f" (fix: {fix})"

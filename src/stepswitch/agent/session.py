@@ -14,7 +14,7 @@ from typing import Any
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
 from stepswitch.agent.providers import ProviderFactory
-from stepswitch.errors import RunStopped
+from stepswitch.errors import ProviderError, RunStopped
 from stepswitch.ledger import (
     MIN_OUTPUT_TOKENS,
     Budget,
@@ -174,6 +174,15 @@ class Session:
                 facts.fields["duration_s"] = time.monotonic() - began
                 tracker.close(f"the call raised {type(exc).__name__}")
                 self._account(facts, tracker.rows, None)
+                if isinstance(exc, ProviderError):  # say which worker, whatever failed
+                    named = type(exc)(
+                        f"worker {choice.name!r} ({w.provider} {w.model}): {exc}",
+                        status=exc.status,
+                        raw_body=exc.raw_body,
+                        request_id=exc.request_id,
+                    )
+                    self.record(facts, error=str(named))
+                    raise named from exc
                 self.record(facts, error=str(exc))
                 raise
         facts.fields["duration_s"] = time.monotonic() - began

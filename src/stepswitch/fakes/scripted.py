@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stepswitch.errors import ConfigError
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
+from stepswitch.util.inputs import read_text_input
 from stepswitch.util.prefix import common_prefix_len
 
 
@@ -50,12 +51,11 @@ class Script(_Strict):
 
 
 def load_script(path: Path) -> Script:
+    text = read_text_input(path, "script", "name a YAML script of replies, e.g. script.yaml")
     try:
         # libyaml's loader when present: the pure-Python one costs ~10 ms per script.
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
-    except FileNotFoundError as exc:
-        raise ConfigError(str(path), "(file)", "no such script", "check the path") from exc
+        data = yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
         raise ConfigError(str(path), "(syntax)", str(exc).splitlines()[0], "fix the YAML") from exc
     try:
@@ -63,7 +63,9 @@ def load_script(path: Path) -> Script:
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise ConfigError(str(path), key, first["msg"], "see stepswitch/scripted.py") from exc
+        raise ConfigError(
+            str(path), key, first["msg"], "see src/stepswitch/fakes/scripted.py"
+        ) from exc
 
 
 def _tokens(chars: int) -> int:

@@ -37,18 +37,28 @@ In `.stepswitch.toml` the same tables are `[gates.format]`, `[gates.tests]` and 
 `[tool.stepswitch.gates]` table means "no gates". Every problem is a ConfigError naming the file
 and the key, e.g. `pyproject.toml: tool.stepswitch.gates.lint.timeout_s: ...`.
 
+The gates' truth is the base commit. A run reads this configuration from its fresh worktree,
+before any edit; the golden gate's expected values and the protected constants' old values are
+read from the base commit's objects, never from the worktree (`gates.base`). The configuration
+file, `.stepswitch.toml`, the golden files and the protected paths (`protected_patterns`) are
+what the agent's tools refuse to write, and any change to them in the worktree, by any means, is
+a failing verdict of the `ssw:protected` check that runs before the gates (`gates.tree_diff`).
+A protected path or constant that is not in the base commit, a golden file that is not there or
+does not parse, a command that is not found and a gate that times out on the untouched tree are
+refused before the first paid call (`gates.preflight`), one line, exit 2.
+
 Without configuration a Python repository gets detected gates, cheapest first: `ruff format
 --check` and `ruff check` when the repository configures ruff (`[tool.ruff]`, `ruff.toml`,
 `.ruff.toml`), `mypy` when it configures mypy (`[tool.mypy]`, `mypy.ini`, `.mypy.ini`, `[mypy]` in
 `setup.cfg`), and pytest in two stages when it has test files. A tool the repository configures
-but that is not installed gives a failing gate saying "command not found", never a silent skip.
+but that is not installed is never a silent skip: `ssw run` refuses before any call, saying
+"command not found", and `ssw gates` shows a failing gate saying so.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
@@ -58,6 +68,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from stepswitch.errors import ConfigError
 from stepswitch.gates.tools import pytest_command
 from stepswitch.util.globs import glob_match
+from stepswitch.util.toml import key_of, read_toml
 
 PYPROJECT = "pyproject.toml"
 OWN_FILE = ".stepswitch.toml"
@@ -166,11 +177,9 @@ class GateConfig:
 
 def _read_toml(path: Path, name: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(name, "(syntax)", str(exc), "fix the TOML syntax") from exc
-    except OSError as exc:
-        raise ConfigError(name, "(file)", f"cannot read: {exc.strerror}", "check the file") from exc
+        return read_toml(path, "TOML file", "check the file")
+    except ConfigError as exc:  # named as the repository names it, not by its absolute path
+        raise ConfigError(name, exc.key, exc.problem, exc.fix) from exc
 
 
 def _pyproject_table(data: dict[str, Any]) -> object | None:
@@ -205,13 +214,6 @@ def read_gate_config(root: Path) -> GateConfig | None:
         return None
     gates = _parse_gates(table, PYPROJECT, PYPROJECT_KEY, root)
     return GateConfig(gates, f"{PYPROJECT} [{PYPROJECT_KEY}]", PYPROJECT)
-
-
-def _key_of(prefix: str, loc: tuple[int | str, ...]) -> str:
-    key = prefix
-    for part in loc:
-        key += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return key
 
 
 _FIELD_HINTS = {
@@ -292,7 +294,7 @@ def _parse_gate(name: str, body: dict[str, Any], file: str, key: str, root: Path
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(
-            file, _key_of(key, tuple(first["loc"])), _problem_of(first), _fix_for(first, model)
+            file, key_of(first["loc"], key), _problem_of(first), _fix_for(first, model)
         ) from exc
     assert isinstance(gate, CommandGate | TestsGate | GoldenGate | ProtectedGate)
     _check_paths(gate, file, key)
@@ -330,15 +332,22 @@ def _check_paths(gate: GateSpec, file: str, key: str) -> None:
             )
 
 
-def protected_paths(config: GateConfig) -> tuple[str, ...]:
-    """Globs for Workspace.protected: the gate configuration (and .stepswitch.toml, so a model
-    cannot add one), the golden files and the protected paths."""
-    paths: list[str] = [OWN_FILE]
-    if config.config_file and config.config_file not in paths:
-        paths.append(config.config_file)
+def protected_patterns(config: GateConfig) -> dict[str, str]:
+    """The paths the gates' truth lives in, each with why: the gate configuration (and
+    .stepswitch.toml, so a model cannot add one), the golden files and the protected paths. The
+    tools refuse writes to them; any change to them fails the gates."""
+    out: dict[str, str] = {OWN_FILE: "where the gates are configured"}
+    if config.config_file and config.config_file != OWN_FILE:
+        out[config.config_file] = "where the gates are configured"
     for gate in config.gates:
         if isinstance(gate, GoldenGate):
-            paths.append(gate.expected)
+            out.setdefault(gate.expected, f"the golden file of gate {gate.name}")
         elif isinstance(gate, ProtectedGate):
-            paths.extend(gate.paths)
-    return tuple(dict.fromkeys(paths))
+            for pattern in gate.paths:
+                out.setdefault(pattern, f"protected by gate {gate.name} ({pattern!r})")
+    return out
+
+
+def protected_paths(config: GateConfig) -> tuple[str, ...]:
+    """Globs for Workspace.protected: the keys of `protected_patterns`."""
+    return tuple(protected_patterns(config))

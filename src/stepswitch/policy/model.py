@@ -6,7 +6,7 @@ A policy is a TOML file; `load_policy` validates it so the Router always has an 
 
 from __future__ import annotations
 
-import tomllib
+import json
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -20,8 +20,9 @@ from pydantic import (
 )
 
 from stepswitch.errors import ConfigError, UsageError
-from stepswitch.registry.presets import EFFORT_ORDER, Effort, WireFormatName
+from stepswitch.registry.presets import EFFORT_ORDER, BaseUrl, Effort, WireFormatName
 from stepswitch.steps import StepType
+from stepswitch.util.toml import key_of, read_toml
 
 POLICY_DOCS = "docs/decisions/0003-policy-format.md"
 
@@ -30,9 +31,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-# strict: TOML `true` must not pass as the integer 1.
+# strict: TOML `true` must not pass as the integer 1, nor `"30"` or `true` as 30.0 or 1.0 seconds.
 Count = Annotated[int, Field(gt=0, strict=True)]
 Level = Annotated[int, Field(ge=0, strict=True)]
+Seconds = Annotated[float, Field(gt=0, strict=True, allow_inf_nan=False)]
 
 
 def _as_list(value: object) -> object:
@@ -45,9 +47,9 @@ class WorkerConfig(_Strict):
     model: str = Field(min_length=1)
     effort: Effort | None = None  # None: send no effort field
     max_output_tokens: Count
-    temperature: float | None = Field(default=None, ge=0, le=2)  # None: provider default
-    timeout: float = Field(gt=0)  # seconds per call
-    base_url: str | None = Field(default=None, min_length=1)  # None: the preset's base_url
+    temperature: float | None = Field(default=None, ge=0, le=2, strict=True)  # None: default
+    timeout: Seconds  # per call
+    base_url: BaseUrl | None = None  # None: the preset's base_url
     wire_format: WireFormatName | None = None  # None: the model's or provider's default
     # Opt-outs, on by default; say why in a comment beside them. cache = false: no prompt-cache
     # markers (Anthropic). carry_reasoning = false: the provider's reasoning state (signed
@@ -78,10 +80,14 @@ class Escalation(_Strict):
 
 
 class Limits(_Strict):
+    # The least output cap a call is lowered to when its own does not fit the budget; below it
+    # the call is refused (ADR 0013).
+    min_output_tokens: Count = 1024
     max_steps: Count = 40
     steps_per_rung: Count = 15  # a rung cannot spend the steps the next rung needs
-    wall_time_s: float = Field(default=1800.0, gt=0)
-    budget_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)  # None: no limit
+    wall_time_s: Seconds = 1800.0
+    # None: no limit
+    budget_usd: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
 
 
 class Review(_Strict):
@@ -126,13 +132,6 @@ def route(policy: Policy, step_type: StepType, level: int) -> str | None:
 # --- loading ---
 
 
-def _key_of(loc: tuple[int | str, ...]) -> str:
-    key = ""
-    for part in loc:
-        key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else part)
-    return key or "(top level)"
-
-
 def _model_in(annotation: Any) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -169,6 +168,8 @@ def _fix_for(error: Any) -> str:
         return "add it"
     if loc and loc[-1] == "effort":
         return f"use one of {', '.join(EFFORT_ORDER)}, or leave effort out"
+    if error["type"] in ("float_type", "int_type"):
+        return f"write a plain number, not {json.dumps(error['input'], default=str)}"
     return f"see {POLICY_DOCS}"
 
 
@@ -225,20 +226,8 @@ def _check_limits(policy: Policy, source: str) -> None:
 
 def load_policy(path: Path) -> Policy:
     """Read and validate a policy file; every problem is a ConfigError naming the key."""
-    source = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError(source, "(file)", "no such policy file", "check the path") from exc
-    except IsADirectoryError as exc:
-        raise ConfigError(
-            source, "(file)", "is a folder, not a policy file", "name a .toml file"
-        ) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(source, "(file)", "is not UTF-8 text", "name a TOML policy file") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "(syntax)", str(exc), "fix the TOML syntax") from exc
-    return validate_policy(data, source)
+    data = read_toml(path, "policy file", "name a TOML policy file, e.g. bench/policies/x.toml")
+    return validate_policy(data, str(path))
 
 
 def validate_policy(data: dict[str, Any], source: str) -> Policy:
@@ -248,7 +237,7 @@ def validate_policy(data: dict[str, Any], source: str) -> Policy:
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(
-            source, _key_of(tuple(first["loc"])), _problem_of(first), _fix_for(first)
+            source, key_of(first["loc"]), _problem_of(first), _fix_for(first)
         ) from exc
     policy._source = source
     _check_names(policy, source)

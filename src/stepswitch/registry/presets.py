@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from stepswitch.errors import ConfigError, UsageError
+from stepswitch.util.toml import key_of, read_toml
 
 # The preset whose "models" replay a script over loopback: every record it touches says so.
 SCRIPTED_PROVIDER = "scripted"
@@ -32,6 +41,42 @@ EFFORT_ORDER = ("none", "minimal", "low", "medium", "high", "xhigh")
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 
 
+URL_EXAMPLE = "http://127.0.0.1:8080/v1/"
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a provider's base URL (http or https, with a host), or None."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- reading it checks it: a port that is not a number raises
+    except ValueError as exc:
+        return f"is not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "is not an http:// or https:// URL"
+    if not parts.hostname:
+        return "has no host"
+    if any(c.isspace() for c in url):
+        return "has a space in it"
+    return None
+
+
+def _check_base_url(url: str) -> str:
+    problem = base_url_problem(url)
+    if problem is not None:
+        raise PydanticCustomError(
+            "base_url",
+            "{url} {problem}, e.g. {example}",
+            {"url": repr(url), "problem": problem, "example": URL_EXAMPLE},
+        )
+    return url
+
+
+BaseUrl = Annotated[str, AfterValidator(_check_base_url)]
+# strict: TOML `true` or "1.5" is no price and no token count.
+Dollars = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
+Tokens = Annotated[int, Field(gt=0, strict=True)]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -39,18 +84,18 @@ class _Strict(BaseModel):
 class Price(_Strict):
     """List prices in US dollars per million tokens. Reasoning tokens bill as output."""
 
-    input: float = Field(ge=0)
-    cached_input: float | None = Field(default=None, ge=0)  # None: cached tokens bill as input
-    cache_write: float | None = Field(default=None, ge=0)  # None: writes bill as input
-    output: float = Field(ge=0)
+    input: Dollars
+    cached_input: Dollars | None = None  # None: cached tokens bill as input
+    cache_write: Dollars | None = None  # None: writes bill as input
+    output: Dollars
     source: str = Field(min_length=1)  # where the figure came from (a page, or "local")
     as_of: date
 
 
 class ModelSpec(_Strict):
     family: str = Field(min_length=1)  # e.g. "nemotron", "gpt-oss": second opinions differ in it
-    context_window: int | None = Field(default=None, gt=0)  # None: not known
-    max_output_tokens: int | None = Field(default=None, gt=0)
+    context_window: Tokens | None = None  # None: not known
+    max_output_tokens: Tokens | None = None
     reasoning_efforts: tuple[Effort, ...] = ()
     capabilities: tuple[Capability, ...] = ()
     # "unknown" must be written out: a missing price is an error, never zero.
@@ -66,12 +111,12 @@ class ProviderSpec(_Strict):
     name: str
     display_name: str
     docs: str = ""
-    base_url: str
+    base_url: BaseUrl
     api_key_env: str | None = None  # None: a local server that takes no key
     wire_formats: tuple[WireFormatName, ...] = Field(min_length=1)  # the first is the default
-    local: bool = False
+    local: bool = Field(default=False, strict=True)
     # Local servers serve whatever model is loaded: accept unlisted ids, free, abilities unknown.
-    any_model: bool = False
+    any_model: bool = Field(default=False, strict=True)
     prices_endpoint: str | None = None  # relative to base_url; for `ssw prices refresh`
     models: dict[str, ModelSpec] = Field(default_factory=dict)
 
@@ -91,9 +136,12 @@ class ProviderSpec(_Strict):
         return self.wire_formats[0]
 
 
+REGISTRY_VARIABLE = "SSW_REGISTRY"
+
+
 def registry_dir() -> Path:
     """SSW_REGISTRY, else the copy packaged in the wheel, else the source checkout's registry/."""
-    override = os.environ.get("SSW_REGISTRY")
+    override = os.environ.get(REGISTRY_VARIABLE)
     if override:
         return Path(override)
     packaged = Path(__file__).parents[1] / "_registry"
@@ -106,24 +154,19 @@ def preset_path(name: str, root: Path | None = None) -> Path:
     return (root or registry_dir()) / "providers" / f"{name}.toml"
 
 
-def _key_of(error_loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in error_loc) or "(top level)"
-
-
 def parse_preset(path: Path) -> ProviderSpec:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError(str(path), "(file)", "no such preset", "run `ssw models`") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "(syntax)", str(exc), "fix the TOML syntax") from exc
+    if not path.exists():  # a dangling link too
+        raise ConfigError(str(path), "(file)", "no such preset", "run `ssw models`")
+    data = read_toml(
+        path, "provider preset", f"keep only TOML presets in {path.parent}, or move this aside"
+    )
     try:
         spec = ProviderSpec.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(
             str(path),
-            _key_of(first["loc"]),
+            key_of(first["loc"], drop=("Price",)),
             first["msg"],
             'see registry/README.md; write price = "unknown" when a price is not known',
         ) from exc
@@ -136,7 +179,14 @@ def parse_preset(path: Path) -> ProviderSpec:
 def _load_all(root: Path) -> dict[str, ProviderSpec]:
     folder = root / "providers"
     if not folder.is_dir():
-        raise ConfigError(str(folder), "(folder)", "no provider presets here", "set SSW_REGISTRY")
+        override = os.environ.get(REGISTRY_VARIABLE)
+        fix = (
+            f"point {REGISTRY_VARIABLE} (now {override!r}) at a folder holding "
+            f"providers/<name>.toml, or unset it"
+            if override
+            else f"set {REGISTRY_VARIABLE} to a folder holding providers/<name>.toml"
+        )
+        raise ConfigError(str(folder), "(folder)", "no provider presets here", fix)
     return {p.stem: parse_preset(p) for p in sorted(folder.glob("*.toml"))}
 
 

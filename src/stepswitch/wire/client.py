@@ -114,11 +114,11 @@ class HttpProvider:
         `deadline` (time.monotonic() by which the run must end) and now + `timeout`."""
         start = time.monotonic()
         call_deadline = deadline if timeout is None else min(deadline, start + timeout)
-        by_timeout = timeout is not None and start + timeout <= deadline
+        by_timeout = timeout is not None and start + timeout <= deadline + 1e-6
         limit = (
             f"the worker's timeout of {timeout:g} s"
             if by_timeout and timeout is not None
-            else f"the run's remaining {max(0.0, deadline - start):.0f} s"
+            else f"the run's remaining {max(0.0, deadline - start):.3g} s"
         )
         body = json.dumps(self.codec.encode(_own_state_only(request, self.base_url))).encode()
         url = self.codec.url(self.base_url, request)
@@ -209,9 +209,11 @@ class HttpProvider:
                 text = self._read_text(response, deadline)
         except httpx.TimeoutException as exc:
             raise DeadlineExceeded(f"timed out: {type(exc).__name__}") from exc
+        except httpx.InvalidURL as exc:  # configuration refuses bad URLs first: a backstop
+            raise ProviderError(f"invalid URL {url}: {exc}") from exc
         except (httpx.ConnectError, httpx.UnsupportedProtocol) as exc:
             # The request never left: nothing can have been billed.
-            why = f"connection error: {type(exc).__name__}"
+            why = f"connection error: {type(exc).__name__}: {exc}"
             raise _Retryable(why, None, None, None, sent=False) from exc
         except (httpx.TransportError, httpx.DecodingError) as exc:
             # Connection reset, or the body cut short: transient.

@@ -1,7 +1,9 @@
 """`ssw probe`: ask one provider and model what they really do, and write the answers down.
 
-Every check is one or two real calls (at most ~15 in all). A check that fails records the
-error instead of stopping the probe; only a refused key stops it, since nothing else can work.
+Every check is one or two real calls (at most ~15 in all, retries aside). A check that fails
+records the error instead of stopping the probe; only a refused key or a server that cannot be
+reached at all stops it, since nothing else can work. A transient error (429, 5xx, a timeout) is
+retried, and one that lasts leaves the check unknown: it says nothing about what the model can do.
 """
 
 from __future__ import annotations
@@ -12,16 +14,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from datetime import UTC, datetime
 from functools import partial
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
-
-from stepswitch.errors import AuthError, ProviderError
+from stepswitch.errors import AuthError, DeadlineExceeded, ProviderError, RetriesExhausted
 from stepswitch.registry.presets import Capability, ModelSpec, ProviderSpec, get_model
-from stepswitch.wire.client import HttpProvider, RetryPolicy
+from stepswitch.wire.client import RETRYABLE_STATUS, HttpProvider, RetryPolicy
 from stepswitch.wire.formats.messages_cache import min_cacheable_tokens
 from stepswitch.wire.open import open_provider
+from stepswitch.wire.probe_report import (
+    TRANSIENT,
+    ProbeReport,
+    ProbeResult,
+)
 from stepswitch.wire.types import Attempt, Completion, JsonSchemaFormat, Message, Request, ToolSpec
 
 _FILLER = "the quick brown fox jumps over the lazy dog while a small cat sleeps near the warm fire"
@@ -30,6 +34,8 @@ CACHE_MARGIN = 1.25  # the prefix, in words (about a token each), over the model
 NEAR_SHARES = (0.8, 0.5)  # of the context window; the second only if the first is refused
 OVER_SHARE = 1.25
 _REJECTED = frozenset({400, 413, 422})  # how servers say "prompt too long"
+# A one-off 429 or 503 must not read as "cannot do tools": each call gets three tries.
+PROBE_RETRY = RetryPolicy(max_attempts=3, base_delay=1.0, max_delay=10.0)
 
 
 def _tool(name: str, description: str, arg: str) -> ToolSpec:
@@ -51,34 +57,6 @@ _ANSWER = JsonSchemaFormat(
 )
 
 
-class ProbeResult(BaseModel):
-    name: str
-    ok: bool | None  # None: not applicable, or not measurable on this provider
-    detail: str = ""
-    registry_claims: bool | None = None  # what the registry says; None when it does not say
-    status: int | None = None  # HTTP status of a refusal
-    latency_s: float | None = None
-    measured: dict[str, int | float] = Field(default_factory=dict)
-    usage_keys: list[str] = Field(default_factory=list)
-
-
-class ProbeReport(BaseModel):
-    schema_version: Literal[1] = 1
-    provider: str
-    model: str
-    base_url: str
-    wire_format: str
-    probed_at: str
-    calls: int = 0  # HTTP attempts that left the machine
-    results: list[ProbeResult] = Field(default_factory=list)
-
-    def result(self, name: str) -> ProbeResult:
-        for r in self.results:
-            if r.name == name:
-                return r
-        raise KeyError(f"no check named {name!r} in this probe")
-
-
 def _filler(words: int) -> str:
     base = _FILLER.split()
     return " ".join(base[i % len(base)] for i in range(words))
@@ -98,9 +76,19 @@ def _key_paths(raw: Mapping[str, Any], prefix: str = "") -> set[str]:
     return {f"{prefix}{k}" for k in raw}.union(*nested)
 
 
+def is_transient(exc: ProviderError) -> bool:
+    """Retries ran out, time ran out, or a status that means "later": not the model's answer."""
+    if isinstance(exc, AuthError):
+        return False
+    return isinstance(exc, RetriesExhausted | DeadlineExceeded) or exc.status in RETRYABLE_STATUS
+
+
 def _failure(name: str, exc: ProviderError, prefix: str = "") -> ProbeResult:
-    detail = f"{prefix}{type(exc).__name__}: {exc}"[:400]
-    return ProbeResult(name=name, ok=False, status=exc.status, detail=detail)
+    detail = f"{prefix}{type(exc).__name__}: {exc}"
+    if is_transient(exc):
+        detail = f"{TRANSIENT} ({detail})"
+    ok = None if is_transient(exc) else False
+    return ProbeResult(name=name, ok=ok, status=exc.status, detail=detail[:400])
 
 
 class _Prober:
@@ -108,12 +96,19 @@ class _Prober:
         self.provider, self.model_id, self.timeout_s, self.cap = provider, model_id, timeout_s, cap
         self.latency = 0.0
         self.raw_usages: list[dict[str, Any]] = []
+        self.reached = False  # some attempt made a connection: the server is there
+        self.last_error = ""
+
+    def on_attempt(self, attempt: Attempt) -> None:
+        self.reached = self.reached or attempt.sent
+        self.last_error = attempt.error or ""
 
     def ask(self, messages: tuple[Message, ...], **fields: Any) -> Completion:
         fields.setdefault("max_output_tokens", self.cap)
         request = Request(model=self.model_id, messages=messages, **fields)
         start = time.monotonic()
-        c = self.provider.complete(request, deadline=start + self.timeout_s, timeout=self.timeout_s)
+        # No run deadline here: the per-call timeout is the one limit, and errors name it.
+        c = self.provider.complete(request, deadline=float("inf"), timeout=self.timeout_s)
         self.latency = round(time.monotonic() - start, 3)
         if c.raw_usage:
             self.raw_usages.append(c.raw_usage)
@@ -277,7 +272,8 @@ def _context_over(p: _Prober, window: int) -> ProbeResult:
         if isinstance(exc, AuthError):
             raise
         result = _failure("context_over_limit", exc, prefix="refused: ")
-        result.ok = exc.status in _REJECTED  # refused as too long: the window is real
+        if result.ok is not None:
+            result.ok = exc.status in _REJECTED  # refused as too long: the window is real
         result.measured = {"window": window, "words_sent": words}
         return result
     sent = c.usage.prompt_tokens if c.usage else words
@@ -326,7 +322,15 @@ def _checks(p: _Prober, model: ModelSpec, check_context: bool) -> list[ProbeResu
         else:
             named.append((name, unknown if window is None else partial(check, p, window)))
     named.append(("usage_fields", partial(_usage_fields, p)))
-    return [_guard(name, check) for name, check in named]
+    results = []
+    for name, run_check in named:
+        results.append(_guard(name, run_check))
+        if not p.reached:  # the first check's calls never connected: no other check can
+            raise ProviderError(
+                f"cannot reach {p.provider.base_url} ({p.last_error}); is the server running? "
+                "(fix: start it, or pass --base-url)"
+            )
+    return results
 
 
 def run_probe(
@@ -338,17 +342,20 @@ def run_probe(
     timeout_s: float = 60,
     max_output_tokens: int = 1024,
     check_context: bool | None = None,
+    retry: RetryPolicy = PROBE_RETRY,
 ) -> ProbeReport:
-    """Run every check against one model; AuthError (a refused key) aborts, nothing else does."""
+    """Run every check against one model; AuthError (a refused key) aborts, and a ProviderError
+    when the server cannot be reached at all; nothing else does."""
     model = get_model(spec, model_id)
     calls = 0
+    prober: _Prober | None = None
 
-    def count(_: Attempt) -> None:
+    def count(attempt: Attempt) -> None:
         nonlocal calls
         calls += 1
+        if prober is not None:
+            prober.on_attempt(attempt)
 
-    # One attempt per call: the probe records what the provider does, retries would hide it.
-    retry = RetryPolicy(max_attempts=1)
     provider = open_provider(
         spec, model_id, base_url=base_url, env=env, retry=retry, on_attempt=count
     )
@@ -371,33 +378,3 @@ def run_probe(
         calls=calls,
         results=results,
     )
-
-
-def probe_path(root: Path, provider: str, model_id: str) -> Path:
-    return root / "probes" / provider / f"{model_id.replace('/', '__')}.json"
-
-
-def write_probe(report: ProbeReport, root: Path) -> Path:
-    path = probe_path(root, report.provider, report.model)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return path
-
-
-def _mark(value: bool | None) -> str:
-    return "-" if value is None else ("yes" if value else "NO")
-
-
-def format_probe_summary(report: ProbeReport) -> str:
-    head = (
-        f"probe {report.provider} / {report.model} ({report.wire_format}) at {report.base_url}, "
-        f"{report.probed_at}, {report.calls} calls"
-    )
-    width = max(len(r.name) for r in report.results) if report.results else 5
-    lines = [head, f"{'check':<{width}}  ok   registry  detail"]
-    for r in report.results:
-        detail = r.detail if len(r.detail) <= 100 else r.detail[:97] + "..."
-        lines.append(
-            f"{r.name:<{width}}  {_mark(r.ok):<3}  {_mark(r.registry_claims):<8}  {detail}"
-        )
-    return "\n".join(lines)

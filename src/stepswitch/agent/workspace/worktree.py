@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.errors import UsageError
 
 AUTHOR = ("Stepswitch", "ssw@localhost")
+SSW_FOLDER = ".ssw"  # in the user's checkout: ledger, worktrees/, runs/
 # What the project's tools leave behind is not part of the change, ignored by the repo or not.
 TOOL_LEFTOVERS = (
     ":(exclude,glob)**/__pycache__/**",
@@ -37,30 +39,128 @@ def _git(path: Path) -> object:
         ) from exc
 
 
-def _exclude_ssw_folder(repo: Path) -> None:
-    # Keep .ssw/ (worktrees, run records) out of `git status`; no tracked file changes.
-    exclude = repo / ".git" / "info" / "exclude"
-    if not (repo / ".git").is_dir():
-        return
+def exclude_ssw_folder(repo: Path) -> None:
+    """Keep .ssw/ (ledger, worktrees, run records) out of `git status` and `git add -A`, in any
+    checkout: git names the exclude file (a linked worktree's is in the common git folder).
+    Call it before anything is written to .ssw/; no tracked file changes."""
+    relative = _git_out(repo, "rev-parse", "--git-path", "info/exclude")
+    exclude = repo / relative  # absolute for a linked worktree, relative to repo otherwise
     exclude.parent.mkdir(parents=True, exist_ok=True)
-    text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
-    if ".ssw/" not in text.split():
-        exclude.write_text(text + ("" if text.endswith("\n") or not text else "\n") + ".ssw/\n")
+    text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
+    if SSW_FOLDER + "/" not in text.split():
+        with exclude.open("a", encoding="utf-8") as out:
+            out.write(("\n" if text and not text.endswith("\n") else "") + SSW_FOLDER + "/\n")
+
+
+def _git_out(repo: Path, *args: str) -> str:
+    import git
+
+    try:
+        return str(git.Git(repo).execute(["git", *args]))
+    except git.GitCommandError as exc:
+        command = next(a for a in args if not a.startswith("-"))
+        raise UsageError(f"{repo}: git {command} failed: {exc.stderr.strip()}") from exc
+
+
+def _base_commit(handle: object, repo: Path) -> str:
+    import git
+
+    assert isinstance(handle, git.Repo)
+    try:
+        return str(handle.head.commit.hexsha)
+    except ValueError as exc:
+        raise UsageError(f"{repo} has no commits yet; commit something first") from exc
+
+
+def uncommitted_paths(repo: Path) -> list[str]:
+    """What the checkout has that its HEAD commit has not: changed, staged and untracked files
+    (not ignored ones, not .ssw/, not the tools' caches)."""
+    out = _git_out(
+        repo,
+        "--no-optional-locks",  # a look, not a change: git must not rewrite the index for it
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=normal",
+        "--",
+        ".",
+        f":(exclude){SSW_FOLDER}",
+        *TOOL_LEFTOVERS,
+    )
+    entries = iter(out.split("\0"))
+    paths = []
+    for entry in entries:
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            if entry[0] in "RC":  # a rename or copy: its old path comes next
+                next(entries, None)
+    return paths
+
+
+def check_clean(repo: Path, allow_dirty: bool = False) -> list[str]:
+    """Refuse a checkout the run would not see whole: no commits, or uncommitted changes (the
+    worktree starts from HEAD, so they would be left out) unless `allow_dirty`. Returns the
+    uncommitted paths; makes nothing."""
+    _base_commit(_git(repo), repo)
+    dirty = uncommitted_paths(repo)
+    if dirty and not allow_dirty:
+        raise UsageError(
+            f"{repo} has uncommitted changes ({some_paths(dirty)}): they would be left out of "
+            "the run (commit or stash them, or pass --allow-dirty)"
+        )
+    return dirty
+
+
+def dirty_notice(repo: Path, dirty: list[str]) -> str:
+    """The line a run with --allow-dirty starts with."""
+    return (
+        f"--allow-dirty: the run starts from {repo}'s last commit; its uncommitted changes "
+        f"({some_paths(dirty)}) are left out of the run"
+    )
+
+
+def some_paths(paths: list[str], shown: int = 3) -> str:
+    """ "2 files: a.py, b.py", the first few named."""
+    more = f", and {len(paths) - shown} more" if len(paths) > shown else ""
+    noun = "file" if len(paths) == 1 else "files"
+    return f"{len(paths)} {noun}: {', '.join(paths[:shown])}{more}"
+
+
+# --- the run's lock: held while its process lives, so a worktree left by a killed run is known ---
+
+_HELD: dict[Path, int] = {}  # worktree path -> the open lock file's descriptor
+
+
+def lock_path(repo: Path, run_id: str) -> Path:
+    return repo / SSW_FOLDER / "worktrees" / f"{run_id}.lock"
+
+
+def _hold(lock: Path) -> int:
+    import fcntl
+
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)  # not inherited by the run's commands
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a fresh run id: nobody else holds it
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
 
 
 def create_worktree(repo: Path, run_id: str) -> Worktree:
-    import git
-
     handle = _git(repo)
-    assert isinstance(handle, git.Repo)
-    try:
-        base = handle.head.commit.hexsha
-    except ValueError as exc:
-        raise UsageError(f"{repo} has no commits yet; commit something first") from exc
-    _exclude_ssw_folder(repo)
-    path = repo / ".ssw" / "worktrees" / run_id
+    base = _base_commit(handle, repo)
+    exclude_ssw_folder(repo)
+    path = repo / SSW_FOLDER / "worktrees" / run_id
     branch = f"ssw/{run_id}"
-    handle.git.worktree("add", "-b", branch, str(path), base)
+    lock = lock_path(repo, run_id)
+    fd = _hold(lock)  # before the worktree exists: a live run is never taken for a dead one
+    try:
+        _git_out(repo, "worktree", "add", "-b", branch, str(path), base)
+    except BaseException:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+        raise
+    _HELD[path] = fd
     return Worktree(repo=repo, path=path, branch=branch, base_commit=base)
 
 
@@ -113,7 +213,13 @@ def remove_worktree(worktree: Worktree) -> None:
     """Drop the working folder; the branch and its commit stay in the user's repository."""
     import git
 
-    git.Repo(worktree.repo).git.worktree("remove", "--force", str(worktree.path))
+    try:
+        git.Repo(worktree.repo).git.worktree("remove", "--force", str(worktree.path))
+    finally:
+        fd = _HELD.pop(worktree.path, None)
+        if fd is not None:
+            lock_path(worktree.repo, worktree.path.name).unlink(missing_ok=True)
+            os.close(fd)
 
 
 def describe_checkout(path: Path) -> tuple[str, str]:

@@ -1,0 +1,335 @@
+"""The runs a repository holds (records in .ssw/runs/, worktrees in .ssw/worktrees/, branches
+ssw/<id>) and cleaning up after those that finished or whose ssw process is gone (kill -9, a
+crash, a power cut). Cleaning never loses work: a worktree with uncommitted changes, or a branch
+with commits on no other branch, stays unless forced."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from stepswitch.agent.workspace.worktree import (
+    SSW_FOLDER,
+    lock_path,
+    some_paths,
+    uncommitted_paths,
+)
+from stepswitch.errors import SswError, UsageError
+from stepswitch.records.money import CostRange
+from stepswitch.records.run import RunRecord
+
+BRANCH_PREFIX = "ssw/"
+ABANDONED = "abandoned"  # the record says running, and no process holds the run's lock
+NO_RECORD = "no record"  # a branch or worktree with no run.json beside it
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    run_id: str
+    outcome: str  # the record's outcome, "running" (its process lives), ABANDONED or NO_RECORD
+    cost: CostRange | None = None
+    branch: str | None = None  # ssw/<id>, while it exists
+    worktree: Path | None = None  # .ssw/worktrees/<id>, while it exists
+    record: Path | None = None  # the run folder, when it has run.json
+    pid: int | None = None  # the live process
+    started_at: str | None = None
+    problem: str | None = None  # why the record does not load
+
+    def as_json(self, repo: Path) -> dict[str, Any]:
+        return {
+            "id": self.run_id,
+            "outcome": self.outcome,
+            "dollars": None if self.cost is None else self.cost.model_dump(),
+            "branch": self.branch,
+            "worktree": self.worktree is not None,
+            "started_at": self.started_at,
+            "pid": self.pid,
+            "record": None if self.record is None else self.record.relative_to(repo).as_posix(),
+            "problem": self.problem,
+        }
+
+
+@dataclass
+class Cleaned:
+    run_id: str
+    removed: list[str] = field(default_factory=list)  # "worktree .ssw/worktrees/x", "branch ..."
+    kept: list[str] = field(default_factory=list)  # why something stayed, with the way out
+
+
+def _git(repo: Path, *args: str, check: bool = True) -> tuple[int, str]:
+    import git
+
+    status, out, err = git.Git(repo).execute(
+        ["git", *args], with_extended_output=True, with_exceptions=False
+    )
+    if check and status != 0:
+        raise UsageError(f"{repo}: git {' '.join(args[:2])} failed: {str(err).strip()}")
+    return int(status), str(out)
+
+
+def repo_top(path: Path) -> Path:
+    """The top of the git checkout `path` is in; a UsageError when it is in none."""
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a folder")
+    status, out = _git(path, "rev-parse", "--show-toplevel", check=False)
+    if status != 0 or not out.strip():
+        raise UsageError(f"{path} is not in a git repository (fix: pass --repo PATH)")
+    return Path(out.strip()).resolve()
+
+
+def live_pid(repo: Path, run_id: str) -> int | None:
+    """The pid of the process running `run_id` (it holds the run's lock), else None."""
+    lock = lock_path(repo, run_id)
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.read(fd, 64).decode(errors="replace").strip()
+            return int(text) if text.isdigit() else 0
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _branches(repo: Path) -> set[str]:
+    _, out = _git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/ssw/")
+    return {line for line in out.splitlines() if line.startswith(BRANCH_PREFIX)}
+
+
+def _ids(repo: Path, branches: set[str]) -> list[str]:
+    ssw = repo / SSW_FOLDER
+    found = {b.removeprefix(BRANCH_PREFIX) for b in branches}
+    if (ssw / "runs").is_dir():
+        found |= {p.name for p in (ssw / "runs").iterdir() if p.is_dir()}
+    if (ssw / "worktrees").is_dir():
+        found |= {p.name.removesuffix(".lock") for p in (ssw / "worktrees").iterdir()}
+    return sorted(i for i in found if _SAFE_ID.fullmatch(i))
+
+
+def _read_record(folder: Path) -> RunRecord:
+    """run.json alone (a listing need not parse every step); version 1 through load_run."""
+    from pydantic import ValidationError
+
+    from stepswitch.records.folder import load_run
+
+    path = folder / "run.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read it as JSON ({exc})") from exc
+    if not isinstance(data, dict) or data.get("schema_version", 1) == 1:
+        return load_run(folder).run
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError(f"{path}: does not load: {exc.errors()[0]['msg']}") from exc
+
+
+def _entry(repo: Path, run_id: str, branches: set[str]) -> RunEntry:
+    folder = repo / SSW_FOLDER / "runs" / run_id
+    worktree = repo / SSW_FOLDER / "worktrees" / run_id
+    branch = BRANCH_PREFIX + run_id
+    base = RunEntry(
+        run_id=run_id,
+        outcome=NO_RECORD,
+        branch=branch if branch in branches else None,
+        worktree=worktree if worktree.is_dir() else None,
+        pid=live_pid(repo, run_id),
+    )
+    if base.pid is not None:
+        base = replace(base, outcome="running")
+    if not (folder / "run.json").is_file():
+        if base.pid is None and (base.worktree or lock_path(repo, run_id).exists()):
+            base = replace(base, outcome=ABANDONED)  # killed before its first record
+        return base
+    try:
+        record = _read_record(folder)
+    except UsageError as exc:
+        return replace(base, record=folder, problem=str(exc))
+    ours = record.worktree == f"{SSW_FOLDER}/worktrees/{run_id}"
+    outcome: str = record.outcome
+    if base.pid is not None:
+        outcome = "running"
+    elif outcome == "running" and ours:
+        outcome = ABANDONED
+    return replace(
+        base,
+        outcome=outcome,
+        cost=record.totals.cost,
+        record=folder,
+        started_at=record.started_at,
+    )
+
+
+def list_runs(repo: Path) -> list[RunEntry]:
+    """Every run `repo` has a record, a worktree or a branch of, oldest first (ids sort by time)."""
+    branches = _branches(repo)
+    return [_entry(repo, run_id, branches) for run_id in _ids(repo, branches)]
+
+
+def abandoned_notice(repo: Path) -> str | None:
+    """The line the next `ssw run` prints when earlier runs were left behind; never raises."""
+    try:
+        left = [e.run_id for e in list_runs(repo) if e.outcome == ABANDONED]
+    except (SswError, OSError):
+        return None
+    if not left:
+        return None
+    shown = ", ".join(left[:3]) + (f" and {len(left) - 3} more" if len(left) > 3 else "")
+    return (
+        f"note: {len(left)} earlier run(s) ended without finishing (their ssw process is gone): "
+        f"{shown}; `ssw runs` lists them, `ssw runs clean --all` removes their worktrees and "
+        "branches"
+    )
+
+
+# --- cleaning ---
+
+
+def unrecorded_commits(repo: Path, branch: str) -> list[str]:
+    """Subjects of the commits on `branch` that change something and are on no other branch,
+    tag or remote branch, nor applied to HEAD as the same patch (a squash or a cherry-pick)."""
+    name = branch.removeprefix("refs/heads/")
+    _, out = _git(
+        repo, "rev-list", name, "--not", f"--exclude={name}", "--branches", "--tags", "--remotes"
+    )
+    unique = out.split()
+    if not unique:
+        return []
+    _, cherry = _git(repo, "cherry", "HEAD", name, check=False)
+    applied = {line[2:] for line in cherry.splitlines() if line.startswith("- ")}
+    subjects = []
+    for commit in unique:
+        if commit in applied:
+            continue
+        changed, _ = _git(repo, "diff-tree", "--quiet", "--root", "-r", commit, check=False)
+        if changed:  # exit 1: the commit changes files; an empty ssw commit holds no work
+            _, subject = _git(repo, "log", "-1", "--format=%s", commit)
+            subjects.append(subject.strip())
+    return subjects
+
+
+def _remove_worktree(repo: Path, path: Path) -> None:
+    status, _ = _git(repo, "worktree", "remove", "--force", "--force", str(path), check=False)
+    if status != 0 and path.is_dir():  # a folder git no longer knows: only ours, under .ssw
+        assert path.parent == repo / SSW_FOLDER / "worktrees"
+        shutil.rmtree(path)
+    _forget_worktree(repo, path)
+
+
+def _forget_worktree(repo: Path, path: Path) -> None:
+    """Drop git's entry for a worktree folder that is gone (else its branch cannot be deleted);
+    unlike `git worktree prune`, no other worktree's entry is touched."""
+    if path.exists():
+        return
+    _, common = _git(repo, "rev-parse", "--git-common-dir")
+    admin = (repo / common.strip() / "worktrees").resolve()
+    if not admin.is_dir():
+        return
+    for entry in admin.iterdir():
+        gitdir = entry / "gitdir"
+        try:
+            points_to = Path(gitdir.read_text(encoding="utf-8").strip())
+        except OSError:
+            continue
+        if points_to.resolve() == (path / ".git").resolve():
+            shutil.rmtree(entry)
+
+
+def _mark_abandoned(folder: Path) -> None:
+    """run.json of a run whose process is gone: interrupted, said so, every other field kept."""
+    path = folder / "run.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("outcome") != "running" or data.get("schema_version") != 2:
+        return
+    data.update(
+        outcome="interrupted",
+        exit_code=130,
+        reason="abandoned: its ssw process ended without finishing the run (killed?); "
+        "found by `ssw runs clean`",
+    )
+    staged = path.with_suffix(".json.tmp")
+    staged.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    staged.replace(path)
+
+
+def _some(items: list[str]) -> str:
+    return ", ".join(items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+
+def clean_run(repo: Path, entry: RunEntry, force: bool = False) -> Cleaned:
+    """Remove a finished or abandoned run's worktree and branch; its record stays."""
+    done = Cleaned(entry.run_id)
+    if entry.outcome == "running":
+        if entry.pid is None:
+            why = "not made by `ssw run`: whether its process lives is unknown"
+        else:
+            why = f"pid {entry.pid}" if entry.pid > 0 else "its lock is held"
+        done.kept.append(f"still running ({why})")
+        return done
+    worktree_kept = False
+    if entry.worktree is not None:
+        rel = entry.worktree.relative_to(repo).as_posix()
+        try:
+            dirty = uncommitted_paths(entry.worktree)
+        except UsageError:
+            dirty = ["(git cannot read it)"]
+        if dirty and not force:
+            worktree_kept = True
+            done.kept.append(
+                f"worktree {rel} has uncommitted changes ({some_paths(dirty)}): commit them "
+                f"there (cd {entry.worktree} && git add -A && git commit), or pass --force to "
+                "drop them"
+            )
+        else:
+            _remove_worktree(repo, entry.worktree)
+            done.removed.append(f"worktree {rel}")
+    if not worktree_kept:
+        lock_path(repo, entry.run_id).unlink(missing_ok=True)
+        _forget_worktree(repo, repo / SSW_FOLDER / "worktrees" / entry.run_id)
+    if entry.branch is not None and not worktree_kept:
+        work = [] if force else unrecorded_commits(repo, entry.branch)
+        if work:
+            done.kept.append(
+                f"branch {entry.branch} has {len(work)} commit(s) on no other branch "
+                f"({_some([repr(s) for s in work])}): merge or push it, or pass --force to "
+                "delete it"
+            )
+        else:
+            status, _ = _git(repo, "branch", "-D", entry.branch, check=False)
+            if status == 0:
+                done.removed.append(f"branch {entry.branch}")
+            else:
+                done.kept.append(f"branch {entry.branch}: git would not delete it (checked out?)")
+    if entry.outcome == ABANDONED and entry.record is not None:
+        _mark_abandoned(entry.record)
+        done.removed.append("its 'running' mark (the record now says interrupted)")
+    return done
+
+
+def has_debris(entry: RunEntry) -> bool:
+    return entry.worktree is not None or entry.branch is not None or entry.outcome == ABANDONED
+
+
+def clean_runs(repo: Path, run_id: str | None, force: bool = False) -> list[Cleaned]:
+    """Clean one run (by id) or, with run_id None, every finished or abandoned one."""
+    entries = list_runs(repo)
+    if run_id is not None:
+        chosen = [e for e in entries if e.run_id == run_id]
+        if not chosen:
+            raise UsageError(f"no run {run_id!r} in {repo} (fix: `ssw runs` lists them)")
+    else:
+        chosen = [e for e in entries if e.outcome != "running" and has_debris(e)]
+    return [clean_run(repo, entry, force) for entry in chosen]

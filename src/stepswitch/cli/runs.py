@@ -1,0 +1,109 @@
+"""`ssw runs [--json]`: a repository's runs (id, outcome, dollars, branch, worktree present);
+`ssw runs clean [ID|--all] [--force]`: the worktrees and branches of finished or abandoned runs.
+Run records (.ssw/runs/<id>/) always stay. Exit 0; 1 when a run named by ID was not all cleaned
+(work that is nowhere else, or still running); 2 for a bad repository or ID."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from stepswitch.errors import UsageError
+
+if TYPE_CHECKING:
+    from stepswitch.agent.workspace.runs import RunEntry
+
+runs_app = typer.Typer(
+    help="A repository's runs: list them, clean up after them.", invoke_without_command=True
+)
+
+RepoOption = Annotated[
+    Path | None,
+    typer.Option("--repo", help="The repository (default: the one the current folder is in)."),
+]
+
+
+def render_runs(repo: Path, rows: list[RunEntry]) -> str:
+    from stepswitch.agent.workspace.runs import ABANDONED
+
+    if not rows:
+        return f"no runs in {repo}"
+    table = [("run", "outcome", "dollars", "worktree", "branch")]
+    for e in rows:
+        outcome = e.outcome + (f" (pid {e.pid})" if e.pid else "")
+        branch = (e.branch or "-") + (f"  ({e.problem})" if e.problem else "")
+        cost = "-" if e.cost is None else str(e.cost)
+        table.append((e.run_id, outcome, cost, "yes" if e.worktree else "no", branch))
+    widths = [max(len(row[i]) for row in table) for i in range(4)]
+    lines = [
+        f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:>{widths[2]}}  {d:<{widths[3]}}  {branch}"
+        for a, b, c, d, branch in table
+    ]
+    left = sum(e.outcome == ABANDONED for e in rows)
+    if left:
+        lines.append(
+            f"{left} abandoned (their ssw process is gone): `ssw runs clean --all` removes their "
+            "worktrees and branches; work that is on no other branch stays unless --force"
+        )
+    return "\n".join(lines)
+
+
+@runs_app.callback(invoke_without_command=True)
+def runs(
+    ctx: typer.Context,
+    repo: RepoOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """The repository's runs: id, outcome (abandoned: its process is gone), dollars, worktree
+    present, branch."""
+    ctx.obj = repo
+    if ctx.invoked_subcommand is not None:
+        return
+    from stepswitch.agent.workspace.runs import list_runs, repo_top
+
+    top = repo_top(repo or Path.cwd())
+    entries = list_runs(top)
+    if as_json:
+        typer.echo(json.dumps([e.as_json(top) for e in entries], indent=2))
+    else:
+        typer.echo(render_runs(top, entries))
+
+
+@runs_app.command("clean")
+def clean(
+    ctx: typer.Context,
+    run_id: Annotated[str | None, typer.Argument(metavar="ID", help="One run's id.")] = None,
+    all_runs: Annotated[
+        bool, typer.Option("--all", help="Every run that finished or was abandoned.")
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Also drop uncommitted changes in a worktree and branches on no other branch.",
+        ),
+    ] = False,
+    repo: RepoOption = None,
+) -> None:
+    """Remove the worktrees and ssw/<id> branches of finished or abandoned runs; never a running
+    run, never work that is nowhere else unless --force. Records stay."""
+    from stepswitch.agent.workspace.runs import clean_runs, repo_top
+
+    if (run_id is None) == (not all_runs):
+        raise UsageError("name one run: `ssw runs clean ID`, or every finished one with --all")
+    top = repo_top(repo or ctx.obj or Path.cwd())
+    results = clean_runs(top, run_id, force=force)
+    if not results:
+        typer.echo(f"nothing to clean in {top}")
+    for result in results:
+        for what in result.removed:
+            typer.echo(f"{result.run_id}: removed {what}")
+        for why in result.kept:
+            typer.echo(f"{result.run_id}: kept {why}")
+        if not result.removed and not result.kept:
+            typer.echo(f"{result.run_id}: nothing to clean (its record stays)")
+    if run_id is not None and any(r.kept for r in results):
+        raise typer.Exit(1)
