@@ -3,8 +3,8 @@ from __future__ import annotations
 from stepswitch.gates.protected import (
     check_constants,
     constant_bindings,
+    matches_protected,
     protected_verdict,
-    touched_paths,
 )
 
 BASE = """\
@@ -86,12 +86,12 @@ def test_a_file_that_no_longer_parses_fails_without_raising() -> None:
     assert problem.startswith("consts.py: does not parse (line 1")
 
 
-def test_a_change_under_a_protected_path_fails_naming_the_pattern() -> None:
-    changed = ["data/reference/table.csv", "src/model.py", "golden.json"]
-    assert touched_paths(changed, ["data/reference", "*.json"]) == [
-        "data/reference/table.csv: changed, but it is protected by 'data/reference'",
-        "golden.json: changed, but it is protected by '*.json'",
-    ]
+def test_a_protected_pattern_covers_what_is_below_a_folder_it_names() -> None:
+    patterns = ["data/reference", "*.json"]
+    assert matches_protected("data/reference/table.csv", patterns) == "data/reference"
+    assert matches_protected("golden.json", patterns) == "*.json"
+    assert matches_protected("src/golden.json", patterns) is None  # `*` stays in one folder
+    assert matches_protected("src/model.py", patterns) is None
 
 
 def test_the_verdict_passes_only_without_problems() -> None:

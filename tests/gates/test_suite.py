@@ -220,14 +220,20 @@ def test_a_change_to_a_protected_path_fails_even_when_not_listed_as_changed(
     write_repo(tmp_path, {"data/ref.csv": "a\n1\n"}, git=True)
     (tmp_path / "data/ref.csv").write_text("a\n2\n", encoding="utf-8")
     gate = ProtectedGate(name="constants", kind="protected", paths=("data",))
-    result = _suite(tmp_path, gate).run([], "HEAD")
-    assert "data/ref.csv: changed, but it is protected by 'data'" in result.report
+    suite = _suite(tmp_path, gate)
+    assert (
+        "data/ref.csv: modified, but it is protected by 'data'" in suite.check(gate, "HEAD").report
+    )
+    # In a run the truth check finds it first, and the gates after it do not run.
+    result = suite.run([], "HEAD")
+    assert result.stages == ("ssw:protected",) and result.not_run == ("constants",)
+    assert "data/ref.csv: modified, but it is protected by gate constants" in result.report
 
 
 def test_a_protected_gate_outside_git_fails_with_the_reason(tmp_path: Path) -> None:
     gate = ProtectedGate(name="constants", kind="protected", paths=("data",))
     result = _suite(tmp_path, gate).run(None, "HEAD")
-    assert not result.passed and "cannot read the base commit 'HEAD'" in result.report
+    assert not result.passed and "is in no git repository" in result.report
 
 
 def test_each_gate_log_is_saved_in_the_log_folder(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The gate runner of a repository for `run_task`: its gates, read once at the base commit,
-run against the workspace after each edit, full logs kept in the run folder."""
+checked and run on the untouched tree before the first paid call (`preflight`), then run
+against the workspace after each edit, full logs kept in the run folder."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from stepswitch.gates.config import GateConfig
+from stepswitch.gates.preflight import Baseline, preflight_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
+from stepswitch.util.sandbox import Confinement
 
 
 class RepoGates:
+    """`config` must be read from the worktree before any edit (it then is the base commit's);
+    the suite finds the repository's git folder here, so make it before the first edit too."""
+
     def __init__(
         self,
         config: GateConfig,
@@ -18,11 +24,12 @@ class RepoGates:
         env: Mapping[str, str],
         base_commit: str,
         log_dir: Path | None = None,
+        confinement: Confinement | None = None,
     ) -> None:
         self.config = config
         self.base_commit = base_commit
-        self._suite = GateSuite(config, root, dict(env), log_dir)
-        self._preflight = ""
+        self._suite = GateSuite(config, root, dict(env), log_dir, confinement=confinement)
+        self.baseline: Baseline | None = None  # set by preflight
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -34,14 +41,19 @@ class RepoGates:
             return "  no gates configured or detected: only the review judges this change"
         lines = [f"  gates ({self.config.source}): {', '.join(self.names)}"]
         lines.append(f"  {self._suite.interpreter_line()}")
-        if self._preflight:
-            lines.append(f"  {self._preflight}")
+        if self.baseline is not None:
+            if self.baseline.imports is not None:
+                lines.append(f"  {self.baseline.imports.line()}")
+            lines += [f"  {line}" for line in self.baseline.lines()]
         return "\n".join(lines)
 
-    def preflight(self) -> None:
-        """Before any paid call: the code the tests import resolves inside the workspace.
-        Raises UsageError naming the interpreter and the path when it does not."""
-        self._preflight = self._suite.preflight().line()
+    def preflight(self, log_dir: Path | None = None) -> Baseline:
+        """Before any paid call, on the untouched tree: every gate can run (else a one-line
+        ConfigError, exit 2), the tests import the worktree's code (else a UsageError), and each
+        gate's verdict before any edit, kept in `baseline` for the run's record (full logs in
+        `log_dir` when given)."""
+        self.baseline = preflight_gates(self._suite, self.base_commit, log_dir)
+        return self.baseline
 
     def run(self, changed: list[str]) -> SuiteResult:
         return self._suite.run(changed, self.base_commit)

@@ -33,7 +33,7 @@ from stepswitch.ledger import Budget, Ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import ChangedFile, RunIds, RunRecord
-from stepswitch.records.steps import Finish
+from stepswitch.records.steps import Finish, GateRecord
 from stepswitch.registry.presets import Price, ProviderSpec, load_registry
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.wire.types import ToolCall
@@ -50,7 +50,7 @@ def _relative(path: Path, root: Path | None) -> str:
         try:
             return path.resolve().relative_to(root.resolve()).as_posix() or "."
         except ValueError:
-            pass
+            return path.name  # outside the repository: no machine path in the record
     return str(path)
 
 
@@ -71,6 +71,7 @@ def run_task(
     tags: Mapping[str, str] | None = None,
     repo_root: Path | None = None,  # paths in the record are relative to it
     allow_dirty: bool = False,
+    baseline_gates: Sequence[Mapping[str, object]] = (),  # the gates before any edit (pre-flight)
 ) -> RunRecord:
     if not task.strip():
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
@@ -95,6 +96,7 @@ def run_task(
         },
         scripted=is_scripted(policy),
         allow_dirty=allow_dirty,
+        baseline_gates=[GateRecord.model_validate(g) for g in baseline_gates],
         tags=dict(tags or {}),
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
@@ -110,6 +112,7 @@ def run_task(
         events=events,
         deadline=deadline,
         tags=tags,
+        min_output_tokens=policy.limits.min_output_tokens,
     )
 
     def read_diff() -> tuple[str, list[str]]:

@@ -19,8 +19,15 @@ from stepswitch.agent.events import Sink
 from stepswitch.agent.providers import HttpProviders
 from stepswitch.agent.run import run_task
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
+from stepswitch.agent.workspace.runs import abandoned_notice
 from stepswitch.agent.workspace.setup import set_up_workspace
-from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
+from stepswitch.agent.workspace.worktree import (
+    check_clean,
+    create_worktree,
+    dirty_notice,
+    exclude_ssw_folder,
+    remove_worktree,
+)
 from stepswitch.cli.render import TerminalPrinter
 from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.scripted import load_script, start_scripted_server
@@ -107,6 +114,7 @@ def run_local(
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
     if not (repo / ".git").exists():
         raise UsageError(f"{options.repo} is not the top of a git repository; run `git init` there")
+    dirty = check_clean(repo, options.allow_dirty)  # no commits, or changes the run would miss
     policy = with_overrides(
         load_policy(options.policy_path),
         max_steps=options.max_steps,
@@ -126,6 +134,7 @@ def run_local(
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
     printer = TerminalPrinter(print_line)
     with ExitStack() as cleanup, sigterm_interrupts():  # undone in reverse
+        exclude_ssw_folder(repo)  # before the ledger or anything else lands in .ssw/
         base_urls: dict[str, str] = {}
         if script is not None:
             server, _ = start_scripted_server(script)
@@ -133,9 +142,13 @@ def run_local(
             base_urls[SCRIPTED_PROVIDER] = server.base_url
         ledger = open_ledger(ledger_path(options, repo))
         cleanup.callback(ledger.close)
-        notice = _recovered_notice(ledger)
-        if notice:
-            print_line(notice)
+        for notice in (
+            _recovered_notice(ledger),
+            abandoned_notice(repo),
+            dirty_notice(repo, dirty) if dirty else None,
+        ):
+            if notice:
+                print_line(notice)
         providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
         cleanup.callback(providers.close)
         home = cleanup.enter_context(sandbox_home())
@@ -164,10 +177,12 @@ def run_local(
             budgets=(Budget("task", run_id, limit),) if limit is not None else (),
             providers=providers,
             gates=run_ws.gates,
+            baseline_gates=run_ws.baseline,
             sinks=(printer, *extra_sinks),
             deadline=time.monotonic() + policy.limits.wall_time_s,
             registry=registry,
             tags=dict(options.tags),
             repo_root=repo,
+            allow_dirty=bool(dirty),
         )
     raise AssertionError("unreachable")  # ExitStack re-raises; mypy cannot see it

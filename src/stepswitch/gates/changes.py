@@ -27,7 +27,8 @@ def _git(root: Path, env: Mapping[str, str] | None, *args: str) -> str | None:
     return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
 
 
-def _leftover(path: str) -> bool:
+def leftover(path: str) -> bool:
+    """A file the project's tools leave behind (caches, bytecode): never part of a change."""
     pure = PurePosixPath(path)
     return bool(_LEFTOVER_PARTS & set(pure.parts)) or pure.suffix == ".pyc"
 
@@ -60,7 +61,7 @@ def changed_since(root: Path, base: str, env: Mapping[str, str] | None = None) -
         return None
     others = _git(root, env, "ls-files", "--others", "--exclude-standard", "-z") or ""
     paths = parse_name_status(diff) + [p for p in others.split("\0") if p]
-    return sorted({p for p in paths if p and not _leftover(p)})
+    return sorted({p for p in paths if p and not leftover(p)})
 
 
 def complete_changes(

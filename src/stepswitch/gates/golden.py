@@ -4,6 +4,8 @@ atol + rtol * |expected|, numpy's `isclose`). Numbers are compared within tolera
 exactly; lists by position, objects by key (keys the actual values add are ignored, keys they
 lack are failures). The verdict names the worst offender: key, expected, actual, absolute and
 relative error. A malformed file is a failing verdict with the reason, never an exception.
+The expected values are read from the base commit (GateSuite), never from the worktree, so a
+rewritten golden file changes nothing but the verdict of the truth check.
 
 Values are JSON (any nesting) or CSV (a header row, then one row per record; a cell that reads
 as a number is a number). A CSV file reads as a list of rows keyed by column: `[2].energy` is the
@@ -24,6 +26,7 @@ from stepswitch.gates.runner import GateResult
 
 Format = Literal["json", "csv"]
 MAX_PROBLEMS = 8  # structural problems listed in a report
+NO_SUCH_FILE = "no such file"  # how GoldenFormatError begins when the file is missing
 
 
 class GoldenFormatError(ValueError):
@@ -194,18 +197,28 @@ def compare(expected: object, actual: object, rtol: float, atol: float) -> Compa
     return out
 
 
-def read_expected(path: Path, fmt: Format) -> object:
-    """The expected values from the committed file; raises GoldenFormatError saying why not."""
+def expected_values(data: bytes, fmt: Format) -> object:
+    """The expected values in a golden file's bytes; raises GoldenFormatError saying why not."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise GoldenFormatError("no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise GoldenFormatError(f"cannot read it: {exc}") from exc
     values = parse_values(text, fmt)
     if compare(values, values, 0.0, 0.0).checked == 0:
         raise GoldenFormatError("it holds no numbers to compare")
     return values
+
+
+def read_expected(path: Path, fmt: Format) -> object:
+    """The expected values from a file (outside a repository: `ssw gates` on a plain folder;
+    otherwise they come from the base commit); raises GoldenFormatError saying why not."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise GoldenFormatError(NO_SUCH_FILE) from exc
+    except OSError as exc:
+        raise GoldenFormatError(f"cannot read it: {exc}") from exc
+    return expected_values(data, fmt)
 
 
 def golden_verdict(
@@ -234,7 +247,9 @@ def golden_verdict(
 
 
 def malformed_expected(name: str, expected_file: str, why: str) -> GateResult:
+    """The verdict when the expected values cannot be read (`why` from GoldenFormatError)."""
     report = f"{name}: failed: the golden file {expected_file} is malformed: {why}"
-    if why == "no such file":
-        report = f"{name}: failed: the golden file {expected_file} does not exist"
+    if why.startswith(NO_SUCH_FILE):
+        where = why.removeprefix(NO_SUCH_FILE)
+        report = f"{name}: failed: the golden file {expected_file} does not exist{where}"
     return GateResult(name, False, 0.0, report, report)

@@ -8,7 +8,9 @@ report names the constant, the file and old -> new. What this does not see: a va
 through the names it is computed from in another module, or monkeypatching at run time.
 
 A protected path is a glob (a folder protects everything below it); any change to a matching
-file fails, even one made by a shell command rather than the agent's write tools.
+file fails, even one made by a shell command rather than the agent's write tools: an edit, a
+deletion, a rename either way, a mode change, a symbolic link (`gates.tree_diff`, which compares
+the files themselves with the base commit).
 """
 
 from __future__ import annotations
@@ -132,20 +134,18 @@ def matches_protected(path: str, patterns: Iterable[str]) -> str | None:
     return None
 
 
-def touched_paths(changed: Iterable[str], patterns: Sequence[str]) -> list[str]:
-    """One line per changed file that a protected path pattern covers."""
-    out = []
-    for path in sorted(set(changed)):
-        pattern = matches_protected(path, patterns)
-        if pattern is not None:
-            out.append(f"{path}: changed, but it is protected by {pattern!r}")
-    return out
+PROTECTED_FIX = "Undo these changes: the task must not change protected constants or files."
 
 
-def protected_verdict(name: str, problems: list[str], duration_s: float) -> GateResult:
+def protected_verdict(
+    name: str,
+    problems: list[str],
+    duration_s: float,
+    what: str = "protected values or files changed",
+    fix: str = PROTECTED_FIX,
+) -> GateResult:
     if not problems:
         report = f"{name}: passed"
         return GateResult(name, True, duration_s, report, report)
-    report = f"{name}: failed: protected values or files changed\n" + "\n".join(problems)
-    fix = "\nUndo these changes: the task must not change protected constants or files."
-    return GateResult(name, False, duration_s, report + fix, report)
+    report = f"{name}: failed: {what}\n" + "\n".join(problems)
+    return GateResult(name, False, duration_s, f"{report}\n{fix}", report)

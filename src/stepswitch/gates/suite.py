@@ -1,10 +1,13 @@
 """Run a repository's gates after an edit: cheap checks first, tests in two stages, one verdict.
 
-Gates run in the configured order (detected gates: format, lint, types, tests) and the first
-failing gate stops the rest. A gate with `globs` runs only when a changed file matches one. The
-tests gate runs the impacted tests first (test files that import a changed module, directly or
-through the repository's own modules; changed test files; tests under a changed conftest.py) and
-the full suite only when those pass; with nothing impacted it goes straight to the full suite.
+First the `ssw:protected` check: the files the gates' truth lives in (configuration, golden
+files, protected paths) compared with the base commit, and new symbolic links; it adds a verdict
+only when it fails, and then no gate runs. Gates run in the configured order (detected gates:
+format, lint, types, tests) and the first failing gate stops the rest. A gate with `globs`
+runs only when a changed file matches one. The tests gate runs the impacted tests first (test
+files that import a changed module, directly or through the repository's own modules; changed
+test files; tests under a changed conftest.py) and the full suite only when those pass; with
+nothing impacted it goes straight to the full suite.
 
 Every gate is a subprocess in the workspace with a timeout and an environment without API keys
 (`runner.run_gate`), run by the interpreter `gates.interpreter` chooses with the worktree's own
@@ -26,13 +29,16 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from stepswitch.errors import HarnessError
+from stepswitch.gates.base import BaseTree, BaseUnreadable, is_commit_id
 from stepswitch.gates.changes import complete_changes
 from stepswitch.gates.config import (
     CommandGate,
@@ -41,9 +47,12 @@ from stepswitch.gates.config import (
     GoldenGate,
     ProtectedGate,
     TestsGate,
+    protected_patterns,
 )
 from stepswitch.gates.golden import (
+    NO_SUCH_FILE,
     GoldenFormatError,
+    expected_values,
     golden_verdict,
     malformed_expected,
     read_expected,
@@ -58,16 +67,25 @@ from stepswitch.gates.interpreter import (
     gate_environment,
     project_layout,
 )
-from stepswitch.gates.protected import check_constants, protected_verdict, touched_paths
+from stepswitch.gates.protected import check_constants, protected_verdict
 from stepswitch.gates.report import cap_log, fit_lines, gate_report
 from stepswitch.gates.runner import REPORT_CHARS, Gate, GateResult, run_gate
+from stepswitch.gates.tree_diff import TreeView
+from stepswitch.util.sandbox import Confinement
 
-GIT_TIMEOUT_S = 60.0
+# The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
+TRUTH_CHECK = "ssw:protected"
+TRUTH_FIX = (
+    "Undo these changes: the gate configuration, the golden files and the protected paths are "
+    "read from the base commit and may not change, nor be linked to; no link may lead outside "
+    "the worktree."
+)
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 TEST_COLUMNS = 200
 PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
 PLUGIN = "ssw_select"
 DURATIONS_FILE = "test-durations.json"
+_T = TypeVar("_T")
 
 # -- results ------------------------------------------------------------------------------------
 
@@ -168,6 +186,10 @@ class GateSuite:
     worktree's source first on PYTHONPATH and activates `interpreter` (found by
     `gates.interpreter.find_interpreter` unless given). Measured test durations are kept in
     `state_dir` (default: <checkout>/.ssw/cache when <checkout>/.ssw exists) to order later runs.
+    The repository's git folder is found here, before any edit (`gates.base`): golden values,
+    protected constants and the files the gates' truth lives in are read from the base commit
+    through it, never from the worktree. In a folder outside any repository they cannot be: the
+    golden files are read from the folder and the truth check is left out (`ssw gates` only).
     """
 
     def __init__(
@@ -179,8 +201,10 @@ class GateSuite:
         *,
         interpreter: Interpreter | None = None,
         state_dir: Path | None = None,
+        confinement: Confinement | None = None,  # the run's sandbox, for every gate command
     ) -> None:
         self.config = config
+        self.confinement = confinement
         self.root = root
         self.env = env
         self.log_dir = log_dir
@@ -191,6 +215,8 @@ class GateSuite:
         self.state_dir = state_dir if state_dir is not None else (ssw / "cache")
         self._persist = state_dir is not None or ssw.is_dir()
         self._durations: dict[str, float] = self._load_durations()
+        self.base = BaseTree.find(root, env)
+        self.truth_patterns = protected_patterns(config)
 
     # -- before the first paid call -------------------------------------------------------------
 
@@ -220,21 +246,18 @@ class GateSuite:
             changed = complete_changes(self.root, changed, base_commit, self.env)
         skipped: list[str] = []
         not_run: list[str] = []
+        # First, the files the gates' truth lives in; a passing check adds no verdict.
+        truth = self._guarded(TRUTH_CHECK, lambda: self.truth_check(base_commit))
+        if truth is not None and not truth.passed:
+            self._record(truth, progress)
         for gate in self.config.gates:
             if not gate.applies_to(changed):
                 skipped.append(gate.name)
             elif progress.results and not progress.results[-1].passed:
                 not_run.append(gate.name)
             else:
-                try:
-                    self._run_one(gate, changed, base_commit, progress)
-                except HarnessError:
-                    raise
-                except Exception as exc:  # our bug: never a verdict a model is paid to fix
-                    raise HarnessError(
-                        f"gates: {gate.name}: internal error in Stepswitch's gate code: "
-                        f"{type(exc).__name__}: {exc}"
-                    ) from exc
+                run_one = partial(self._run_one, gate, changed, base_commit, progress)
+                self._guarded(gate.name, run_one)
         return SuiteResult(
             results=tuple(progress.results),
             skipped=tuple(skipped),
@@ -251,35 +274,61 @@ class GateSuite:
             interpreter=self.interpreter.line(),
         )
 
+    @staticmethod
+    def _guarded(name: str, work: Callable[[], _T]) -> _T:
+        try:
+            return work()
+        except HarnessError:
+            raise
+        except Exception as exc:  # our bug: never a verdict a model is paid to fix
+            raise HarnessError(
+                f"gates: {name}: internal error in Stepswitch's gate code: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
     def _run_one(
         self, gate: GateSpec, changed: list[str] | None, base: str, progress: _Progress
     ) -> None:
-        if isinstance(gate, CommandGate):
-            self._record(self._command(gate.name, gate.command, gate.timeout_s), progress)
-        elif isinstance(gate, TestsGate):
+        if isinstance(gate, TestsGate):
             self._tests(gate, changed, progress)
-        elif isinstance(gate, GoldenGate):
-            self._record(self._golden(gate), progress)
         else:
-            self._record(self._protected(gate, changed, base), progress)
+            self._record(self.check(gate, base), progress)
 
-    def _record(self, result: GateResult, progress: _Progress) -> None:
+    def check(self, gate: CommandGate | GoldenGate | ProtectedGate, base: str) -> GateResult:
+        """One gate that is not the tests gate, once, on the tree as it is."""
+        if isinstance(gate, CommandGate):
+            return self.command(gate.name, gate.command, gate.timeout_s)
+        if isinstance(gate, GoldenGate):
+            return self._golden(gate, base)
+        return self._protected(gate, base)
+
+    def keep(self, result: GateResult, log_dir: Path | None) -> tuple[GateResult, Path | None]:
+        """`result` with its report cut to REPORT_CHARS and its log capped; the log saved in
+        `log_dir` (when given) under the next number."""
         log = cap_log(result.log)
         report = result.report
         if len(report) > REPORT_CHARS:
             report = fit_lines(report.splitlines(), REPORT_CHARS)
-        progress.results.append(replace(result, report=report, log=log))
-        if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            number = sum(1 for _ in self.log_dir.iterdir()) + 1
-            path = self.log_dir / f"{number:03d}-{_safe_name(result.name)}.log"
+        path = None
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            number = sum(1 for _ in log_dir.iterdir()) + 1
+            path = log_dir / f"{number:03d}-{_safe_name(result.name)}.log"
             path.write_text(log, encoding="utf-8")
+        return replace(result, report=report, log=log), path
+
+    def _record(self, result: GateResult, progress: _Progress) -> None:
+        kept, path = self.keep(result, self.log_dir)
+        progress.results.append(kept)
+        if path is not None:
             progress.logs.append(path)
 
-    def _command(
+    def command(
         self, name: str, command: str, timeout_s: float, env: dict[str, str] | None = None
     ) -> GateResult:
-        result = run_gate(Gate(name, command, timeout_s), self.root, env or self.gate_env)
+        """A gate command in the worktree (with the gates' environment unless `env`)."""
+        gate = Gate(name, command, timeout_s)
+        result = run_gate(gate, self.root, env or self.gate_env, self.confinement)
         return replace(result, report=gate_report(result))
 
     # -- the tests gate -------------------------------------------------------------------------
@@ -334,7 +383,9 @@ class GateSuite:
         progress: _Progress,
     ) -> GateResult:
         """One pytest run: the selected `files` (None: the whole suite), items in `order`."""
-        with tempfile.TemporaryDirectory(prefix="ssw-stage-") as folder:
+        # Under the gates' TMPDIR: inside a sandbox, the host's /tmp is not the command's.
+        scratch = self.gate_env.get("TMPDIR") or None
+        with tempfile.TemporaryDirectory(prefix="ssw-stage-", dir=scratch) as folder:
             durations = Path(folder) / "durations.json"
             absolute = [str(self.root / f) for f in order]
             spec: dict[str, object] = {
@@ -351,7 +402,7 @@ class GateSuite:
                     f'[ "$status" -eq {PYTEST_NO_TESTS} ] && exit 0\nexit "$status"'
                 )
             began = time.monotonic()
-            result = self._command(name, command, gate.timeout_s, env)
+            result = self.command(name, command, gate.timeout_s, env)
             seconds = progress.test_stage_done(began)
             self._learn_durations(durations)
         if not result.passed and PLUGIN in result.log and "Error while loading" in result.log:
@@ -415,11 +466,31 @@ class GateSuite:
         progress.full_s = time.monotonic() - began
         progress.full_ran = True
 
-    def _golden(self, gate: GoldenGate) -> GateResult:
+    def golden_expected(self, gate: GoldenGate, base: str) -> object:
+        """The gate's expected values at the base commit (from the folder itself when there is
+        no base: see `truth_check`). Raises GoldenFormatError saying why they cannot be read."""
+        commit = None
+        if self.base is not None:
+            try:
+                commit = self.base.commit(base)
+            except BaseUnreadable as exc:
+                if is_commit_id(base):
+                    raise GoldenFormatError(str(exc)) from exc
+        if self.base is None or commit is None:
+            return read_expected(self.root / gate.expected, gate.value_format)
+        try:
+            data = self.base.read(commit, gate.expected)
+        except BaseUnreadable as exc:
+            raise GoldenFormatError(str(exc)) from exc
+        if data is None:
+            raise GoldenFormatError(f"{NO_SUCH_FILE} at the base commit {commit[:12]}")
+        return expected_values(data, gate.value_format)
+
+    def _golden(self, gate: GoldenGate, base: str) -> GateResult:
         began = time.monotonic()
         fmt = gate.value_format
         try:
-            expected = read_expected(self.root / gate.expected, fmt)
+            expected = self.golden_expected(gate, base)
         except GoldenFormatError as exc:
             return malformed_expected(gate.name, gate.expected, str(exc))
         if gate.actual is not None:
@@ -430,7 +501,7 @@ class GateSuite:
         try:
             # Only standard output holds the values; standard error goes to the log.
             command = f"(\n{gate.command}\n) > {shlex.quote(out_name)}"
-            ran = self._command(gate.name, command, gate.timeout_s)
+            ran = self.command(gate.name, command, gate.timeout_s)
             if not ran.passed:
                 return ran
             text = out_path.read_text(encoding="utf-8", errors="replace")
@@ -452,7 +523,7 @@ class GateSuite:
         assert gate.actual is not None
         target = self.root / gate.actual
         before = target.stat().st_mtime_ns if target.exists() else None
-        ran = self._command(gate.name, gate.command, gate.timeout_s)
+        ran = self.command(gate.name, gate.command, gate.timeout_s)
         if not ran.passed:
             return ran
         after = target.stat().st_mtime_ns if target.exists() else None
@@ -474,45 +545,55 @@ class GateSuite:
 
     # -- protected ------------------------------------------------------------------------------
 
-    def _git(self, *args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            ["git", *args],
-            cwd=self.root,
-            env=self.env,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-
-    def _protected(self, gate: ProtectedGate, changed: list[str] | None, base: str) -> GateResult:
+    def truth_check(self, base: str) -> GateResult | None:
+        """The files the gates' truth lives in (the gate configuration, .stepswitch.toml, golden
+        files, protected paths), and symbolic links, against the base commit: any change fails,
+        naming the path. None when there is no base to compare with: outside a repository, or
+        `base` a name (`ssw gates`: HEAD) in one without commits; a commit id that cannot be read
+        fails."""
+        if self.base is None:
+            return None
         began = time.monotonic()
         try:
-            problems = self._protected_problems(gate, changed, base)
-        except (OSError, subprocess.SubprocessError) as exc:
-            problems = [f"cannot read the change from git: {exc}"]
+            commit = self.base.commit(base)
+        except BaseUnreadable as exc:
+            if not is_commit_id(base):
+                return None
+            return protected_verdict(TRUTH_CHECK, [str(exc)], time.monotonic() - began)
+        try:
+            view = TreeView(self.root, self.base, commit)
+            problems = view.protected_changes(self.truth_patterns)
+            problems += view.new_links(self.truth_patterns)
+        except BaseUnreadable as exc:
+            problems = [str(exc)]
+        return protected_verdict(
+            TRUTH_CHECK,
+            problems,
+            time.monotonic() - began,
+            "the files the gates read their truth from changed",
+            TRUTH_FIX,
+        )
+
+    def _protected(self, gate: ProtectedGate, base: str) -> GateResult:
+        began = time.monotonic()
+        if self.base is None:
+            problems = [
+                f"{self.root} is in no git repository: there is no base commit to compare with"
+            ]
+        else:
+            try:
+                problems = self._protected_problems(gate, self.base, self.base.commit(base))
+            except BaseUnreadable as exc:
+                problems = [str(exc)]
         return protected_verdict(gate.name, problems, time.monotonic() - began)
 
-    def _protected_problems(
-        self, gate: ProtectedGate, changed: list[str] | None, base: str
-    ) -> list[str]:
-        check = self._git("rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
-        if check.returncode != 0:
-            why = check.stderr.decode("utf-8", "replace").strip() or "no such commit"
-            return [f"cannot read the base commit {base!r}: {why}"]
+    def _protected_problems(self, gate: ProtectedGate, base: BaseTree, commit: str) -> list[str]:
         problems: list[str] = []
         if gate.paths:
-            diff = self._git("diff", "--name-only", "--relative", "-z", base)
-            others = self._git("ls-files", "--others", "--exclude-standard", "-z")
-            touched = {
-                p
-                for out in (diff.stdout, others.stdout)
-                for p in out.decode("utf-8", "replace").split("\0")
-                if p
-            }
-            problems += touched_paths(touched | set(changed or ()), gate.paths)
+            why = {p: f"protected by {p!r}" for p in gate.paths}
+            problems += TreeView(self.root, base, commit).protected_changes(why)
         for file, names in gate.constants.items():
-            shown = self._git("show", f"{base}:./{file}")
-            old = shown.stdout.decode("utf-8", "replace") if shown.returncode == 0 else None
+            old = base.text(commit, file)
             current = self.root / file
             new = (
                 current.read_text(encoding="utf-8", errors="replace") if current.is_file() else None

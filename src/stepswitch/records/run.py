@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stepswitch.records.money import CostRange
-from stepswitch.records.steps import SCHEMA_VERSION
+from stepswitch.records.steps import SCHEMA_VERSION, GateRecord
 
 # done: the gates passed and the review approved (or none is configured); gates_failed: the gates
 # failed on every rung; limit: steps, time, dollars or the last rung's steps ran out;
@@ -74,6 +74,7 @@ class RunRecord(_Record):
     outcome: Outcome | Literal["running"] = "running"
     exit_code: int | None = None
     reason: str = ""
+    baseline_gates: list[GateRecord] = Field(default_factory=list)  # before any edit or call
     gates_verdict: Literal["passed", "failed", "not_run", "none"] = "not_run"
     review_verdict: str | None = None
     totals: Totals = Field(default_factory=Totals)

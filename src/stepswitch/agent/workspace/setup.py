@@ -7,7 +7,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import stepswitch
 from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.gates.config import protected_paths
@@ -21,6 +23,7 @@ from stepswitch.util.sandbox import Confinement, Sandbox, child_env, policy_for_
 class RunWorkspace:
     workspace: Workspace
     gates: RepoGates
+    baseline: list[dict[str, Any]]  # each gate's verdict on the untouched tree (GateRecord)
 
 
 def set_up_workspace(
@@ -38,8 +41,11 @@ def set_up_workspace(
     where both are the same folder); runs the gates' pre-flight before any paid call."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
     env = child_env(os.environ, home)  # an allow-list: no key, token or password
+    # ssw's own package stays readable inside: the gates load its pytest plugin from there.
+    package = Path(stepswitch.__file__).resolve().parent
     confinement = Confinement(
-        sandbox, policy_for_worktree(checkout, repo, home, env, network=network)
+        sandbox,
+        policy_for_worktree(checkout, repo, home, env, network=network, read_only=(package,)),
     )
     workspace = Workspace(
         checkout,
@@ -49,7 +55,6 @@ def set_up_workspace(
         # The run tool sees the gates' environment: the checkout's code first on the path.
         env=gate_environment(checkout, env, find_interpreter(checkout, env)),
     )
-    gates = RepoGates(config, checkout, env, base_commit, log_dir)
-    if config.gates:
-        gates.preflight()
-    return RunWorkspace(workspace, gates)
+    gates = RepoGates(config, checkout, env, base_commit, log_dir, confinement)
+    baseline = gates.preflight() if config.gates else None
+    return RunWorkspace(workspace, gates, list(baseline.records()) if baseline else [])

@@ -1,0 +1,98 @@
+"""Inside a real run (`run_local`, the scripted provider): a gate that cannot run is refused before
+the first call, and what the `run` tool does to the gates' truth (rewrite a golden file, `git mv`
+a protected one) fails the gates, naming the paths."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from stepswitch.cli.run import RunOptions, run_local
+from stepswitch.errors import ConfigError
+from stepswitch.ledger import open_ledger
+from tests.agent.conftest import (
+    BUG_LINE,
+    approve_and_summarize,
+    done,
+    git,
+    make_policy,
+    make_repo,
+    run_ssw,
+    tool,
+    write_policy,
+    write_script,
+)
+
+PY = shlex.quote(sys.executable)
+MEAN = f"{PY} -c 'from calc.ops import mean; print(mean([1.0, 2.0, 3.0]))'"
+
+
+def configure(repo: Path, gates: str, files: dict[str, str] | None = None) -> None:
+    (repo / ".stepswitch.toml").write_text(gates, encoding="utf-8")
+    for rel, text in (files or {}).items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "gates")
+
+
+def test_a_gate_that_cannot_run_refuses_the_run_before_any_call(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", "mean_bug")
+    configure(repo, '[gates.lint]\ncommand = "no-such-tool-ssw check ."\n')
+    options = RunOptions(
+        repo=repo,
+        task="Fix mean.",
+        policy_path=write_policy(tmp_path, make_policy()),
+        script=write_script(tmp_path, [done("never asked")]),
+    )
+    with pytest.raises(ConfigError) as caught:
+        run_local(options, lambda line: None)
+    assert caught.value.exit_code == 2
+    assert str(caught.value).startswith("gates: lint: command not found: no-such-tool-ssw (fix: ")
+    ledger = open_ledger(repo / ".ssw" / "ledger.sqlite")
+    try:
+        assert ledger.rows() == []  # no call was made, or even reserved
+    finally:
+        ledger.close()
+    assert list((repo / ".ssw").glob("runs/*/run.json")) == []
+
+
+@pytest.mark.slow
+def test_a_golden_file_rewritten_and_a_protected_file_moved_by_the_run_tool_fail_the_gates(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "repo", "mean_bug")
+    gates = (
+        f'[gates.mean]\nkind = "golden"\nexpected = "golden/mean.json"\ncommand = "{MEAN}"\n\n'
+        '[gates.reference]\nkind = "protected"\npaths = ["data/**"]\n'
+    )
+    configure(repo, gates, {"golden/mean.json": "2.0\n", "data/ref.csv": "a\n1\n"})
+    forge = "printf '1.5\\n' > golden/mean.json && git mv data/ref.csv ref.csv"
+    same = BUG_LINE + "  # unchanged"
+    replies = [
+        done("plan"),
+        done("calc/ops.py"),
+        done("mean divides by n + 1"),
+        tool("run", command=forge),
+        done("made the golden file agree"),
+        tool("edit", path="calc/ops.py", old=BUG_LINE, new=same),
+        done("edited"),
+        done("the truth check fails"),  # triage, on the last rung
+        tool("edit", path="calc/ops.py", old=same, new=same + " again"),
+        done("tried again"),
+        *approve_and_summarize(),  # never asked for
+    ]
+    policy = make_policy(escalation={"after_gate_failures": 1})
+    run = run_ssw(tmp_path, repo, replies, policy=policy)
+
+    assert any("gates: mean already fails before any edit" in line for line in run.lines)
+    assert (run.record.outcome, run.record.exit_code) == ("gates_failed", 1)
+    [shown] = [c.output for s in run.model_steps for c in s.tool_calls if c.name == "run"]
+    first = run.of("gates")[0]
+    assert first.failed_gate == "ssw:protected"
+    report = first.gates[0].report
+    assert "golden/mean.json: modified, but it is the golden file of gate mean" in report, shown
+    assert "data/ref.csv: renamed to ref.csv, but it is protected by gate reference" in report
