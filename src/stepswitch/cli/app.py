@@ -12,7 +12,9 @@ from typing import Annotated
 import typer
 
 from stepswitch.cli.bench import bench_app
-from stepswitch.errors import SswError
+from stepswitch.cli.runs import runs_app
+from stepswitch.cli.site import serve_command, site_app
+from stepswitch.errors import SswError, UsageError
 
 app = typer.Typer(
     name="ssw",
@@ -26,6 +28,18 @@ app.add_typer(prices_app, name="prices")
 policy_app = typer.Typer(help="Policy files: which worker takes which step.", no_args_is_help=True)
 app.add_typer(policy_app, name="policy")
 app.add_typer(bench_app, name="bench")
+app.add_typer(runs_app, name="runs")
+app.add_typer(site_app, name="site")
+app.command("serve")(serve_command)
+
+
+def _checked_url(flag: str, url: str | None) -> str | None:
+    from stepswitch.registry.presets import URL_EXAMPLE, base_url_problem
+
+    problem = None if url is None else base_url_problem(url)
+    if problem is not None:
+        raise UsageError(f"{flag} {url!r} {problem} (fix: e.g. {URL_EXAMPLE})")
+    return url
 
 
 @app.command()
@@ -56,7 +70,7 @@ def prices_refresh(
     changes = refresh_prices(
         spec,
         preset_path(provider),
-        base_url=base_url,
+        base_url=_checked_url("--base-url", base_url),
         api_key=api_key_from_env(spec),
         today=date.today(),
     )
@@ -81,16 +95,22 @@ def probe(
         ),
     ] = None,
 ) -> None:
-    """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache."""
+    """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache.
+    Exit 1 when a check the registry claims fails, or when no check got an answer."""
     from stepswitch.registry.presets import get_provider, registry_dir
-    from stepswitch.wire.probe import format_probe_summary, run_probe, write_probe
+    from stepswitch.wire.probe import run_probe
+    from stepswitch.wire.probe_report import format_probe_summary, probe_exit_code, write_probe
 
     report = run_probe(
-        get_provider(provider), model, base_url=base_url, check_context=check_context
+        get_provider(provider),
+        model,
+        base_url=_checked_url("--base-url", base_url),
+        check_context=check_context,
     )
     path = write_probe(report, out or registry_dir())
     typer.echo(format_probe_summary(report))
     typer.echo(f"written: {path}")
+    raise typer.Exit(probe_exit_code(report))
 
 
 @policy_app.command("check")
@@ -122,8 +142,6 @@ def gates(
 
 
 def _parse_tags(tags: list[str]) -> tuple[tuple[str, str], ...]:
-    from stepswitch.errors import UsageError
-
     pairs = []
     for tag in tags:
         key, sep, value = tag.partition("=")
@@ -148,7 +166,6 @@ def ledger_report(
     """Calls, tokens (cached share) and dollars per group, with ranges where usage was lost."""
     import os
 
-    from stepswitch.errors import UsageError
     from stepswitch.ledger import ledger_command
 
     if by not in ("model", "step_type", "task", "worker", "tag"):
@@ -182,19 +199,34 @@ def run(
     tag: Annotated[
         list[str] | None, typer.Option(help="KEY=VALUE for cost attribution (repeatable).")
     ] = None,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="What confines the agent's commands and the gates: auto, bwrap, unshare or none."
+        ),
+    ] = "auto",
+    allow_dirty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-dirty",
+            help="Run although PATH has uncommitted changes: left out, said and recorded.",
+        ),
+    ] = False,
+    network: Annotated[
+        bool,
+        typer.Option("--network", help="Let the agent's commands and the gates reach the network."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
 ) -> None:
-    """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change."""
+    """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change.
+    PATH must have no uncommitted changes (they would be left out) unless --allow-dirty."""
     from stepswitch.cli.run import RunOptions, run_local
-    from stepswitch.errors import UsageError
+    from stepswitch.util.inputs import read_text_input
 
     if (task is None) == (task_file is None):
         raise UsageError("give the task with exactly one of --task TEXT or --task-file F")
     if task_file is not None:
-        try:
-            task = task_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read --task-file {task_file}: {exc.strerror}") from exc
+        task = read_text_input(task_file, "task file", "name a text file that says the task")
     options = RunOptions(
         repo=path,
         task=task or "",
@@ -204,6 +236,9 @@ def run(
         script=script,
         ledger_path=ledger,
         tags=_parse_tags(tag or []),
+        sandbox=sandbox,
+        allow_dirty=allow_dirty,
+        network=network,
     )
     record = run_local(options, _printer(as_json))
     if as_json:
@@ -217,11 +252,16 @@ def demo(
         Path | None, typer.Option("--dir", help="Where to put the sample (default: a temp folder).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
+    sandbox: Annotated[
+        str, typer.Option(help="auto, bwrap, unshare or none: what confines the commands.")
+    ] = "auto",
 ) -> None:
     """A full task on a sample repository with a SCRIPTED model: no key, no network needed."""
     from stepswitch.cli.demo import run_demo
 
-    record = run_demo(directory, _printer(as_json))
+    if directory is not None and directory.exists() and not directory.is_dir():
+        raise UsageError(f"--dir {directory} is a file (fix: pick a new folder for the demo)")
+    record = run_demo(directory, _printer(as_json), sandbox)
     if as_json:
         typer.echo(record.model_dump_json(indent=2))
     raise typer.Exit(record.exit_code or 0)

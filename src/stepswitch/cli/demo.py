@@ -1,5 +1,6 @@
 """`ssw demo`: the sample repository, committed in a new folder, and the demo task run on it
-with scripted replies: no key, no network."""
+with scripted replies: no key, no network. Each step is also priced as if a real ladder had
+served it (demo/as_if.py), and the run's replay page is built into its run folder."""
 
 from __future__ import annotations
 
@@ -10,18 +11,36 @@ from collections.abc import Callable
 from pathlib import Path
 
 from stepswitch.cli.run import RunOptions, run_local
+from stepswitch.demo.as_if import AsIfBill, as_if_models
 from stepswitch.demo.demo import POLICY, SCRIPT, TASK, prepare_sample
+from stepswitch.errors import UsageError
 from stepswitch.records.run import RunRecord
+from stepswitch.registry.presets import load_registry
+from stepswitch.site.build import build_site
+
+REPLAY = "replay"  # the replay page's folder inside the run folder
 
 
-def run_demo(target: Path | None, print_line: Callable[[str], None]) -> RunRecord:
+def run_demo(
+    target: Path | None, print_line: Callable[[str], None], sandbox: str = "auto"
+) -> RunRecord:
+    as_if = AsIfBill(as_if_models(load_registry()), print_line)  # refuses before anything is made
     repo = prepare_sample(target or Path(tempfile.mkdtemp(prefix="ssw-demo-")))
     # The sample's tests run with this Python (it has pytest), whatever PATH says.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     print_line(f"demo repository: {repo}")
     print_line(f"task: {TASK}")
     record = run_local(
-        RunOptions(repo=repo, task=TASK, policy_path=POLICY, script=SCRIPT), print_line
+        RunOptions(repo=repo, task=TASK, policy_path=POLICY, script=SCRIPT, sandbox=sandbox),
+        print_line,
+        extra_sinks=(as_if,),
     )
     print_line(f"see the change: git -C {repo} show {record.branch}")
+    folder = repo.resolve() / ".ssw" / "runs" / record.run_id
+    try:
+        built = build_site([folder], folder / REPLAY, title=f"Stepswitch demo run {record.run_id}")
+    except UsageError as exc:  # the run stands; its exit code is the run's, not the page's
+        print_line(f"replay page: not built ({exc})")
+        return record
+    print_line(f"replay page: {built.page}")
     return record

@@ -1,0 +1,294 @@
+"""The replay page built from recorded runs: what it shows, what it never holds, and how it takes
+bench run folders that are incomplete."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from stepswitch.cli.site import site_app
+from stepswitch.errors import UsageError
+from stepswitch.records.folder import load_run
+from stepswitch.records.steps import ModelStep, ToolCallRecord
+from stepswitch.site.build import build_site
+
+from .conftest import CONTESTANTS, FAILED_REPORT, DemoRun, model_step, write_bench, write_run
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET_SHAPED = [
+    re.compile(r"sk-[A-Za-z0-9_-]{12,}"),
+    re.compile(r"(?i)bearer\s+[A-Za-z0-9._-]{12,}"),
+    re.compile(r"(?i)(api[_-]?key|secret|token|password)\s*[=:]\s*\S{8,}"),
+]
+BLOCK = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
+
+
+def blocks(html: str) -> dict[str, Any]:
+    return {m.group(1): json.loads(m.group(2)) for m in BLOCK.finditer(html)}
+
+
+def task_block(html: str, board: int = 0, task: int = 0) -> dict[str, Any]:
+    return blocks(html)[f"d-b{board}-t{task}"]
+
+
+def test_a_demo_run_page_shows_every_step_with_its_model_tokens_dollars_and_tools(
+    demo_run: DemoRun, page_of: Any
+):
+    html = page_of(demo_run.folder)
+    loaded = load_run(demo_run.folder)
+    data = task_block(html)
+    (run,) = data["runs"][data["contestants"][0]]
+
+    kinds = [e["kind"] for e in run["events"]]
+    assert kinds == [e.kind for e in loaded.steps]
+    steps = [e for e in run["events"] if e["kind"] == "model_step"]
+    recorded = loaded.model_steps
+    assert [(s["step_type"], s["worker"], s["model"]) for s in steps] == [
+        (s.step_type, s.worker, s.model) for s in recorded
+    ]
+    first = recorded[2]
+    assert steps[2]["tokens_text"] == (
+        f"in {first.prompt_tokens:,} "
+        f"({first.cached_tokens / first.prompt_tokens:.0%} cached) out {first.completion_tokens:,}"
+    )
+    assert {s["cost_text"] for s in steps} == {"$0.0000"}
+    assert steps[1]["tool_calls"][0]["name"] == "find_files"
+    assert run["outcome"] == "done" and run["review_verdict"] == "approve"
+    review = next(e for e in run["events"] if e["kind"] == "review")["review"]
+    assert review["second_opinion"] == "approve"
+    assert f"in {demo_run.record.totals.prompt_tokens:,}" in html  # the totals row
+
+
+def test_scripted_runs_carry_their_label_on_every_view(demo_run: DemoRun, page_of: Any):
+    html = page_of(demo_run.folder)
+    data = task_block(html)
+    (run,) = data["runs"][data["contestants"][0]]
+
+    assert "SCRIPTED: these runs replay scripted replies" in html  # the banner
+    assert run["labels"] == ["scripted"]  # the task view's column and run
+    assert all(e["scripted"] for e in run["events"] if e["kind"] == "model_step")  # each step
+    totals = html.split("<table class='totals'>")[1].split("</table>")[0]
+    tasks = html.split("<table class='tasks'>")[1].split("</table>")[0]
+    legend = html.split('<p class="legend">')[1].split("</p>")[0]
+    for view in (totals, tasks, legend):
+        assert '<span class="badge b-scripted">scripted</span>' in view
+
+
+def test_the_page_holds_no_secret_shaped_string_and_no_absolute_path_of_the_machine(
+    demo_run: DemoRun, page_of: Any, tmp_path: Path
+):
+    html = page_of(demo_run.folder)
+
+    assert [p.pattern for p in SECRET_SHAPED if p.search(html)] == []
+    for folder in (tmp_path, demo_run.repo, Path.home(), REPO):
+        assert str(folder) not in html
+    # The demo's policy lies outside the sample repository: named by its file only, said so.
+    assert "policy.toml (outside the repository; its folder is not shown)" in html
+    assert "reasoning_content" not in html and "encrypted" not in html
+
+
+def test_the_page_loads_nothing_from_anywhere(demo_run: DemoRun, page_of: Any):
+    html = page_of(demo_run.folder)
+
+    assert re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html) == []
+    assert "<link" not in html and "@import" not in html and "url(" not in html
+    assert "default-src 'none'" in html  # the page's own policy forbids any fetch
+
+
+def test_text_from_a_record_cannot_end_its_block_or_inject_markup(tmp_path: Path, page_of: Any):
+    hostile = "</script><script>alert(1)</script><!-- <b>bold</b>"
+    step = model_step(
+        20,
+        9,
+        "run",
+        "small",
+        tool_calls=[ToolCallRecord(name="run", arguments="{}", ok=True, output=hostile)],
+    )
+    folder = write_run(tmp_path / "r1", run_id="r1", task=hostile, extra_events=[step])
+    html = page_of(folder)
+
+    assert "<script>alert(1)" not in html
+    assert html.count("<script") == len(blocks(html)) + 1  # the data blocks and the page's own
+    outputs = [
+        c["output"]
+        for e in task_block(html)["runs"]["ladder.toml"][0]["events"]
+        if e["kind"] == "model_step"
+        for c in e["tool_calls"]
+    ]
+    assert hostile in outputs  # kept as recorded, shown as text
+
+
+def test_a_bench_run_shows_contestants_side_by_side_with_totals_grades_and_the_paired_summary(
+    bench_run: Path, page_of: Any
+):
+    html = page_of(bench_run)
+    first, second = task_block(html, task=0), task_block(html, task=1)
+
+    assert first["task"] == "general/mean_bug" and second["task"] == "general/median_feature"
+    assert first["contestants"] == list(CONTESTANTS)
+    ladder = first["runs"]["ladder"][0]
+    kinds = [e["kind"] for e in ladder["events"]]
+    assert kinds.count("gates") == 2 and "escalation" in kinds
+    failed = next(e for e in ladder["events"] if e["kind"] == "gates")
+    assert (failed["note"], failed["gates"][0]["report"]) == ("failed: tests", FAILED_REPORT)
+    edit = next(e for e in ladder["events"] if e.get("step_type") == "edit")
+    assert [c["refused"] for c in edit["tool_calls"]] == [True, False]
+    review = next(e for e in ladder["events"] if e["kind"] == "review")["review"]
+    assert (review["second_opinion"], review["agree"]) == ("reject", False)
+    assert second["runs"]["ultra"][0]["grade"] == "failed (1 failed, 3 passed)"
+    totals = html.split("<table class='totals'>")[1].split("</table>")[0]
+    assert "<td>ladder</td><td>2</td><td>2</td><td>2 of 2</td><td>$0.0120</td>" in totals
+    assert "<td>ultra</td><td>2</td><td>2</td><td>1 of 2</td>" in totals
+    # escalations, gate failures, refusals, review rejections
+    assert "<td>1</td><td>1</td><td>2</td><td>0</td></tr>" in totals
+    assert (
+        "<li><b>ladder</b> vs <b>ultra</b>, dollars per task run, ratio a / b: 0.42 "
+        "(95% interval 0.31 to 0.55); n = 2; cluster bootstrap over tasks</li>"
+    ) in html
+    assert "pass rate, difference a - b: 0.5 (95% interval 0 to 1); n = 2" in html
+    assert "dollars per task, difference: $-0.0123 (95% interval $-0.0200 to $-0.0040)" in html
+    assert (
+        "<dt>task_runs</dt><dd>4</dd>" in html
+        and "schema_version" not in html.split("Paired summary")[1].split("</dl>")[0]
+    )
+
+
+def test_the_chart_is_inline_svg_with_a_bar_per_contestant_linking_to_each_task(
+    bench_run: Path, page_of: Any
+):
+    html = page_of(bench_run)
+    svg = html.split('<svg class="chart"')[1].split("</svg>")[0]
+
+    assert svg.count('<a href="#b0/t') == 2
+    assert svg.count("<rect") == 2 * 2 * 2  # tasks x contestants x (low, high)
+    assert "general/mean_bug - ladder: $0.0060, done" in svg
+
+
+def test_a_bench_run_without_results_or_summary_still_shows_and_says_what_is_missing(
+    tmp_path: Path, page_of: Any
+):
+    root = write_bench(tmp_path / "b", results=False, summary=False)
+    html = page_of(root)
+
+    assert "no results.csv (the bench did not grade yet, or stopped before)" in html
+    assert "no summary.json in this bench run" in html
+    assert "not graded" in html
+    assert len(task_block(html)["runs"]["ladder"]) == 1
+
+
+def test_a_task_run_that_does_not_load_or_is_missing_is_shown_not_dropped(
+    bench_run: Path, page_of: Any
+):
+    (bench_run / "tasks" / "general" / "mean_bug" / "ultra" / "0" / "run.json").write_text("{x")
+    with (bench_run / "results.csv").open("a") as f:
+        f.write("general/lost_task,general,ladder,policy,0,False,harness_error,,r,\n")
+    html = page_of(bench_run)
+
+    by_task = {b["task"]: b for b in blocks(html).values()}
+    broken = by_task["general/mean_bug"]["runs"]["ultra"][0]
+    assert "cannot read it as JSON" in broken["problem"]
+    lost = by_task["general/lost_task"]
+    assert "results.csv lists this task run" in lost["runs"]["ladder"][0]["problem"]
+    assert "3 tasks, 2 contestants, 5 task runs" in html
+    assert "2 (1 without a record)" in html  # the ultra row still counts it
+
+
+def test_oracle_and_null_contestants_carry_their_label(tmp_path: Path, page_of: Any):
+    html = page_of(write_bench(tmp_path / "b", oracle=True))
+
+    oracle = task_block(html)["runs"]["oracle"][0]
+    assert oracle["labels"] == ["oracle"]
+    assert (
+        'oracle <span class="badge b-oracle">oracle</span>' in html.split('<p class="legend">')[1]
+    )
+
+
+def test_lone_runs_of_one_task_with_two_policies_sit_side_by_side(tmp_path: Path, page_of: Any):
+    runs = tmp_path / "repo" / ".ssw" / "runs"
+    write_run(runs / "a", run_id="a", policy_path="bench/policies/ladder.toml")
+    write_run(
+        runs / "b",
+        run_id="b",
+        policy_path="bench/policies/ultra.toml",
+        started_at="2026-12-01T11:00:00+00:00",
+    )
+    write_run(
+        runs / "c",
+        run_id="c",
+        policy_path="bench/policies/ladder.toml",
+        started_at="2026-12-01T12:00:00+00:00",
+    )
+    html = page_of(tmp_path / "repo")  # a repository: its .ssw/runs
+
+    data = task_block(html)
+    assert data["contestants"] == ["ladder.toml", "ultra.toml"]
+    assert [r["attempt"] for r in data["runs"]["ladder.toml"]] == [0, 1]
+    assert "3 runs" in html
+
+
+def test_a_record_with_a_secret_shaped_string_is_refused_and_no_page_is_written(tmp_path: Path):
+    step = model_step(
+        20, 9, "run", "small", text="export OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234"
+    )
+    folder = write_run(tmp_path / "r1", run_id="r1", extra_events=[step])
+
+    with pytest.raises(UsageError, match="an API key"):
+        build_site([folder], tmp_path / "site")
+    assert not (tmp_path / "site" / "index.html").exists()
+
+
+def test_a_page_that_mentions_the_home_folder_is_written_with_a_warning(tmp_path: Path):
+    step = model_step(20, 9, "run", "small", text=f"ran in {Path.home()}/project")
+    folder = write_run(tmp_path / "r1", run_id="r1", extra_events=[step])
+
+    built = build_site([folder], tmp_path / "site")
+    assert any(str(Path.home()) in w for w in built.warnings)
+    assert built.page.is_file()
+
+
+def test_a_large_run_embeds_each_task_as_its_own_block_opened_only_on_demand(
+    tmp_path: Path, page_of: Any
+):
+    root = write_bench(tmp_path / "b", tasks=tuple(f"general/task{i:03}" for i in range(60)))
+    html = page_of(root)
+
+    assert len(blocks(html)) == 60
+    assert "<text" in html and "task059" in html  # tooltips name every task
+    assert html.count("class='cell o-done'") == 120
+
+
+def test_ssw_site_build_on_the_committed_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(REPO)
+    result = CliRunner().invoke(site_app, ["build", "--out", str(tmp_path / "site")])
+
+    assert result.exit_code == 0, result.output
+    page = f"page: {tmp_path / 'site' / 'index.html'} ("
+    assert any(line.startswith(page) for line in result.output.splitlines())
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert "SCRIPTED" in html and str(REPO) not in html
+
+
+def test_ssw_site_build_on_a_folder_without_runs_is_a_usage_error(tmp_path: Path):
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(
+        site_app, ["build", str(tmp_path / "empty"), "--out", str(tmp_path / "site")]
+    )
+
+    assert result.exit_code != 0
+    assert isinstance(result.exception, UsageError)
+    assert "holds no run folder" in str(result.exception)
+
+
+def test_model_steps_round_trip_through_the_page_unchanged(bench_run: Path, page_of: Any):
+    html = page_of(bench_run)
+    page_step = task_block(html)["runs"]["ladder"][0]["events"][0]
+    recorded = load_run(bench_run / "tasks" / "general" / "mean_bug" / "ladder" / "0").steps[0]
+
+    assert isinstance(recorded, ModelStep)
+    shown = {k: v for k, v in page_step.items() if k not in ("cost_text", "tokens_text")}
+    assert ModelStep.model_validate({**shown, "run_id": recorded.run_id}) == recorded
