@@ -87,8 +87,8 @@ def test_the_page_holds_no_secret_shaped_string_and_no_absolute_path_of_the_mach
     assert [p.pattern for p in SECRET_SHAPED if p.search(html)] == []
     for folder in (tmp_path, demo_run.repo, Path.home(), REPO):
         assert str(folder) not in html
-    # The demo's policy lies outside the sample repository: named by its file only, said so.
-    assert "policy.toml (outside the repository; its folder is not shown)" in html
+    # The demo's policy lies outside the sample repository: the record names its file only.
+    assert demo_run.record.policy_path == "policy.toml" and "policy.toml" in html
     assert "reasoning_content" not in html and "encrypted" not in html
 
 
