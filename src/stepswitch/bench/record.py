@@ -1,0 +1,201 @@
+"""A bench folder's run.json: what was compared, with what, by which code, and how it went.
+
+It records the command, the commit and versions, each contestant's policy (as loaded, with its
+hash) and the registry's list prices for every model they use, the suites with a hash of each
+task folder, and one entry per session (a resume is a new session of the same bench). A resume
+must be the same bench: same suites and tasks, same contestants and policies, same runs per task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stepswitch.agent.run import policy_sha256
+from stepswitch.agent.workers import worker_models
+from stepswitch.bench.contestants import LABELS, Contestant
+from stepswitch.bench.task import Task
+from stepswitch.errors import UsageError
+from stepswitch.registry.presets import Price, ProviderSpec
+
+SCHEMA_VERSION = 1
+RUN_FILE = "run.json"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ContestantRecord(_Record):
+    name: str
+    kind: str  # oracle | null | policy
+    label: str
+    policy_path: str
+    policy_sha256: str
+    policy: dict[str, Any]
+    script: str | None = None
+
+
+class SuiteRecord(_Record):
+    name: str
+    path: str
+    tasks: list[str]
+    sha256: str  # of every file of every task folder, by relative path
+
+
+class Session(_Record):
+    started_at: str
+    finished_at: str | None = None
+    status: str = "running"  # running | complete | interrupted | budget_stop
+    command: list[str] = Field(default_factory=list)
+    commit: str | None = None  # of the code this session ran
+    workers: int = 1
+    executor: str = ""
+    budget_usd_total: float | None = None
+    ran: int = 0  # task runs finished in this session
+
+
+class BenchRecord(_Record):
+    schema_version: int = SCHEMA_VERSION
+    bench_id: str
+    command: list[str]  # of the first session
+    ssw_version: str
+    commit: str | None
+    dirty: bool | None  # the source tree had uncommitted changes
+    versions: dict[str, str]
+    suites: list[SuiteRecord]
+    contestants: list[ContestantRecord]
+    prices: dict[str, dict[str, Any] | None]  # provider/model -> list price (None: unpriced)
+    runs_per_task: int
+    planned: int
+    sandbox: str
+    started_at: str
+    finished_at: str | None = None
+    status: str = "running"
+    sessions: list[Session] = Field(default_factory=list)
+
+    def identity(self) -> dict[str, Any]:
+        """What a resume must match."""
+        return {
+            "suites": [(s.name, s.tasks, s.sha256) for s in self.suites],
+            "contestants": [(c.name, c.kind, c.policy_sha256, c.script) for c in self.contestants],
+            "runs_per_task": self.runs_per_task,
+        }
+
+
+def _out(*argv: str, cwd: Path | None = None) -> str | None:
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def source_commit() -> tuple[str | None, bool | None]:
+    """The commit of the repository ssw runs from, and whether its tree had changes."""
+    here = Path(__file__).resolve().parent
+    commit = _out("git", "rev-parse", "HEAD", cwd=here)
+    if commit is None:
+        return None, None
+    status = _out("git", "status", "--porcelain", "--untracked-files=no", cwd=here)
+    return commit, bool(status) if status is not None else None
+
+
+def versions() -> dict[str, str]:
+    import pydantic
+
+    found = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "pydantic": pydantic.VERSION,
+        "git": (_out("git", "--version") or "?").removeprefix("git version "),
+    }
+    try:
+        import pytest
+
+        found["pytest"] = pytest.__version__
+    except ImportError:  # pragma: no cover - the graders' pytest is ssw's own
+        found["pytest"] = "missing"
+    found["executable"] = Path(sys.executable).name
+    return found
+
+
+def folder_sha256(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def relative_path(path: Path, root: Path) -> str:
+    """`path` relative to the working folder when inside it (bench/suites/general), else to
+    the bench folder `root`: never a machine's absolute path."""
+    real = path.resolve()
+    try:
+        return real.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(real, root.resolve())).as_posix()
+
+
+def suite_records(tasks: Sequence[Task], root: Path) -> list[SuiteRecord]:
+    by_suite: dict[str, list[Task]] = {}
+    for task in tasks:
+        by_suite.setdefault(task.suite, []).append(task)
+    records = []
+    for name, members in by_suite.items():
+        digest = hashlib.sha256()
+        for task in members:
+            digest.update(f"{task.spec.id}:{folder_sha256(task.folder)}\n".encode())
+        records.append(
+            SuiteRecord(
+                name=name,
+                path=relative_path(members[0].folder.parent, root),
+                tasks=[t.spec.id for t in members],
+                sha256=digest.hexdigest(),
+            )
+        )
+    return records
+
+
+def contestant_records(
+    contestants: Sequence[Contestant], registry: dict[str, ProviderSpec]
+) -> tuple[list[ContestantRecord], dict[str, dict[str, Any] | None]]:
+    records, prices = [], {}
+    for c in contestants:
+        policy = c.load_policy()
+        for name, model in worker_models(policy, registry).items():
+            worker = policy.workers[name]
+            price = model.price.model_dump(mode="json") if isinstance(model.price, Price) else None
+            prices[f"{worker.provider}/{worker.model}"] = price
+        records.append(
+            ContestantRecord(
+                name=c.name,
+                kind=c.kind,
+                label=LABELS[c.kind],
+                policy_path=c.policy_path,
+                policy_sha256=policy_sha256(policy),
+                policy=policy.model_dump(mode="json"),
+                script=getattr(c, "script", None),
+            )
+        )
+    return records, prices
+
+
+def check_same_bench(old: BenchRecord, new: BenchRecord, folder: Path) -> None:
+    a, b = old.identity(), new.identity()
+    differs = [k for k in a if a[k] != b[k]]
+    if differs:
+        raise UsageError(
+            f"{folder} holds another bench ({', '.join(differs)} differ): resume it with the "
+            "command in its run.json, or pass another --out"
+        )

@@ -1,0 +1,354 @@
+"""One task run of a bench, as a worker runs it: a fresh copy of the task's repo committed as the
+base, the same workspace setup and `run_task` as `ssw run`, then grading of the committed tree
+in a folder the agent never saw. Its record folder keeps run.json, steps.jsonl, the gates' logs,
+change.patch and grade.json; the copy itself is removed.
+
+A run that called a model always ends as a row in the journal, whatever happened; one that
+never did (stopped before its first call, or refused it for the bench's budget) is released
+and may run again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+import tomli_w
+
+from stepswitch.agent.run import run_task
+from stepswitch.agent.workspace.setup import set_up_workspace
+from stepswitch.bench import journal
+from stepswitch.bench.contestants import Contestant
+from stepswitch.bench.gitops import change_patch, commit_base
+from stepswitch.bench.grading_folder import TestVerdict, copy_tree, export_commit, grade
+from stepswitch.bench.plan import RunKey
+from stepswitch.bench.readback import (
+    SCRATCH_PREFIX,
+    called_model,
+    fill_from_steps,
+    loaded_run,
+    lost_row,
+    scrubbed,
+)
+from stepswitch.bench.results import ResultRow
+from stepswitch.bench.task import Task, load_task
+from stepswitch.errors import Interrupted
+from stepswitch.gates.config import OWN_FILE
+from stepswitch.ledger import Budget, Ledger, open_ledger
+from stepswitch.records.folder import LoadedRun, RunFolder
+from stepswitch.records.run import RunIds, RunRecord
+from stepswitch.records.steps import GateVerdicts
+from stepswitch.registry.presets import load_registry
+from stepswitch.util.sandbox import choose_sandbox
+
+
+@dataclass(frozen=True)
+class BenchContext:
+    """What every task run of one bench shares (picklable: it crosses to worker processes)."""
+
+    root: Path  # the bench folder, absolute
+    budget_usd_total: float | None = None
+    sandbox: str = "auto"
+    network: bool = False
+
+    @property
+    def bench_id(self) -> str:
+        return self.root.name
+
+    @property
+    def ledger_path(self) -> Path:
+        return self.root / "ledger.sqlite"
+
+    @property
+    def journal(self) -> Path:
+        return self.root / journal.JOURNAL
+
+    def bench_budget(self) -> Budget | None:
+        if self.budget_usd_total is None:
+            return None
+        return Budget("bench", self.bench_id, self.budget_usd_total)
+
+
+@dataclass(frozen=True)
+class TaskRunJob:
+    context: BenchContext
+    task_folder: Path
+    suite: str
+    contestant: Contestant
+    attempt: int
+
+    @property
+    def key(self) -> RunKey:
+        return RunKey(f"{self.suite}/{self.task_folder.name}", self.contestant.name, self.attempt)
+
+
+@dataclass(frozen=True)
+class TaskRunResult:
+    key: RunKey
+    row: ResultRow | None  # None: released, it never called a model and may run again
+    why: str = ""  # why it was released
+    budget_stop: bool = False  # the bench's budget refused one of its calls
+    interrupted: bool = False  # Ctrl-C or SIGTERM reached it
+
+
+# --- per process ---
+
+_ledgers: dict[tuple[int, Path], Ledger] = {}
+
+
+def ledger_for(path: Path) -> Ledger:
+    """One open ledger per process and file (a connection must not cross fork)."""
+    key = (os.getpid(), path)
+    if key not in _ledgers:
+        _ledgers[key] = open_ledger(path)
+    return _ledgers[key]
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM ends the run like Ctrl-C does `ssw run`: recorded as interrupted, committed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted("SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# --- the run ---
+
+
+def _base_row(job: TaskRunJob, task: Task) -> ResultRow:
+    key = job.key
+    return ResultRow(
+        task=task.name,
+        suite=task.suite,
+        contestant=job.contestant.name,
+        contestant_kind=job.contestant.kind,
+        attempt=job.attempt,
+        outcome="harness_error",
+        run_id=key.run_id(job.context.bench_id),
+        folder=key.folder(),
+    )
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _from_record(row: ResultRow, record: RunRecord, loaded: LoadedRun | None) -> None:
+    t = record.totals
+    row.run_outcome = record.outcome
+    row.outcome, row.reason = record.outcome, record.reason
+    row.dollars_low, row.dollars_high = t.cost.low, t.cost.high
+    row.unpriced_steps = t.unpriced_steps
+    row.tokens = t.prompt_tokens + t.completion_tokens
+    row.cached_tokens = t.cached_tokens
+    row.uncached_tokens = row.tokens - t.cached_tokens
+    row.minutes = round((record.elapsed_s or 0.0) / 60, 4)
+    row.escalations = t.escalations
+    row.model_output_failures = t.model_output_failures
+    if loaded is not None:
+        fill_from_steps(row, loaded.model_steps)
+    row.steps = t.steps
+    if record.outcome == "error" and loaded is not None:
+        answered = [s for s in loaded.model_steps if s.error is None]
+        if not answered:  # the provider failed before any step: ours to fix, not the policy's
+            row.outcome = "harness_error"
+            row.reason = f"a provider error before any step: {record.reason}"
+
+
+def _grade_into(
+    row: ResultRow, task: Task, checkout: Path, commit: str, scratch: Path, record_dir: Path
+) -> None:
+    """The hidden tests' verdict on the committed tree; no verdict is a harness error."""
+    began = time.monotonic()
+    verdict: TestVerdict | None = None
+    try:
+        tree = scratch / "graded"
+        export_commit(checkout, commit, tree)
+        (scratch / "grading").mkdir()
+        verdict = grade(task, tree, scratch / "grading")
+    except Exception as exc:  # a crash is data: counted, never dropped
+        row.outcome, row.reason = "harness_error", f"grading crashed: {type(exc).__name__}: {exc}"
+    row.grading_s = round(time.monotonic() - began, 3)
+    if verdict is None:
+        return
+    row.verdict = verdict.summary()
+    if not verdict.report:  # it crashed before reporting, or passed its whole-run limit
+        tail = _first_line(verdict.output[-400:]) if verdict.output else ""
+        row.outcome = "harness_error"
+        row.reason = f"grading gave no verdict: {verdict.summary()}" + (f": {tail}" if tail else "")
+    row.passed = verdict.passed and row.outcome != "harness_error"
+    data = dataclasses.asdict(verdict)
+    data.update(failing=list(verdict.failing), passed=verdict.passed)
+    data["duration_s"] = round(verdict.duration_s, 3)
+    (record_dir / "grade.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _write_task_gates(task: Task, checkout: Path) -> None:
+    """task.toml's [gates] become the copy's .stepswitch.toml, part of the base commit."""
+    if task.spec.gates is not None:
+        text = tomli_w.dumps({"gates": task.spec.gates})
+        (checkout / OWN_FILE).write_text(text, encoding="utf-8")
+
+
+def _budgets(job: TaskRunJob, run_id: str, limit: float | None) -> tuple[Budget, ...]:
+    bench = job.context.bench_budget()
+    own = Budget("run", run_id, limit) if limit is not None else None
+    return tuple(b for b in (bench, own) if b is not None)
+
+
+def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunResult:
+    ctx, contestant, key = job.context, job.contestant, job.key
+    began = time.monotonic()
+    record_dir = ctx.root / key.folder()
+    checkout = scratch / "repo"
+    copy_tree(task.repo, checkout)
+    _write_task_gates(task, checkout)
+    base = commit_base(checkout)
+    policy = contestant.load_policy()
+    registry = load_registry()
+    home = scratch / "home"
+    (home / "tmp").mkdir(parents=True)
+    folder = RunFolder(record_dir)
+    ledger = ledger_for(ctx.ledger_path)
+    with ExitStack() as stack:
+        providers = contestant.providers(task, checkout, scratch, registry, stack)
+        set_up = time.monotonic()
+        run_ws = set_up_workspace(
+            checkout,
+            repo=checkout,
+            home=home,
+            sandbox=choose_sandbox(ctx.sandbox),
+            registry=registry,
+            base_commit=base,
+            log_dir=folder.logs,
+            network=ctx.network,
+        )
+        wall = min(policy.limits.wall_time_s, task.spec.limits.task_timeout_s)
+        preflight = time.monotonic()
+        record = run_task(
+            task=task.instruction,
+            policy=policy,
+            workspace=run_ws.workspace,
+            ledger=ledger,
+            folder=folder,
+            ids=RunIds(
+                run_id=row.run_id,
+                task_id=task.name,  # the task, across contestants and attempts
+                bench_id=ctx.bench_id,
+                contestant=contestant.name,
+                attempt=job.attempt,
+            ),
+            budgets=_budgets(job, row.run_id, policy.limits.budget_usd),
+            providers=providers,
+            gates=run_ws.gates,
+            sinks=(),
+            deadline=time.monotonic() + wall,
+            registry=registry,
+            tags={"bench": ctx.bench_id, "contestant": contestant.name, "kind": contestant.kind},
+            repo_root=checkout,
+        )
+    ran = time.monotonic()
+    bench_budget = ctx.bench_budget()
+    budget_stop = bench_budget is not None and bench_budget.describe() in record.reason
+    interrupted = record.outcome == "interrupted"
+    if (interrupted or budget_stop) and not called_model(ledger, row.run_id, record_dir):
+        why = "the bench's budget refused its first call" if budget_stop else record.reason
+        return _release(job, why, budget_stop=budget_stop, interrupted=interrupted)
+    loaded = loaded_run(record_dir)
+    _from_record(row, record, loaded)
+    if record.commit:
+        (record_dir / "change.patch").write_text(
+            change_patch(checkout, base, record.commit), encoding="utf-8", errors="surrogateescape"
+        )
+    if interrupted:
+        row.reason = f"interrupted: {record.reason}; kept as a failure, not run again"
+    elif record.commit and row.outcome != "harness_error":
+        _grade_into(row, task, checkout, record.commit, scratch, record_dir)
+    gates = sum(g.duration_s for e in (loaded.of(GateVerdicts) if loaded else []) for g in e.gates)
+    row.timings = {
+        "setup_s": set_up - began,  # the copy, its base commit, the contestant's providers
+        "preflight_s": preflight - set_up,  # set_up_workspace: the gates on the untouched tree
+        "agent_s": ran - preflight,  # run_task
+        "gates_s": gates,  # inside run_task
+        "grading_s": row.grading_s,
+        "wall_s": time.monotonic() - began,
+    }
+    row.timings = {k: round(v, 3) for k, v in row.timings.items()}
+    _finish(ctx, row)
+    return TaskRunResult(key, row, budget_stop=budget_stop, interrupted=interrupted)
+
+
+def _release(
+    job: TaskRunJob, why: str, *, budget_stop: bool = False, interrupted: bool = False
+) -> TaskRunResult:
+    journal.append(job.context.journal, "released", job.key, why=why)
+    shutil.rmtree(job.context.root / job.key.folder(), ignore_errors=True)
+    return TaskRunResult(job.key, None, why, budget_stop=budget_stop, interrupted=interrupted)
+
+
+def _finish(ctx: BenchContext, row: ResultRow) -> None:
+    journal.finish(ctx.journal, scrubbed(row, ctx.root))
+
+
+def run_one(job: TaskRunJob) -> TaskRunResult:
+    """Run, grade and journal one task run. Never raises for a problem of the run: that is a
+    row (harness_error when it is ours). Released runs come back with `row=None`."""
+    ctx, key, kind = job.context, job.key, job.contestant.kind
+    record_dir = ctx.root / key.folder()
+    shutil.rmtree(record_dir, ignore_errors=True)  # what a released or killed try left
+    run_id = key.run_id(ctx.bench_id)
+    journal.append(ctx.journal, "started", key, run_id=run_id, pid=os.getpid())
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    try:
+        with _sigterm_interrupts():
+            try:
+                task = load_task(job.task_folder, job.suite)
+                return _run(job, task, _base_row(job, task), scratch)
+            except KeyboardInterrupt as exc:  # outside run_task: the copy, the setup, grading
+                why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
+                ledger = ledger_for(ctx.ledger_path)
+                if not called_model(ledger, run_id, record_dir):
+                    return _release(job, f"interrupted by {why}", interrupted=True)
+                reason = f"interrupted by {why}; kept as a failure, not run again"
+                row = lost_row(
+                    key, kind, ctx.root, ctx.bench_id, ledger, outcome="interrupted", reason=reason
+                )
+                _finish(ctx, row)
+                return TaskRunResult(key, row, interrupted=True)
+            except Exception as exc:  # the task could not be set up, or ssw broke: counted
+                reason = f"{type(exc).__name__}: {exc}"
+                ledger = ledger_for(ctx.ledger_path)
+                row = lost_row(
+                    key,
+                    kind,
+                    ctx.root,
+                    ctx.bench_id,
+                    ledger,
+                    outcome="harness_error",
+                    reason=reason,
+                )
+                _finish(ctx, row)
+                return TaskRunResult(key, row)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
