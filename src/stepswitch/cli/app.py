@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from stepswitch.cli.bench import bench_app
+from stepswitch.cli.claims import claims_app, prove_command
 from stepswitch.cli.runs import runs_app
 from stepswitch.cli.site import serve_command, site_app
 from stepswitch.errors import SswError, UsageError
@@ -29,8 +30,10 @@ policy_app = typer.Typer(help="Policy files: which worker takes which step.", no
 app.add_typer(policy_app, name="policy")
 app.add_typer(bench_app, name="bench")
 app.add_typer(runs_app, name="runs")
+app.add_typer(claims_app, name="claims")
 app.add_typer(site_app, name="site")
 app.command("serve")(serve_command)
+app.command("prove")(prove_command)
 
 
 def _checked_url(flag: str, url: str | None) -> str | None:

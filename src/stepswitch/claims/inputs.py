@@ -1,0 +1,165 @@
+"""What a claim's metrics read, and nothing else: every file goes through `Inputs`, which keeps its
+sha256 for the evidence, and the dates of the measurements and runs in it for pre-registration."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from stepswitch.errors import UsageError
+
+# Caches and build output inside an evidence folder say nothing about the evidence.
+SKIPPED = frozenset(
+    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv", ".git", ".DS_Store"}
+)
+
+
+class EvidenceError(UsageError):
+    """An evidence file cannot be read as its metric reads it (exit 2): names the file and why."""
+
+
+class Unprovable(Exception):
+    """The evidence cannot prove the claim: it disagrees with itself (a summary that is not what
+    its raw rows give) or leaves a figure unknown (a cell with no known cost)."""
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def checked_path(text: str) -> str:
+    """A path as claims write them: relative, POSIX, inside the repository."""
+    path = PurePosixPath(text)
+    if not text or path.is_absolute() or ".." in path.parts or "\\" in text:
+        raise ValueError(f"{text!r} is not a relative path inside the repository")
+    return path.as_posix()
+
+
+def tree_files(folder: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and not any(part in SKIPPED for part in p.relative_to(folder).parts)
+        and p.suffix != ".pyc"
+    )
+
+
+def hash_path(root: Path, rel: str) -> str:
+    """A file's sha256; a folder's is the sha256 of its files' relative paths and sha256s."""
+    path = root / rel
+    if path.is_file():
+        return sha256_bytes(path.read_bytes())
+    if path.is_dir():
+        lines = [
+            f"{p.relative_to(path).as_posix()}\0{sha256_bytes(p.read_bytes())}\n"
+            for p in tree_files(path)
+        ]
+        return sha256_bytes("".join(lines).encode())
+    raise FileNotFoundError(rel)
+
+
+@dataclass(frozen=True)
+class RunSeen:
+    """A run whose records a metric read: when it started, on which commit, for which claims."""
+
+    folder: str
+    started_at: str
+    base_commit: str
+    claims: tuple[str, ...]
+
+
+@dataclass
+class Inputs:
+    root: Path
+    evidence: dict[str, list[str]]  # role -> paths, as the claim names them
+    params: dict[str, str] = field(default_factory=dict)
+    hashes: dict[str, str] = field(default_factory=dict)  # path -> sha256 (folders end with /)
+    measured: dict[str, str] = field(default_factory=dict)  # path -> when it was measured
+    runs: list[RunSeen] = field(default_factory=list)
+
+    def paths(self, role: str) -> list[str]:
+        return self.evidence[role]
+
+    def one(self, role: str) -> str:
+        paths = self.evidence[role]
+        if len(paths) != 1:
+            raise EvidenceError(f"evidence.{role} must name one file, not {len(paths)}")
+        return paths[0]
+
+    def _path(self, rel: str) -> Path:
+        path = self.root / checked_path(rel)
+        if not path.exists():
+            raise EvidenceError(f"{rel} does not exist")
+        return path
+
+    def read_bytes(self, rel: str) -> bytes:
+        path = self._path(rel)
+        if not path.is_file():
+            raise EvidenceError(f"{rel} is not a file")
+        data = path.read_bytes()
+        self.hashes[rel] = sha256_bytes(data)
+        return data
+
+    def text(self, rel: str) -> str:
+        try:
+            return self.read_bytes(rel).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EvidenceError(f"{rel} is not UTF-8 text ({exc.reason})") from exc
+
+    def json(self, rel: str) -> Any:
+        try:
+            return json.loads(self.text(rel))
+        except json.JSONDecodeError as exc:
+            raise EvidenceError(f"{rel} is not JSON: line {exc.lineno}: {exc.msg}") from exc
+
+    def yaml(self, rel: str) -> Any:
+        from stepswitch.claims.yamlio import parse_yaml
+
+        return parse_yaml(self.text(rel), rel)
+
+    def csv_rows(self, rel: str) -> list[dict[str, str]]:
+        return list(csv.DictReader(io.StringIO(self.text(rel), newline="")))
+
+    def folder(self, rel: str) -> Path:
+        """A folder read whole (a suite, a bench run): hashed as one input."""
+        path = self._path(rel)
+        if not path.is_dir():
+            raise EvidenceError(f"{rel} is not a folder")
+        self.hashes[rel.rstrip("/") + "/"] = hash_path(self.root, rel)
+        return path
+
+    def measured_at(self, rel: str, when: str) -> None:
+        """The measurement in `rel` was made at `when` (ISO date or date-time)."""
+        self.measured[rel] = when
+
+    def run(self, seen: RunSeen) -> None:
+        self.runs.append(seen)
+
+
+def field_of(data: Any, rel: str, *keys: str) -> Any:
+    """data[k1][k2]...; a missing key is an EvidenceError naming the file and the key path."""
+    here = data
+    for depth, key in enumerate(keys):
+        if not isinstance(here, dict) or key not in here:
+            raise EvidenceError(f"{rel} has no {'.'.join(keys[: depth + 1])}")
+        here = here[key]
+    return here
+
+
+def number_of(data: Any, rel: str, *keys: str) -> float:
+    value = field_of(data, rel, *keys)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise EvidenceError(f"{rel}: {'.'.join(keys)} is not a number: {value!r}")
+    return float(value)
+
+
+def agree(rel: str, what: str, recomputed: float, stored: float, tolerance: float) -> None:
+    """A stored summary figure must be what the raw rows give, within its stated rounding."""
+    if abs(recomputed - stored) > tolerance + 1e-12 * max(1.0, abs(stored)):
+        raise Unprovable(f"{rel}: {what} is {stored:g}, but the raw rows give {recomputed:g}")

@@ -1,0 +1,278 @@
+"""Bench evidence: `ssw bench validate` transcripts and bench folders (bench/runs/<id>/), as
+`stepswitch.bench` writes them (runner.py, record.py, results.py):
+
+- `<run>/run.json`: `started_at` (the first session's start), `commit` (the code it ran), and
+  `claims` (the ids `ssw bench run --claim ID` tied it to; absent: none);
+- `<run>/results.csv`: one row per task run; read here: `task`, `suite`, `contestant`,
+  `contestant_kind` (oracle | null | policy), `attempt`, `passed`, `outcome` (harness_error for
+  the harness's own failures), `dollars_low`, `dollars_high`, `unpriced_steps`.
+
+A file without them is an EvidenceError that names the file and the missing column, never a
+silent zero. The dollars ratio and its interval are the bench summary's own (`bench.summary`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from stepswitch.claims.inputs import EvidenceError, Inputs, RunSeen, Unprovable, field_of
+from stepswitch.claims.metrics.base import Computed, Metric
+from stepswitch.claims.numbers import INT, TEXT, fixed, pct
+
+RUN_FILE = "run.json"
+KINDS = ("oracle", "null", "policy")
+RESULTS_FILE = "results.csv"
+COLUMNS = (
+    "task",
+    "suite",
+    "contestant",
+    "contestant_kind",
+    "attempt",
+    "passed",
+    "outcome",
+    "dollars_low",
+    "dollars_high",
+    "unpriced_steps",
+)
+
+_VALID = re.compile(r"^valid\s+(\S+)\s")
+_INVALID = re.compile(r"^INVALID\s+(\S+?):\s")
+_TOTAL = re.compile(r"^(\d+) tasks: (\d+) valid, (\d+) invalid\b")
+
+
+def _suite_tasks(inputs: Inputs) -> dict[str, list[str]]:
+    """suite name -> its task names (suite/id), for every folder in evidence.suites."""
+    from stepswitch.bench.task import load_suite
+
+    suites: dict[str, list[str]] = {}
+    for rel in inputs.paths("suites"):
+        folder = inputs.folder(rel)
+        suites[folder.name] = sorted(task.name for task in load_suite(folder))
+    return suites
+
+
+def validation(inputs: Inputs) -> Computed:
+    rel = inputs.one("transcript")
+    valid, invalid, total = set(), set(), None
+    for line in inputs.text(rel).splitlines():
+        if m := _VALID.match(line):
+            valid.add(m.group(1))
+        elif m := _INVALID.match(line):
+            invalid.add(m.group(1))
+        elif m := _TOTAL.match(line):
+            total = tuple(int(g) for g in m.groups())
+    if total is None:
+        raise EvidenceError(
+            f"{rel} has no 'N tasks: V valid, I invalid' line from ssw bench validate"
+        )
+    if total != (len(valid) + len(invalid), len(valid), len(invalid)):
+        raise Unprovable(f"{rel}: its total line {total} does not count its task lines")
+    suites = _suite_tasks(inputs)
+    expected = {name for names in suites.values() for name in names}
+    return Computed(
+        {
+            "suites": len(suites),
+            "per_suite": ", ".join(f"{s} {len(names)}" for s, names in sorted(suites.items())),
+            "tasks": len(expected),
+            "valid": len(expected & valid),
+            "invalid": len(expected & invalid),
+            "not_validated": len(expected - valid - invalid),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One task run, as results.csv has it."""
+
+    task: str
+    suite: str
+    contestant: str
+    kind: str
+    attempt: int
+    passed: bool
+    outcome: str
+    low: float
+    high: float
+    unpriced_steps: int
+
+
+def _number(row: dict[str, str], rel: str, line: int, key: str) -> float:
+    try:
+        return float(row[key])
+    except ValueError:
+        raise EvidenceError(f"{rel}:{line}: {key} is not a number: {row[key]!r}") from None
+
+
+def run_cells(inputs: Inputs, rel: str) -> list[Cell]:
+    """The rows of a bench folder's results.csv; the bench itself is noted for registration."""
+    folder = inputs.folder(rel)
+    base = rel.rstrip("/")
+    run: Any = inputs.json(f"{base}/{RUN_FILE}")
+    started = field_of(run, f"{base}/{RUN_FILE}", "started_at")
+    claims = run.get("claims") or []
+    if not isinstance(claims, list):
+        raise EvidenceError(f"{base}/{RUN_FILE}: claims is not a list of claim ids")
+    inputs.run(RunSeen(rel, str(started), str(run.get("commit") or ""), tuple(map(str, claims))))
+    if not (folder / RESULTS_FILE).is_file():
+        raise EvidenceError(f"{rel} has no {RESULTS_FILE}")
+    csv_rel = f"{base}/{RESULTS_FILE}"
+    cells = []
+    for line, row in enumerate(inputs.csv_rows(csv_rel), start=2):
+        missing = [c for c in COLUMNS if c not in row]
+        if missing:
+            raise EvidenceError(f"{csv_rel} has no column {missing[0]}")
+        if row["passed"] not in ("true", "false"):
+            raise EvidenceError(f"{csv_rel}:{line}: passed is not true or false")
+        if row["contestant_kind"] not in KINDS:
+            raise EvidenceError(f"{csv_rel}:{line}: contestant_kind is not one of {KINDS}")
+        cells.append(
+            Cell(
+                row["task"],
+                row["suite"],
+                row["contestant"],
+                row["contestant_kind"],
+                int(_number(row, csv_rel, line, "attempt")),
+                row["passed"] == "true",
+                row["outcome"],
+                _number(row, csv_rel, line, "dollars_low"),
+                _number(row, csv_rel, line, "dollars_high"),
+                int(_number(row, csv_rel, line, "unpriced_steps")),
+            )
+        )
+    return cells
+
+
+def oracle_null(inputs: Inputs) -> Computed:
+    cells = [c for rel in inputs.paths("run") for c in run_cells(inputs, rel)]
+    suites = _suite_tasks(inputs)
+    tasks = sorted({name for names in suites.values() for name in names})
+
+    def passed(kind: str, task: str) -> list[bool]:
+        return [c.passed for c in cells if c.kind == kind and c.task == task]
+
+    return Computed(
+        {
+            "suites": len(suites),
+            "tasks": len(tasks),
+            # A task the oracle never ran counts against the claim, never for it; so for null.
+            "oracle_failed": sum(
+                not passed("oracle", t) or not all(passed("oracle", t)) for t in tasks
+            ),
+            "null_passed": sum(not passed("null", t) or any(passed("null", t)) for t in tasks),
+            "harness_errors": sum(c.outcome == "harness_error" for c in cells),
+        }
+    )
+
+
+def paired_dollars(inputs: Inputs) -> Computed:
+    """treatment's dollars per task run over control's on the tasks both ran, with the bench
+    summary's 95% cluster-bootstrap interval. A task run with unpriced steps is not left out (a
+    published average of only the priced cells went wrong that way): the claim cannot be proved."""
+    from stepswitch.bench.results import ResultRow
+    from stepswitch.bench.summary import compare
+
+    treatment, control = inputs.params["treatment"], inputs.params["control"]
+    cells = [c for rel in inputs.paths("run") for c in run_cells(inputs, rel)]
+    mine = [c for c in cells if c.contestant in (treatment, control)]
+    for side in (treatment, control):
+        if not any(c.contestant == side for c in mine):
+            raise Unprovable(f"no task run of contestant {side!r} in the bench")
+    unpriced = [c for c in mine if c.unpriced_steps > 0]
+    if unpriced:
+        raise Unprovable(
+            f"{len(unpriced)} task runs have unpriced steps (e.g. {unpriced[0].contestant} on "
+            f"{unpriced[0].task}): price every model (ssw prices refresh PROVIDER) and run them "
+            "again; a ratio of the priced ones only would mislead"
+        )
+    rows = [
+        ResultRow(
+            task=c.task,
+            suite=c.suite,
+            contestant=c.contestant,
+            contestant_kind=c.kind,
+            attempt=c.attempt,
+            passed=c.passed,
+            outcome=c.outcome,
+            dollars_low=c.low,
+            dollars_high=c.high,
+            unpriced_steps=c.unpriced_steps,
+        )
+        for c in mine
+    ]
+    result = compare(treatment, control, rows)
+    low_bounds, high_bounds = result["dollars_ratio"], result["dollars_ratio_high_bounds"]
+    if low_bounds["point"] is None or low_bounds["high"] is None or high_bounds["high"] is None:
+        raise Unprovable(f"{control} spent $0 on the tasks both ran: a dollars ratio is undefined")
+
+    def rate(side: str) -> float:
+        runs = [c for c in mine if c.contestant == side]
+        return sum(c.passed for c in runs) / len(runs)
+
+    return Computed(
+        {
+            "tasks": int(result["tasks"]),
+            "treatment": treatment,
+            "control": control,
+            "dollars_ratio": float(low_bounds["point"]),
+            "ratio_ci_low": float(low_bounds["low"]),
+            # With lost usage the high bounds' ratio can be the larger: the claim takes the worse.
+            "ratio_ci_high": max(float(low_bounds["high"]), float(high_bounds["high"])),
+            "treatment_pass_rate": rate(treatment),
+            "control_pass_rate": rate(control),
+            "harness_errors": sum(c.outcome == "harness_error" for c in mine),
+        }
+    )
+
+
+RATIO = fixed(3)
+
+METRICS = (
+    Metric(
+        "bench.validation",
+        ("transcript", "suites"),
+        {
+            "suites": INT,
+            "per_suite": TEXT,
+            "tasks": INT,
+            "valid": INT,
+            "invalid": INT,
+            "not_validated": INT,
+        },
+        validation,
+        "`ssw bench validate` output saved to a file, against the tasks of the suites",
+    ),
+    Metric(
+        "bench.oracle_null",
+        ("run", "suites"),
+        {
+            "suites": INT,
+            "tasks": INT,
+            "oracle_failed": INT,
+            "null_passed": INT,
+            "harness_errors": INT,
+        },
+        oracle_null,
+        "the oracle contestant passes every task of the suites and the null contestant none",
+    ),
+    Metric(
+        "bench.paired_dollars",
+        ("run",),
+        {
+            "tasks": INT,
+            "treatment": TEXT,
+            "control": TEXT,
+            "dollars_ratio": RATIO,
+            "ratio_ci_low": RATIO,
+            "ratio_ci_high": RATIO,
+            "treatment_pass_rate": pct(1),
+            "control_pass_rate": pct(1),
+            "harness_errors": INT,
+        },
+        paired_dollars,
+        "dollars per task run of one contestant over another's, with the bench's interval",
+        params=("treatment", "control"),
+    ),
+)

@@ -1,0 +1,281 @@
+"""`ssw prove`: recompute each claim from its committed evidence, offline, write
+claims/evidence/<id>.json, and render the README's numbers from the evidence files.
+
+Malformed input (claims.yaml, registrations, a README marker, an evidence file its metric cannot
+read) raises a ConfigError/UsageError before anything is written: exit 2. Everything else that is
+wrong is a problem line (exit 1): refused or inconsistent evidence, a status claims.yaml declares
+that the evidence does not give, a number typed into a claims section, a claim the README does not
+show, and with `check` any file that proving would change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import stepswitch
+from stepswitch.claims import readme as readme_mod
+from stepswitch.claims.evidence import (
+    BoundResult,
+    Evidence,
+    InputHash,
+    RegistrationSeen,
+    RunInput,
+    ValueText,
+    Verdict,
+    dump_evidence,
+    read_evidence,
+)
+from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable, hash_path
+from stepswitch.claims.model import EVIDENCE_DIR, PLACEHOLDER, Claims, LoadedClaim, load_claims
+from stepswitch.claims.numbers import Value, canonical
+from stepswitch.claims.registration import (
+    REGISTRATIONS_FILE,
+    Registration,
+    load_registrations,
+    refusals,
+)
+from stepswitch.errors import ConfigError, HarnessError, UsageError
+
+TOOL = {"name": "stepswitch", "version": stepswitch.__version__}
+
+
+@dataclass
+class Proved:
+    claims: Claims
+    evidence: dict[str, Evidence]  # every claim's, selected ones recomputed
+    files: dict[str, str]  # path -> the text proving gives it (evidence files, the README)
+    changed: list[str] = field(default_factory=list)  # of those, the ones that differ on disk
+    problems: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # one per claim proved, for the terminal
+
+
+def evidence_path(claim_id: str) -> str:
+    return f"{EVIDENCE_DIR}/{claim_id}.json"
+
+
+def _base(lc: LoadedClaim, registration: Registration | None) -> dict[str, object]:
+    claim = lc.claim
+    seen = None
+    if registration is not None:
+        seen = RegistrationSeen(
+            commit=registration.commit,
+            date=registration.date,
+            text_sha256=registration.text_sha256,
+        )
+    return {
+        "claim": claim.id,
+        "title": claim.title,
+        "status": claim.status,
+        "bounds_set_by": claim.bounds_set_by,
+        "retrospective": claim.retrospective,
+        "reason": claim.reason,
+        "adr": claim.adr,
+        "metrics": list(claim.metrics),
+        "registration": seen,
+        "text_sha256": claim.text_sha256(),
+        "tool": TOOL,
+    }
+
+
+def _compute(lc: LoadedClaim, inputs: Inputs) -> tuple[dict[str, Value], dict[str, object]]:
+    values: dict[str, Value] = {}
+    details: dict[str, object] = {}
+    for metric in lc.metrics:
+        try:
+            computed = metric.compute(inputs)
+        except EvidenceError as exc:
+            raise UsageError(f"{lc.id}: {metric.name}: {exc}") from exc
+        if set(computed.values) != set(metric.values):
+            raise HarnessError(f"metric {metric.name} gave {sorted(computed.values)}")
+        values.update(computed.values)
+        if computed.details is not None:
+            details[metric.name] = computed.details
+    return values, details
+
+
+def _inputs_of(inputs: Inputs) -> dict[str, object]:
+    return {
+        "inputs": [InputHash(path=p, sha256=h) for p, h in sorted(inputs.hashes.items())],
+        "measured": dict(sorted(inputs.measured.items())),
+        "runs": [
+            RunInput(
+                folder=r.folder,
+                started_at=r.started_at,
+                base_commit=r.base_commit,
+                claims=list(r.claims),
+            )
+            for r in sorted(inputs.runs, key=lambda r: r.folder)
+        ],
+    }
+
+
+def prove_claim(
+    claims: Claims, lc: LoadedClaim, registration: Registration | None
+) -> tuple[Evidence, list[str]]:
+    """The claim's evidence, and the problems proving it found."""
+    claim = lc.claim
+    base = _base(lc, registration)
+    unbounded = [BoundResult(bound=b.text) for b in lc.bounds]
+
+    def not_proved(why: list[str], inputs: Inputs | None) -> Evidence:
+        seen = _inputs_of(inputs) if inputs is not None else {}
+        fields = {"verdict": "not_proved", "why": why, "bounds": unbounded}
+        return Evidence.model_validate({**base, **seen, **fields})
+
+    if claim.status == "withdrawn":
+        return Evidence.model_validate({**base, "verdict": "withdrawn", "bounds": unbounded}), []
+    if not lc.evidence:
+        why = refusals(claim, registration, Inputs(claims.root, {}))
+        return not_proved(["no evidence yet", *why], None), [f"{lc.id}: {w}" for w in why]
+    inputs = Inputs(claims.root, lc.evidence, dict(claim.params))
+    try:
+        values, details = _compute(lc, inputs)
+    except Unprovable as exc:
+        why = [f"the evidence cannot prove it: {exc}", *refusals(claim, registration, inputs)]
+        return not_proved(why, inputs), [f"{lc.id}: {w}" for w in why]
+    refused = [f"evidence refused: {r}" for r in refusals(claim, registration, inputs)]
+    if refused:
+        return not_proved(refused, inputs), [f"{lc.id}: {r}" for r in refused]
+    texts = {name: lc.values[name].render(value) for name, value in values.items()}
+    bounds = [
+        BoundResult(bound=b.text, value=canonical(values[b.value]), holds=b.holds(values[b.value]))
+        for b in lc.bounds
+    ]
+    verdict: Verdict = "accepted" if all(b.holds for b in bounds) else "rejected"
+    failed = [
+        f"{b.text} fails: {texts[b.value]}" for b in lc.bounds if not b.holds(values[b.value])
+    ]
+    evidence = Evidence.model_validate(
+        {
+            **base,
+            **_inputs_of(inputs),
+            "verdict": verdict,
+            "why": failed,
+            "statement": PLACEHOLDER.sub(lambda m: texts[m.group(1)], claim.statement),
+            "values": {
+                n: ValueText(value=canonical(v), text=texts[n]) for n, v in sorted(values.items())
+            },
+            "bounds": bounds,
+            "details": details,
+        }
+    )
+    problems = []
+    if claim.status != verdict:
+        fix = f"set status: {verdict} in claims/claims.yaml"
+        if verdict == "rejected":
+            fix += " (a rejected claim stays, with its reason)"
+        problems.append(
+            f"{lc.id}: its evidence gives {verdict}, claims.yaml says {claim.status}: {fix}"
+        )
+    return evidence, problems
+
+
+def _summary(evidence: Evidence, lc: LoadedClaim) -> str:
+    parts = []
+    for result, bound in zip(evidence.bounds, lc.bounds, strict=True):
+        if result.holds is None:
+            parts.append(result.bound)
+            continue
+        shown = evidence.values[bound.value].text
+        parts.append(
+            f"{bound.value} {shown} ({result.bound} {'holds' if result.holds else 'FAILS'})"
+        )
+    return f"{lc.id}  {evidence.shown:<26}  " + "; ".join(parts)
+
+
+def _stale_inputs(root: Path, stored: Evidence) -> list[str]:
+    stale = []
+    for item in stored.inputs:
+        try:
+            now = hash_path(root, item.path.rstrip("/"))
+        except FileNotFoundError:
+            stale.append(f"{item.path} is gone")
+            continue
+        if now != item.sha256:
+            stale.append(f"{item.path} changed")
+    return stale
+
+
+def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Proved:
+    claims = load_claims(root)
+    registrations = load_registrations(root)
+    wanted = only or [lc.id for lc in claims.claims]
+    for cid in wanted:
+        if claims.get(cid) is None:
+            known = ", ".join(lc.id for lc in claims.claims)
+            raise UsageError(f"--claim {cid}: no such claim in claims/claims.yaml ({known})")
+    readme_rel = claims.readme.path
+    try:
+        readme_text = (root / readme_rel).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            "claims/claims.yaml", "readme.path", f"{readme_rel} does not exist"
+        ) from None
+    readme_mod.markers(readme_text, claims, readme_rel)  # exit 2 before anything is computed
+    done = Proved(claims, {}, {})
+    for lc in claims.claims:
+        rel = evidence_path(lc.id)
+        if lc.id not in wanted:
+            try:
+                stored = read_evidence(root / rel, rel)
+            except ConfigError as exc:
+                done.problems.append(f"{lc.id}: {exc}: run ssw prove --claim {lc.id}")
+                continue
+            if stored is None:
+                done.problems.append(
+                    f"{lc.id}: {rel} does not exist: run ssw prove --claim {lc.id}"
+                )
+                continue
+            done.evidence[lc.id] = stored
+            continue
+        if check:
+            try:
+                stored = read_evidence(root / rel, rel)
+            except ConfigError:
+                stored = None  # an edited evidence file: the comparison below reports it
+            for stale in _stale_inputs(root, stored) if stored is not None else ():
+                done.problems.append(f"{lc.id}: {stale} since {rel} was written")
+        evidence, problems = prove_claim(claims, lc, registrations.get(lc.id))
+        done.evidence[lc.id] = evidence
+        done.problems += problems
+        done.files[rel] = dump_evidence(evidence)
+        done.lines.append(_summary(evidence, lc))
+    ids = {lc.id for lc in claims.claims}
+    for path in sorted((root / EVIDENCE_DIR).glob("*.json")):
+        if path.stem not in ids:
+            done.problems.append(
+                f"{EVIDENCE_DIR}/{path.name} has no claim in claims.yaml: a claim is withdrawn "
+                "(status: withdrawn, reason, adr), never deleted"
+            )
+    for cid in sorted(set(registrations) - ids):
+        done.problems.append(f"{REGISTRATIONS_FILE}: {cid} is registered but is no claim")
+    if len(done.evidence) == len(claims.claims):
+        rendered = readme_mod.render(readme_text, done.evidence, readme_rel)
+        done.files[readme_rel] = rendered
+        done.problems += readme_mod.lint(rendered, claims, readme_rel)
+        shown = readme_mod.shown_claims(rendered)
+        for lc in claims.claims:
+            if "*" not in shown and lc.id not in shown:
+                done.problems.append(
+                    f"{lc.id} is not shown in {readme_rel}: add a <!-- claim {lc.id} --> marker or "
+                    "a <!-- claims-index --> (a claim is never dropped from the README)"
+                )
+    for rel, text in sorted(done.files.items()):
+        path = root / rel
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            done.changed.append(rel)
+            if check:
+                done.problems.append(f"{rel} would change: run ssw prove and commit the result")
+    return done
+
+
+def write(root: Path, done: Proved) -> None:
+    (root / EVIDENCE_DIR).mkdir(parents=True, exist_ok=True)
+    for rel in done.changed:
+        path = root / rel
+        staged = path.with_name(path.name + ".tmp")
+        staged.write_text(done.files[rel], encoding="utf-8", newline="\n")
+        staged.replace(path)
+
+
+__all__ = ["Proved", "evidence_path", "load_claims", "prove", "prove_claim", "write"]

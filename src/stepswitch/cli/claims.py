@@ -1,0 +1,127 @@
+"""`ssw claims register ID` / `ssw claims list`: pre-register claims before the runs they depend
+on. `ssw prove [--claim ID ...] [--check]`: recompute every claim from committed evidence, offline,
+write claims/evidence/<id>.json and render the README's numbers; with --check, change nothing and
+exit 1 when proving would change a file, an input changed, or a claims section holds a number no
+marker rendered. Exit 2 for a malformed claims.yaml, registration, README marker or evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from stepswitch.errors import UsageError
+
+CLAIMS_FILE = "claims/claims.yaml"
+
+claims_app = typer.Typer(
+    help="Claims behind the README's numbers: register them before their runs.",
+    no_args_is_help=True,
+)
+
+RootOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--root", help="The repository with claims/claims.yaml (default: this folder or above)."
+    ),
+]
+
+
+def find_root(root: Path | None) -> Path:
+    if root is not None:
+        if not (root / CLAIMS_FILE).is_file():
+            raise UsageError(f"{root} has no {CLAIMS_FILE}")
+        return root.resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / CLAIMS_FILE).is_file():
+            return folder
+    raise UsageError(f"no {CLAIMS_FILE} in {here} or above: run from the repository or give --root")
+
+
+@claims_app.callback()
+def claims() -> None:
+    """Claims behind the README's numbers (claims/claims.yaml); `ssw prove` proves them."""
+
+
+@claims_app.command("register")
+def register_command(
+    claim_id: Annotated[
+        str, typer.Argument(help="A claim id from claims/claims.yaml, e.g. C-001.")
+    ],
+    root: RootOption = None,
+) -> None:
+    """Register a claim before the runs it depends on (text hash, commit, time).
+
+    Writes claims/registrations.yaml. Evidence from a run that started earlier is refused for the
+    claim; a claim whose text is unchanged keeps its registration."""
+    from stepswitch.claims.model import load_claims
+    from stepswitch.claims.registration import register
+
+    folder = find_root(root)
+    loaded = load_claims(folder).get(claim_id)
+    if loaded is None:
+        raise UsageError(f"{claim_id}: no such claim in {CLAIMS_FILE}")
+    made, before = register(folder, loaded.claim)
+    if before is made:
+        typer.echo(f"{claim_id}: already registered on {made.date} at {made.commit[:12]}")
+        return
+    if before is not None:
+        typer.echo(f"{claim_id}: its text changed since {before.date}; registered again")
+    typer.echo(f"{claim_id}: registered on {made.date} at {made.commit[:12]}")
+
+
+@claims_app.command("list")
+def list_command(root: RootOption = None) -> None:
+    """Each claim: id, status in claims.yaml, when it was registered, title."""
+    from stepswitch.claims.model import load_claims
+    from stepswitch.claims.registration import load_registrations
+
+    folder = find_root(root)
+    registrations = load_registrations(folder)
+    for lc in load_claims(folder).claims:
+        made = registrations.get(lc.id)
+        when = "not registered" if made is None else f"registered {made.date}"
+        if made is not None and made.text_sha256 != lc.claim.text_sha256():
+            when += " (text changed since)"
+        typer.echo(f"{lc.id}  {lc.claim.status:<10}  {when:<36}  {lc.claim.title}")
+
+
+def prove_command(
+    claim: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--claim", help="Only this claim (repeatable); the README uses the others' files."
+        ),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Write nothing; exit 1 if proving would change a file or a check fails (CI).",
+        ),
+    ] = False,
+    root: RootOption = None,
+) -> None:
+    """Recompute every claim from committed evidence, offline: no key, nothing billed.
+
+    Writes claims/evidence/<id>.json and the README's numbers between claim markers. Exit 1 when a
+    claim is refused, inconsistent or not as claims.yaml declares it, or a claims section has a
+    number no marker rendered; 2 for malformed claims, markers or evidence."""
+    from stepswitch.claims.prove import prove, write
+
+    folder = find_root(root)
+    done = prove(folder, list(claim or []), check=check)
+    for line in done.lines:
+        typer.echo(line)
+    if not check:
+        write(folder, done)
+        for rel in done.changed:
+            typer.echo(f"written: {rel}")
+    for problem in done.problems:
+        typer.echo(f"problem: {problem}")
+    if done.problems:
+        raise typer.Exit(1)
+    if check:
+        typer.echo(f"{len(done.lines)} claims: evidence and README as proving makes them")

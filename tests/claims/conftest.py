@@ -1,0 +1,148 @@
+"""A small repository with claims, evidence and a README, in a temp folder with real git; and `ssw`
+with the claims commands, as cli/app.py registers them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from stepswitch.cli.claims import claims_app, prove_command
+from stepswitch.errors import SswError
+
+REPO = Path(__file__).resolve().parents[2]
+
+APP = typer.Typer()
+APP.add_typer(claims_app, name="claims")
+APP.command("prove")(prove_command)
+
+CLAIMS = """\
+schema_version: 1
+readme:
+  path: README.md
+  allow:
+    - {pattern: '\\bC-\\d{3,}\\b', why: claim ids}
+claims:
+  - id: C-001
+    title: Overhead per step is at most a third of the peer's
+    statement: "ssw {ssw_ms} ms against {mini_ms} ms, a ratio of {ratio} over {steps} steps."
+    metrics: [perf.overhead]
+    evidence: {results: bench/perf/results.json}
+    bounds: ["ratio <= 1/3"]
+    bounds_set_by: the perf issue
+    retrospective: the bound was set before the measurement
+    status: accepted
+  - id: C-002
+    title: Impacted tests first are sooner
+    statement: "{median_ratio} sooner on {tests} tests; {missed_after_both} missed."
+    metrics: [gates.speedup]
+    evidence: {summary: bench/gates/summary.json, results: bench/gates/results.csv}
+    bounds: ["median_ratio >= 5", "missed_after_both == 0"]
+    bounds_set_by: the gates issue
+    retrospective: the bounds were set before the measurement
+    status: accepted
+"""
+
+README = """\
+# Demo
+
+Version 2.4.6 of something, outside any claims section: not linted.
+
+## Benchmarks
+
+<!-- claims-section -->
+The overhead ratio is <!-- claim C-001 ratio --><!-- /claim --> of the peer's.
+
+- <!-- claim C-001 --><!-- /claim -->
+- <!-- claim C-002 --><!-- /claim -->
+
+See C-002 too.
+<!-- claims-index --><!-- /claims-index -->
+<!-- /claims-section -->
+"""
+
+
+IDENTITY = ("-c", "commit.gpgsign=false")
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", *IDENTITY, *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def commit_all(root: Path, message: str = "change") -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message, "--allow-empty")
+    return git(root, "rev-parse", "HEAD")
+
+
+def ssw(root: Path, *args: str) -> tuple[int, str]:
+    """Exit code and output (or the one-line error) of `ssw ARGS --root ROOT`."""
+    result = CliRunner().invoke(APP, [*args, "--root", str(root)])
+    if isinstance(result.exception, SswError):
+        return result.exception.exit_code, f"ssw: {result.exception}"
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+def register_all(root: Path, now: datetime | None = None) -> None:
+    from stepswitch.claims.model import load_claims
+    from stepswitch.claims.registration import register
+
+    for lc in load_claims(root).claims:
+        register(root, lc.claim, now)
+
+
+def later(minutes: int = 1) -> datetime:
+    """A time after every commit the test made: registrations may not predate their commit."""
+    return datetime.now(UTC) + timedelta(minutes=minutes)
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Path]:
+    def make(
+        claims: str = CLAIMS,
+        readme: str = README,
+        prove: bool = True,
+        expect: int = 0,
+        register: bool = True,
+    ) -> Path:
+        root = tmp_path / "repo"
+        for rel in (
+            "bench/perf/results.json",
+            "bench/gates/summary.json",
+            "bench/gates/results.csv",
+        ):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(REPO / rel, root / rel)
+        (root / "claims").mkdir()
+        (root / "claims/claims.yaml").write_text(claims)
+        (root / "README.md").write_text(readme)
+        git(root, "init", "-q")
+        commit_all(root, "start")
+        if register:
+            register_all(root)
+        if prove:
+            code, out = ssw(root, "prove")
+            assert code == expect, out
+        return root
+
+    return make
+
+
+@pytest.fixture
+def repo(make_repo: Callable[..., Path]) -> Path:
+    return make_repo()

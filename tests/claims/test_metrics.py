@@ -1,0 +1,250 @@
+"""The metrics recompute their figures from the raw evidence and refuse evidence that disagrees
+with itself or leaves a figure unknown."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable
+from stepswitch.claims.metrics import all_metrics
+from tests.claims.conftest import REPO
+
+TABLE = "claims/pricing_hand_computed.yaml"
+
+
+def compute(root: Path, metric: str, params: dict | None = None, **evidence: str | list[str]):
+    paths = {role: [p] if isinstance(p, str) else p for role, p in evidence.items()}
+    inputs = Inputs(root, paths, params or {})
+    return all_metrics()[metric].compute(inputs), inputs
+
+
+def test_the_ledger_bills_every_recorded_payload_as_worked_out_by_hand():
+    computed, inputs = compute(REPO, "pricing.fixtures", table=TABLE)
+    assert computed.values["mismatches"] == 0, [r for r in computed.details if r["problems"]]
+    assert (computed.values["rows"], computed.values["formats"]) == (11, 4)
+    assert computed.values["providers"] == "anthropic, gemini, openai"
+    assert "registry/providers/anthropic.toml" in inputs.hashes
+    assert "tests/fixtures/messages/stream_thinking_and_text.sse" in inputs.hashes
+
+
+@pytest.fixture
+def pricing_root(tmp_path: Path) -> Path:
+    for rel in ("registry/providers", "tests/fixtures"):
+        shutil.copytree(REPO / rel, tmp_path / rel)
+    (tmp_path / "claims").mkdir()
+    shutil.copy(REPO / TABLE, tmp_path / TABLE)
+    return tmp_path
+
+
+def _edit_row(root: Path, index: int, **changes) -> None:
+    data = yaml.safe_load((root / TABLE).read_text())
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            data["rows"][index][key].update(value)
+        else:
+            data["rows"][index][key] = value
+    (root / TABLE).write_text(yaml.safe_dump(data))
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"usd": "0.0065616"}, "the row's tokens at its rates give $0.0065615, not $0.0065616"),
+        ({"tokens": {"cache_write": 5000, "uncached": 244}}, "tokens.uncached is 244 by hand"),
+        ({"rates": {"cache_write": "1.0"}}, "rates.cache_write 1.0 is not the list 1.25"),
+    ],
+)
+def test_a_hand_row_that_disagrees_is_a_mismatch_naming_why(pricing_root, changes, problem):
+    _edit_row(pricing_root, 4, **changes)  # prompt_cache_write.json at claude-haiku-4-5
+    computed, _ = compute(pricing_root, "pricing.fixtures", table=TABLE)
+    assert computed.values["mismatches"] == 1
+    problems = computed.details[4]["problems"]
+    assert any(p.startswith(problem) for p in problems), problems
+
+
+def test_a_registry_price_change_shows_in_the_pricing_claim(pricing_root):
+    path = pricing_root / "registry/providers/anthropic.toml"
+    path.write_text(path.read_text().replace("cache_write = 1.25", "cache_write = 1.0"))
+    computed, _ = compute(pricing_root, "pricing.fixtures", table=TABLE)
+    assert computed.values["mismatches"] == 2  # both claude-haiku-4-5 rows keep the old rate
+
+
+def _copy(root: Path, *rels: str) -> None:
+    for rel in rels:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
+
+
+def test_a_perf_summary_that_is_not_its_repetitions_median_cannot_prove(tmp_path):
+    _copy(tmp_path, "bench/perf/results.json")
+    path = tmp_path / "bench/perf/results.json"
+    data = json.loads(path.read_text())
+    data["overhead"]["ssw_runs"][0]["overhead_per_step_ms"] = 1.0
+    path.write_text(json.dumps(data))
+    with pytest.raises(Unprovable, match=r"overhead\.ssw_overhead_per_step_ms\.median is 4\.78425"):
+        compute(tmp_path, "perf.overhead", results="bench/perf/results.json")
+
+
+def test_perf_figures_are_read_from_the_repetitions():
+    computed, inputs = compute(REPO, "perf.overhead", results="bench/perf/results.json")
+    v = computed.values
+    assert (v["steps"], v["reps"], v["mini_version"]) == (40, 5, "2.4.6")
+    assert v["ratio"] == pytest.approx(v["ssw_ms"] / v["mini_ms"])
+    assert v["ratio_pair_min"] <= v["ratio"] <= v["ratio_pair_max"]
+    assert inputs.measured == {"bench/perf/results.json": "2026-11-29T23:56:17+00:00"}
+
+
+def test_a_gates_summary_that_disagrees_with_its_rows_cannot_prove(tmp_path):
+    _copy(tmp_path, "bench/gates/summary.json", "bench/gates/results.csv")
+    path = tmp_path / "bench/gates/results.csv"
+    rows = list(csv.DictReader(path.open()))
+    rows[0]["missed_by_impacted"] = "True"
+    rows[0]["caught_by_full_stage"] = "True"
+    with path.open("w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(Unprovable, match="missed_by_impacted_stage is 0, but the raw rows give 1"):
+        compute(
+            tmp_path,
+            "gates.speedup",
+            summary="bench/gates/summary.json",
+            results="bench/gates/results.csv",
+        )
+
+
+@pytest.fixture
+def suite_root(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "bench/suites/science", tmp_path / "bench/suites/science")
+    return tmp_path
+
+
+def _science_tasks() -> list[str]:
+    return sorted(
+        f"science/{p.name}" for p in (REPO / "bench/suites/science").iterdir() if p.is_dir()
+    )
+
+
+def test_a_validate_transcript_is_checked_against_the_suites_tasks(suite_root):
+    tasks = _science_tasks()
+    lines = [f"valid    {t}  (start: 1 failed; reference: 3 passed x2)" for t in tasks[1:]]
+    transcript = suite_root / "validate.txt"
+    total = f"{len(lines)} tasks: {len(lines)} valid, 0 invalid (9.1 s)"
+    transcript.write_text("\n".join([*lines, total]) + "\n")
+    computed, inputs = compute(
+        suite_root, "bench.validation", transcript="validate.txt", suites="bench/suites/science"
+    )
+    assert computed.values == {
+        "suites": 1,
+        "per_suite": f"science {len(tasks)}",
+        "tasks": len(tasks),
+        "valid": len(tasks) - 1,
+        "invalid": 0,
+        "not_validated": 1,
+    }
+    assert "bench/suites/science/" in inputs.hashes
+    transcript.write_text("\n".join([*lines, f"{len(lines)} tasks: 1 valid, 0 invalid"]) + "\n")
+    with pytest.raises(Unprovable, match="does not count its task lines"):
+        compute(
+            suite_root, "bench.validation", transcript="validate.txt", suites="bench/suites/science"
+        )
+
+
+def _bench_run(root: Path, rows: list[dict], **run) -> str:
+    """A bench folder as `ssw bench run` writes it: run.json, results.csv (bench/results.py)."""
+    from stepswitch.bench.results import CSV_COLUMNS
+
+    folder = root / "bench/runs/b1"
+    folder.mkdir(parents=True)
+    record = {"started_at": "2026-12-02T10:00:00+00:00", "commit": None, **run}
+    (folder / "run.json").write_text(json.dumps(record))
+    with (folder / "results.csv").open("w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, restval="0", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return "bench/runs/b1"
+
+
+def _row(task: str, contestant: str, passed: bool, cost: float = 0.0, **more):
+    kind = contestant if contestant in ("oracle", "null") else "policy"
+    return {
+        "task": task,
+        "suite": task.split("/")[0],
+        "contestant": contestant,
+        "contestant_kind": kind,
+        "attempt": "0",
+        "passed": "true" if passed else "false",
+        "outcome": "done",
+        "dollars_low": str(cost),
+        "dollars_high": str(cost),
+        **more,
+    }
+
+
+def test_oracle_and_null_are_counted_over_every_task_of_the_suites(suite_root):
+    tasks = _science_tasks()
+    rows = [_row(t, "oracle", True) for t in tasks] + [_row(t, "null", False) for t in tasks]
+    rows[0] = _row(tasks[0], "oracle", False, outcome="harness_error")
+    run = _bench_run(suite_root, rows[:-1], claims=["C-002"])  # null skipped one task
+    computed, inputs = compute(
+        suite_root, "bench.oracle_null", run=run, suites="bench/suites/science"
+    )
+    assert computed.values == {
+        "suites": 1,
+        "tasks": len(tasks),
+        "oracle_failed": 1,
+        "null_passed": 1,  # a task null never ran counts against the claim, never for it
+        "harness_errors": 1,
+    }
+    assert inputs.runs[0].claims == ("C-002",)
+    assert inputs.runs[0].started_at == "2026-12-02T10:00:00+00:00"
+
+
+def test_paired_dollars_are_the_bench_summarys_ratio_and_interval(tmp_path):
+    from stepswitch.bench.summary import compare
+
+    rows = []
+    for i in range(10):
+        rows.append(_row(f"s/t{i}", "ladder", i % 3 != 0, 0.01 + i * 0.001))
+        rows.append(_row(f"s/t{i}", "ultra", True, 0.05 + i * 0.002))
+    run = _bench_run(tmp_path, rows)
+    params = {"treatment": "ladder", "control": "ultra"}
+    computed, _ = compute(tmp_path, "bench.paired_dollars", params, run=run)
+    v = computed.values
+    assert v["dollars_ratio"] == pytest.approx(0.145 / 0.59)
+    assert v["ratio_ci_low"] < v["dollars_ratio"] < v["ratio_ci_high"]
+    assert (v["tasks"], v["treatment_pass_rate"], v["control_pass_rate"]) == (10, 0.6, 1.0)
+    from stepswitch.bench.results import ResultRow
+
+    summary = compare("ladder", "ultra", [ResultRow.model_validate(r) for r in rows])
+    assert v["ratio_ci_high"] == summary["dollars_ratio"]["high"]
+
+
+def test_a_task_run_with_unpriced_steps_makes_the_dollars_ratio_unprovable(tmp_path):
+    rows = [_row("s/a", "ladder", True, 0.01), _row("s/a", "ultra", True, 0.05)]
+    rows += [_row("s/b", "ladder", True, 0.0, unpriced_steps="3"), _row("s/b", "ultra", True, 0.05)]
+    run = _bench_run(tmp_path, rows)
+    with pytest.raises(Unprovable, match="1 task runs have unpriced steps"):
+        compute(
+            tmp_path, "bench.paired_dollars", {"treatment": "ladder", "control": "ultra"}, run=run
+        )
+
+
+def test_a_results_file_without_a_column_names_it(tmp_path):
+    folder = tmp_path / "bench/runs/b1"
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text(json.dumps({"started_at": "2026-12-02T10:00:00+00:00"}))
+    (folder / "results.csv").write_text("task,contestant,passed\ns/a,oracle,true\n")
+    with pytest.raises(EvidenceError, match=r"bench/runs/b1/results\.csv has no column suite"):
+        compute(
+            tmp_path,
+            "bench.paired_dollars",
+            {"treatment": "a", "control": "b"},
+            run="bench/runs/b1",
+        )
