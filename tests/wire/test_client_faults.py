@@ -284,3 +284,12 @@ def test_a_hook_that_refuses_stops_the_call_before_anything_is_sent():
                 REQUEST, deadline=far(), hooks=CallHooks(before_attempt=refuse)
             )
     assert server.requests == []
+
+
+def test_a_plain_http_client_refuses_https_instead_of_skipping_verification():
+    import httpx
+
+    from stepswitch.wire.client import new_http_client
+
+    with new_http_client(tls=False) as client, pytest.raises(httpx.UnsupportedProtocol):
+        client.get("https://127.0.0.1:9/")

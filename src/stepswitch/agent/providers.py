@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import httpx
+
 from stepswitch.policy.model import WorkerConfig
 from stepswitch.registry.presets import ProviderSpec
 from stepswitch.wire.client import HttpProvider, new_http_client
@@ -17,7 +19,8 @@ ProviderFactory = Callable[[str, WorkerConfig], Provider]
 
 class HttpProviders:
     """A ProviderFactory over the registry: keys from `env`, base URLs overridable per preset
-    (the scripted preset's loopback server), one httpx client shared by every worker."""
+    (the scripted preset's loopback server), one httpx client for the https workers and one for
+    the plain-http ones (local servers: no CA bundle to load), each made on first use."""
 
     def __init__(
         self,
@@ -29,20 +32,29 @@ class HttpProviders:
         self.registry = registry
         self.env = env
         self.base_urls = dict(base_urls or {})
-        self._http = new_http_client()  # one connection pool (and TLS context) for every worker
+        self._clients: dict[bool, httpx.Client] = {}  # tls -> one connection pool
         self._open: dict[str, HttpProvider] = {}
+
+    def _client(self, base_url: str) -> httpx.Client:
+        tls = not base_url.startswith("http://")
+        if tls not in self._clients:
+            self._clients[tls] = new_http_client(tls=tls)
+        return self._clients[tls]
 
     def __call__(self, name: str, worker: WorkerConfig) -> Provider:
         if name not in self._open:
+            spec = self.registry[worker.provider]
+            base_url = self.base_urls.get(worker.provider, worker.base_url) or spec.base_url
             self._open[name] = open_provider(
-                self.registry[worker.provider],
+                spec,
                 worker.model,
-                base_url=self.base_urls.get(worker.provider, worker.base_url),
+                base_url=base_url,
                 wire_format=worker.wire_format,
                 env=self.env,
-                http=self._http,
+                http=self._client(base_url),
             )
         return self._open[name]
 
     def close(self) -> None:
-        self._http.close()
+        for client in self._clients.values():
+            client.close()

@@ -37,11 +37,31 @@ class RetryPolicy:
     max_delay: float = 30.0
 
 
-def new_http_client() -> httpx.Client:
+def new_http_client(tls: bool = True) -> httpx.Client:
+    """One connection pool. `tls=False` is for plain-HTTP servers only (local, loopback): it
+    skips loading the CA bundle, which costs 50-200 ms, and such a client cannot speak https."""
     # TCP_NODELAY: without it, headers and body leave in two segments and Nagle plus delayed
     # ACK can hold the body ~40 ms per call.
-    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+    options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    inner = httpx.HTTPTransport(socket_options=options, verify=tls)
+    transport: httpx.BaseTransport = inner if tls else _PlainHttpOnly(inner)
     return httpx.Client(transport=transport, follow_redirects=False)
+
+
+class _PlainHttpOnly(httpx.BaseTransport):
+    """Refuses https, so a client built without certificates can never send an unverified
+    TLS request by mistake."""
+
+    def __init__(self, inner: httpx.HTTPTransport) -> None:
+        self.inner = inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme != "http":
+            raise httpx.UnsupportedProtocol(f"this client speaks plain http only: {request.url}")
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
