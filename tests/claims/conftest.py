@@ -121,13 +121,15 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         register: bool = True,
     ) -> Path:
         root = tmp_path / "repo"
-        for rel in (
-            "bench/perf/results.json",
-            "bench/gates/summary.json",
-            "bench/gates/results.csv",
+        # Fixed inputs, not the repository's latest measurements: a re-measurement must not
+        # change what these tests expect (the perf file is the 2026-11-29 run, ratio 0.30).
+        for rel, source in (
+            ("bench/perf/results.json", "tests/fixtures/claims/perf-results.json"),
+            ("bench/gates/summary.json", "bench/gates/summary.json"),
+            ("bench/gates/results.csv", "bench/gates/results.csv"),
         ):
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(REPO / rel, root / rel)
+            shutil.copy(REPO / source, root / rel)
         (root / "claims").mkdir()
         (root / "claims/claims.yaml").write_text(claims)
         (root / "README.md").write_text(readme)

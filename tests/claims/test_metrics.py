@@ -81,9 +81,16 @@ def _copy(root: Path, *rels: str) -> None:
         shutil.copy(REPO / rel, root / rel)
 
 
+def _fixed_perf(root: Path) -> Path:
+    """The 2026-11-29 bench/perf results, pinned: a re-measurement must not change the tests."""
+    path = root / "bench/perf/results.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "tests/fixtures/claims/perf-results.json", path)
+    return path
+
+
 def test_a_perf_summary_that_is_not_its_repetitions_median_cannot_prove(tmp_path):
-    _copy(tmp_path, "bench/perf/results.json")
-    path = tmp_path / "bench/perf/results.json"
+    path = _fixed_perf(tmp_path)
     data = json.loads(path.read_text())
     data["overhead"]["ssw_runs"][0]["overhead_per_step_ms"] = 1.0
     path.write_text(json.dumps(data))
@@ -91,8 +98,9 @@ def test_a_perf_summary_that_is_not_its_repetitions_median_cannot_prove(tmp_path
         compute(tmp_path, "perf.overhead", results="bench/perf/results.json")
 
 
-def test_perf_figures_are_read_from_the_repetitions():
-    computed, inputs = compute(REPO, "perf.overhead", results="bench/perf/results.json")
+def test_perf_figures_are_read_from_the_repetitions(tmp_path):
+    _fixed_perf(tmp_path)
+    computed, inputs = compute(tmp_path, "perf.overhead", results="bench/perf/results.json")
     v = computed.values
     assert (v["steps"], v["reps"], v["mini_version"]) == (40, 5, "2.4.6")
     assert v["ratio"] == pytest.approx(v["ssw_ms"] / v["mini_ms"])
