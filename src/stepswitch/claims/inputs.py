@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -40,11 +41,28 @@ def checked_path(text: str) -> str:
     return path.as_posix()
 
 
+def _git_files(folder: Path) -> set[Path] | None:
+    """The files below `folder` that git would commit (tracked, or untracked and not ignored);
+    None outside a git checkout. A file git ignores (a run's ledger) is never evidence."""
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            cwd=folder,
+            capture_output=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {folder / name for name in done.stdout.decode().split("\0") if name}
+
+
 def tree_files(folder: Path) -> list[Path]:
+    committed = _git_files(folder)
     return sorted(
         p
         for p in folder.rglob("*")
         if p.is_file()
+        and (committed is None or p in committed)
         and not any(part in SKIPPED for part in p.relative_to(folder).parts)
         and p.suffix != ".pyc"
     )
