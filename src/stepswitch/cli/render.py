@@ -9,7 +9,6 @@ from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunRecord
 from stepswitch.records.steps import (
     Escalation,
-    Finish,
     GateVerdicts,
     ModelStep,
     ReviewVerdicts,
@@ -104,6 +103,4 @@ class TerminalPrinter:
             return [
                 f"    review    reviewer says {r.verdict}, second opinion says {r.second_opinion}"
             ]
-        if isinstance(event, Finish):
-            return []
         return []
