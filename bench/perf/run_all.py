@@ -16,6 +16,7 @@ Creates bench/perf/.venv-mini (mini-swe-agent 2.4.6 from PyPI) when it is missin
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -34,8 +35,11 @@ import task
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-SSW_PY = REPO / ".venv" / "bin" / "python"
-SSW_BIN = REPO / ".venv" / "bin" / "ssw"
+# ssw as a user installs it (no dev extras: Selenium's trio would add an import to every process),
+# as mini-swe-agent runs in a venv of its own; docs/decisions/0018-start-up-costs.md.
+SSW_VENV = HERE / ".venv-ssw"
+SSW_PY = SSW_VENV / "bin" / "python"
+SSW_BIN = SSW_VENV / "bin" / "ssw"
 MINI_VENV = HERE / ".venv-mini"
 MINI_PY = MINI_VENV / "bin" / "python"
 MINI_BIN = MINI_VENV / "bin" / "mini"
@@ -47,6 +51,18 @@ TARGET_HELP_S_BRIEF = 0.3
 TARGET_FIRST_CALL_S = 0.5
 TARGET_REPEAT_SHARE = 0.8
 TARGET_UNCACHED_RATIO = 0.5
+
+
+def ensure_ssw_venv() -> None:
+    """The checkout installed editable with no extras; re-installed when pyproject.toml changed."""
+    stamp = SSW_VENV / "pyproject.sha256"
+    wanted = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+    if SSW_BIN.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return
+    print(f"creating {SSW_VENV} with `pip install -e {REPO}` (no extras)", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(SSW_VENV)], check=True)
+    subprocess.run([str(SSW_PY), "-m", "pip", "install", "-q", "-e", str(REPO)], check=True)
+    stamp.write_text(wanted)
 
 
 def ensure_mini_venv() -> None:
@@ -133,6 +149,26 @@ def overhead(reps: int) -> dict[str, Any]:
 
 def _breakdown(runs: list[dict[str, Any]], keys: list[str]) -> dict[str, float]:
     return {k.removesuffix("_s"): statistics.median(r[k] for r in runs) * 1000 for k in keys}
+
+
+def dev_venv_imports(n: int = 7) -> dict[str, Any]:
+    """What the dev venv (`.venv`, with the dev extras) adds to every ssw process: httpcore
+    imports trio when it is installed (Selenium brings it). Fresh processes, alternating."""
+    dev_py = REPO / ".venv" / "bin" / "python"
+    code = "import httpx, httpcore"
+    user, dev = [], []
+    for _ in range(n):
+        user.append(_wall([str(SSW_PY), "-X", "frozen_modules=on", "-c", code]))
+        dev.append(_wall([str(dev_py), "-X", "frozen_modules=on", "-c", code]))
+    return {
+        "code": code,
+        "user_venv_s": common.summary(user),
+        "dev_venv_s": common.summary(dev),
+        "dev_has_trio": subprocess.run(
+            [str(dev_py), "-c", "import trio"], capture_output=True, check=False
+        ).returncode
+        == 0,
+    }
 
 
 # --- 2. cold start --------------------------------------------------------------------------
@@ -527,6 +563,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
     args = parser.parse_args()
+    ensure_ssw_venv()
     ensure_mini_venv()
     started = datetime.now(UTC)
     results: dict[str, Any] = {
@@ -539,6 +576,7 @@ def main() -> None:
     results["overhead"] = overhead(args.reps)
     print("cold start", file=sys.stderr)
     results["cold_start"] = cold_start()
+    results["dev_venv_imports"] = dev_venv_imports()
     print("launch to first model call", file=sys.stderr)
     results["first_call"] = first_call(args.reps)
     results["prompt"] = prompt_economy(

@@ -18,15 +18,20 @@ from stepswitch.cli.site import serve_command, site_app
 from stepswitch.errors import SswError, UsageError
 
 app = typer.Typer(
+    rich_markup_mode=None,
     name="ssw",
     help="Stepswitch: give each step of a coding task to the model that fits it.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-prices_app = typer.Typer(help="Provider list prices in the registry.", no_args_is_help=True)
+prices_app = typer.Typer(
+    rich_markup_mode=None, help="Provider list prices in the registry.", no_args_is_help=True
+)
 app.add_typer(prices_app, name="prices")
-policy_app = typer.Typer(help="Policy files: which worker takes which step.", no_args_is_help=True)
+policy_app = typer.Typer(
+    rich_markup_mode=None, help="Policy files: which worker takes which step.", no_args_is_help=True
+)
 app.add_typer(policy_app, name="policy")
 app.add_typer(bench_app, name="bench")
 app.add_typer(runs_app, name="runs")

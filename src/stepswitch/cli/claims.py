@@ -16,6 +16,7 @@ from stepswitch.errors import UsageError
 CLAIMS_FILE = "claims/claims.yaml"
 
 claims_app = typer.Typer(
+    rich_markup_mode=None,
     help="Claims behind the README's numbers: register them before their runs.",
     no_args_is_help=True,
 )

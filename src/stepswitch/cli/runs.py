@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from stepswitch.agent.workspace.runs import RunEntry
 
 runs_app = typer.Typer(
-    help="A repository's runs: list them, clean up after them.", invoke_without_command=True
+    rich_markup_mode=None,
+    help="A repository's runs: list them, clean up after them.",
+    invoke_without_command=True,
 )
 
 RepoOption = Annotated[

@@ -12,7 +12,11 @@ import typer
 
 from stepswitch.errors import UsageError
 
-site_app = typer.Typer(help="The replay page: recorded runs, step by step.", no_args_is_help=True)
+site_app = typer.Typer(
+    rich_markup_mode=None,
+    help="The replay page: recorded runs, step by step.",
+    no_args_is_help=True,
+)
 
 # What `ssw site build` reads when no RUN is named: the runs committed in this repository.
 COMMITTED_RUNS = (Path("bench/runs"), Path("docs/runs"))

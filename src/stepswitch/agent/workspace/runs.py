@@ -23,6 +23,7 @@ from stepswitch.agent.workspace.worktree import (
 from stepswitch.errors import SswError, UsageError
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunRecord
+from stepswitch.util.git import run_git
 
 BRANCH_PREFIX = "ssw/"
 ABANDONED = "abandoned"  # the record says running, and no process holds the run's lock
@@ -64,14 +65,10 @@ class Cleaned:
 
 
 def _git(repo: Path, *args: str, check: bool = True) -> tuple[int, str]:
-    import git
-
-    status, out, err = git.Git(repo).execute(
-        ["git", *args], with_extended_output=True, with_exceptions=False
-    )
-    if check and status != 0:
-        raise UsageError(f"{repo}: git {' '.join(args[:2])} failed: {str(err).strip()}")
-    return int(status), str(out)
+    done = run_git(repo, *args)
+    if check and done.status != 0:
+        raise UsageError(f"{repo}: git {' '.join(args[:2])} failed: {done.err}")
+    return done.status, done.out
 
 
 def repo_top(path: Path) -> Path:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.errors import UsageError
+from stepswitch.util.git import git_out, run_git
 
 AUTHOR = ("Stepswitch", "ssw@localhost")
 SSW_FOLDER = ".ssw"  # in the user's checkout: ledger, worktrees/, runs/
@@ -28,22 +29,18 @@ class Worktree:
     base_commit: str
 
 
-def _git(path: Path) -> object:
-    import git  # gitpython; imported here so `ssw --help` stays fast
-
-    try:
-        return git.Repo(path, search_parent_directories=False)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise UsageError(
-            f"{path} is not the top of a git repository; run `git init` there"
-        ) from exc
+def _check_top(path: Path) -> None:
+    """`path` is the top of a git checkout (a linked worktree's too), else a UsageError."""
+    top = run_git(path, "rev-parse", "--show-toplevel") if path.is_dir() else None
+    if top is None or top.status != 0 or Path(top.out).resolve() != path.resolve():
+        raise UsageError(f"{path} is not the top of a git repository; run `git init` there")
 
 
 def exclude_ssw_folder(repo: Path) -> None:
     """Keep .ssw/ (ledger, worktrees, run records) out of `git status` and `git add -A`, in any
     checkout: git names the exclude file (a linked worktree's is in the common git folder).
     Call it before anything is written to .ssw/; no tracked file changes."""
-    relative = _git_out(repo, "rev-parse", "--git-path", "info/exclude")
+    relative = git_out(repo, "rev-parse", "--git-path", "info/exclude")
     exclude = repo / relative  # absolute for a linked worktree, relative to repo otherwise
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
@@ -52,30 +49,17 @@ def exclude_ssw_folder(repo: Path) -> None:
             out.write(("\n" if text and not text.endswith("\n") else "") + SSW_FOLDER + "/\n")
 
 
-def _git_out(repo: Path, *args: str) -> str:
-    import git
-
-    try:
-        return str(git.Git(repo).execute(["git", *args]))
-    except git.GitCommandError as exc:
-        command = next(a for a in args if not a.startswith("-"))
-        raise UsageError(f"{repo}: git {command} failed: {exc.stderr.strip()}") from exc
-
-
-def _base_commit(handle: object, repo: Path) -> str:
-    import git
-
-    assert isinstance(handle, git.Repo)
-    try:
-        return str(handle.head.commit.hexsha)
-    except ValueError as exc:
-        raise UsageError(f"{repo} has no commits yet; commit something first") from exc
+def _head_commit(repo: Path) -> str:
+    done = run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    if done.status != 0:
+        raise UsageError(f"{repo} has no commits yet; commit something first")
+    return done.out.strip()
 
 
 def uncommitted_paths(repo: Path) -> list[str]:
     """What the checkout has that its HEAD commit has not: changed, staged and untracked files
     (not ignored ones, not .ssw/, not the tools' caches)."""
-    out = _git_out(
+    out = git_out(
         repo,
         "--no-optional-locks",  # a look, not a change: git must not rewrite the index for it
         "status",
@@ -101,7 +85,8 @@ def check_clean(repo: Path, allow_dirty: bool = False) -> list[str]:
     """Refuse a checkout the run would not see whole: no commits, or uncommitted changes (the
     worktree starts from HEAD, so they would be left out) unless `allow_dirty`. Returns the
     uncommitted paths; makes nothing."""
-    _base_commit(_git(repo), repo)
+    _check_top(repo)
+    _head_commit(repo)
     dirty = uncommitted_paths(repo)
     if dirty and not allow_dirty:
         raise UsageError(
@@ -147,15 +132,15 @@ def _hold(lock: Path) -> int:
 
 
 def create_worktree(repo: Path, run_id: str) -> Worktree:
-    handle = _git(repo)
-    base = _base_commit(handle, repo)
+    _check_top(repo)
+    base = _head_commit(repo)
     exclude_ssw_folder(repo)
     path = repo / SSW_FOLDER / "worktrees" / run_id
     branch = f"ssw/{run_id}"
     lock = lock_path(repo, run_id)
     fd = _hold(lock)  # before the worktree exists: a live run is never taken for a dead one
     try:
-        _git_out(repo, "worktree", "add", "-b", branch, str(path), base)
+        git_out(repo, "worktree", "add", "-b", branch, str(path), base)
     except BaseException:
         lock.unlink(missing_ok=True)
         os.close(fd)
@@ -166,11 +151,15 @@ def create_worktree(repo: Path, run_id: str) -> Worktree:
 
 def changed_paths(worktree: Worktree) -> list[str]:
     """Files that differ from the base commit, untracked ones included (relative posix paths)."""
-    import git
-
-    handle = git.Repo(worktree.path)
-    out = handle.git.status(
-        "--porcelain", "--untracked-files=all", "-z", "--", ".", *TOOL_LEFTOVERS
+    out = git_out(
+        worktree.path,
+        "status",
+        "--porcelain",
+        "--untracked-files=all",
+        "-z",
+        "--",
+        ".",
+        *TOOL_LEFTOVERS,
     )
     paths = []
     for entry in out.split("\0"):
@@ -180,41 +169,37 @@ def changed_paths(worktree: Worktree) -> list[str]:
 
 
 def diff_text(worktree: Worktree, limit: int = 40_000) -> str:
-    import git
-
-    handle = git.Repo(worktree.path)
-    handle.git.add("-A", "--intent-to-add", "--", ".", *TOOL_LEFTOVERS)
-    text: str = handle.git.diff(worktree.base_commit)
+    git_out(worktree.path, "add", "-A", "--intent-to-add", "--", ".", *TOOL_LEFTOVERS)
+    text = git_out(worktree.path, "diff", worktree.base_commit)
     return text if len(text) <= limit else text[:limit] + "\n[diff cut]"
 
 
 def commit_all(worktree: Worktree, message: str) -> str:
-    import git
-
-    handle = git.Repo(worktree.path)
-    handle.git.add("-A", "--", ".", *TOOL_LEFTOVERS)
+    git_out(worktree.path, "add", "-A", "--", ".", *TOOL_LEFTOVERS)
     name, email = AUTHOR
-    handle.git.commit(
+    identity = {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+    }
+    git_out(
+        worktree.path,
+        "commit",
+        "-q",
         "-m",
         message,
         "--no-verify",
         "--allow-empty",
-        env={
-            "GIT_AUTHOR_NAME": name,
-            "GIT_AUTHOR_EMAIL": email,
-            "GIT_COMMITTER_NAME": name,
-            "GIT_COMMITTER_EMAIL": email,
-        },
+        env={**os.environ, **identity},
     )
-    return str(handle.head.commit.hexsha)
+    return _head_commit(worktree.path)
 
 
 def remove_worktree(worktree: Worktree) -> None:
     """Drop the working folder; the branch and its commit stay in the user's repository."""
-    import git
-
     try:
-        git.Repo(worktree.repo).git.worktree("remove", "--force", str(worktree.path))
+        git_out(worktree.repo, "worktree", "remove", "--force", str(worktree.path))
     finally:
         fd = _HELD.pop(worktree.path, None)
         if fd is not None:
@@ -224,24 +209,16 @@ def remove_worktree(worktree: Worktree) -> None:
 
 def describe_checkout(path: Path) -> tuple[str, str]:
     """(base commit, branch) of a checkout made by the caller; a UsageError when it has none."""
-    import git
-
-    handle = _git(path)
-    assert isinstance(handle, git.Repo)
-    try:
-        base = handle.head.commit.hexsha
-    except ValueError as exc:
-        raise UsageError(f"{path} has no commits yet; commit something first") from exc
-    branch = "(detached)" if handle.head.is_detached else handle.active_branch.name
-    return base, branch
+    _check_top(path)
+    base = _head_commit(path)
+    branch = run_git(path, "symbolic-ref", "--short", "--quiet", "HEAD")
+    return base, branch.out.strip() if branch.status == 0 else "(detached)"
 
 
 def diff_stats(path: Path, base_commit: str) -> list[tuple[str, int | None, int | None]]:
     """(path, lines added, lines deleted) of each file the committed change touched; a rename
     is listed under both its old and its new path. None counts for binary files."""
-    import git
-
-    out: str = git.Repo(path).git.diff("--numstat", "-z", "--no-renames", base_commit, "HEAD")
+    out = git_out(path, "diff", "--numstat", "-z", "--no-renames", base_commit, "HEAD")
     stats: list[tuple[str, int | None, int | None]] = []
     for entry in out.split("\0"):
         parts = entry.split("\t")
