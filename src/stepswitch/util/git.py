@@ -7,6 +7,9 @@ trailing newline, as git's porcelain would be read by a shell."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,8 +33,14 @@ def _text(data: bytes) -> str:
 
 
 def _command_name(args: tuple[str, ...]) -> str:
-    """The subcommand, past any global options (`--no-optional-locks status` -> status)."""
-    return next((a for a in args if not a.startswith("-")), "")
+    """The subcommand, past git's own options (`-c k=v --no-optional-locks status` -> status)."""
+    words = iter(args)
+    for word in words:
+        if word in ("-c", "-C"):
+            next(words, None)  # the option's value
+        elif not word.startswith("-"):
+            return word
+    return ""
 
 
 def run_git(
@@ -41,24 +50,32 @@ def run_git(
     timeout: float = GIT_TIMEOUT_S,
 ) -> GitResult:
     """`git ARGS` in `cwd`; its status and output, whatever the status. A git that cannot start
-    or does not finish in `timeout` is a UsageError naming the command."""
+    or does not finish in `timeout` (its process group is killed then) is a UsageError naming
+    the command."""
+    if not cwd.is_dir():
+        raise UsageError(f"{cwd} is not a folder")
     try:
-        done = subprocess.run(
+        proc = subprocess.Popen(
             ["git", *args],
             cwd=cwd,
             env=dict(env) if env is not None else None,
             stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # a hook it starts dies with it; Ctrl-C does not cut it short
         )
     except FileNotFoundError as exc:
         raise UsageError("git is not installed or not on PATH") from exc
+    try:
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired as exc:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         raise UsageError(
-            f"{cwd}: git {_command_name(args)} did not finish in {timeout:.0f} s"
+            f"{cwd}: git {_command_name(args)} did not finish in {timeout:g} s"
         ) from exc
-    return GitResult(done.returncode, _text(done.stdout), _text(done.stderr).strip())
+    return GitResult(proc.returncode, _text(out), _text(err).strip())
 
 
 def git_out(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
