@@ -246,7 +246,9 @@ class Ledger:
             values |= {"usd": 0.0, "low_usd": 0.0, "high_usd": 0.0}
         sets = ", ".join(f"{name} = :{name}" for name in values)
         row_id = reservation.row_id
-        with self._lock, immediate(self._conn, self.path) as conn:
+        # Not fsynced: until the next reservation's commit flushes it, a power loss would leave
+        # the reservation's bound counted, more than was spent, never less.
+        with self._lock, immediate(self._conn, self.path, fsync=False) as conn:
             # A row recovery judged orphaned may still be settled by its live owner: truth wins.
             updated = conn.execute(
                 f"""UPDATE calls SET {sets}, status = :status, settled_at = :now

@@ -213,9 +213,17 @@ def guarded(path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def immediate(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
-    """One write transaction, taken before any read: admission across processes is atomic."""
+def immediate(
+    conn: sqlite3.Connection, path: Path, *, fsync: bool = True
+) -> Iterator[sqlite3.Connection]:
+    """One write transaction, taken before any read: admission across processes is atomic.
+
+    `fsync=True` (a reservation): the commit is on disk before this returns, through a power
+    loss. `fsync=False` (a settlement, which only lowers what a reservation counts): the commit
+    survives SIGKILL at once and reaches the disk with the next fsynced commit; a power loss in
+    between leaves the reservation's upper bound standing, never less than was spent."""
     with guarded(path):
+        conn.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
@@ -260,8 +268,7 @@ def _configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> N
     with guarded(path):
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        # FULL: each commit is fsynced, so a reservation outlives even a power loss (NORMAL
-        # would survive SIGKILL only); one fsync is nothing next to a model call.
+        # FULL until a transaction says otherwise (`immediate(fsync=False)` for settlements).
         conn.execute("PRAGMA synchronous = FULL")
     if str(mode).lower() != "wal":
         raise LedgerError(
