@@ -186,9 +186,11 @@ def main() -> None:
         profiler = cProfile.Profile()
         profiler.enable()
     began = time.perf_counter()
-    # What `ssw run` does around run_task: worktree, ledger, workspace, gates, providers.
+    # What `ssw run` does around run_task, in its order (cli/run.py): ledger, providers, worktree,
+    # workspace, gates.
     run_id = "bench-perf"
     ledger = open_ledger(repo / ".ssw" / "ledger.sqlite")
+    providers = HttpProviders(registry, base_urls={SCRIPTED_PROVIDER: server.base_url})
     worktree = create_worktree(repo, run_id)
     gates_config = load_gates(worktree.path)
     ws = Workspace(
@@ -197,7 +199,6 @@ def main() -> None:
         secret_env_names=key_variables(registry),
     )
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
-    providers = HttpProviders(registry, base_urls={SCRIPTED_PROVIDER: server.base_url})
     record = run_task(
         task=task.TASK,
         policy=policy,

@@ -9,7 +9,7 @@ import httpx
 
 from stepswitch.policy.model import WorkerConfig
 from stepswitch.registry.presets import ProviderSpec
-from stepswitch.wire.client import HttpProvider, new_http_client
+from stepswitch.wire.client import HttpProvider, new_http_client, warm_up_http
 from stepswitch.wire.open import open_provider
 from stepswitch.wire.provider import Provider
 
@@ -34,6 +34,7 @@ class HttpProviders:
         self.base_urls = dict(base_urls or {})
         self._clients: dict[bool, httpx.Client] = {}  # tls -> one connection pool
         self._open: dict[str, HttpProvider] = {}
+        warm_up_http()  # the first client is made after the worktree and the pre-flight
 
     def _client(self, base_url: str) -> httpx.Client:
         tls = not base_url.startswith("http://")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import random
 import socket
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -37,11 +40,31 @@ class RetryPolicy:
     max_delay: float = 30.0
 
 
+_warming: threading.Thread | None = None
+
+
+def _import_transport() -> None:
+    with contextlib.suppress(Exception):  # the import proper, in new_http_client, says what failed
+        import httpcore  # noqa: F401
+
+
+def warm_up_http() -> None:
+    """Import httpcore in a background thread, once per process: it imports the async libraries
+    installed beside it (anyio, and trio when present), 40-200 ms that a run otherwise pays
+    before its first call, while it mostly waits on git and the gates' pre-flight."""
+    global _warming
+    if _warming is None and "httpcore" not in sys.modules:
+        _warming = threading.Thread(target=_import_transport, name="ssw-warm-http", daemon=True)
+        _warming.start()
+
+
 def new_http_client(tls: bool = True) -> httpx.Client:
     """One connection pool. `tls=False` is for plain-HTTP servers only (local, loopback): it
     skips loading the CA bundle, which costs 50-200 ms, and such a client cannot speak https."""
     # TCP_NODELAY: without it, headers and body leave in two segments and Nagle plus delayed
     # ACK can hold the body ~40 ms per call.
+    if _warming is not None:
+        _warming.join()
     options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
     inner = httpx.HTTPTransport(socket_options=options, verify=tls)
     transport: httpx.BaseTransport = inner if tls else _PlainHttpOnly(inner)
