@@ -199,6 +199,7 @@ def main() -> None:
         secret_env_names=key_variables(registry),
     )
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
+    gc.freeze()  # as `ssw run` does right before run_task
     record = run_task(
         task=task.TASK,
         policy=policy,
