@@ -8,6 +8,7 @@ from typing import Literal
 
 from stepswitch.errors import RunStopped, UsageError
 from stepswitch.ledger.pricing import worst_case_usd
+from stepswitch.records.money import format_usd
 from stepswitch.registry.presets import Price
 
 Scope = Literal["task", "run", "bench"]
@@ -149,7 +150,7 @@ class Spend:
     lost_calls: int = 0
 
     def text(self) -> str:
-        money = f"${self.low:.4f}" if self.low == self.high else f"${self.low:.4f}-${self.high:.4f}"
+        money = format_usd(self.low, self.high)
         return money + (f" + {self.unpriced_calls} unpriced" if self.unpriced_calls else "")
 
 

@@ -12,6 +12,7 @@ from typing import Any, Literal, get_args
 from stepswitch.errors import UsageError
 from stepswitch.ledger.book import OVERRUN_TOLERANCE_USD, Ledger, open_ledger
 from stepswitch.ledger.store import CallRow
+from stepswitch.records.money import format_usd
 
 By = Literal["model", "step_type", "task", "worker", "tag"]
 UNTAGGED = "(untagged)"
@@ -46,9 +47,7 @@ class GroupRow:
 
     def dollars_text(self) -> str:
         priced = self.calls > self.unpriced_calls or self.high_usd > 0
-        money = (
-            f"${self.low_usd:.4f}" if self.exact else f"${self.low_usd:.4f}-${self.high_usd:.4f}"
-        )
+        money = format_usd(self.low_usd, self.high_usd)
         if not self.unpriced_calls:
             return money
         return f"{money} +{self.unpriced_calls} unpriced" if priced else "unpriced"

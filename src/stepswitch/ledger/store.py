@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from stepswitch.errors import UsageError
+from stepswitch.records.money import format_usd
 from stepswitch.wire.served import same_model
 
 SCHEMA_VERSION = 3
@@ -166,10 +167,8 @@ class CallRow:
         if not self.priced:
             return "unpriced"
         if self.status == "reserved":
-            return f"$0.0000-${self.reserved_usd:.4f} (open)"
-        low = self.low_usd or 0.0
-        high = self.high_usd or 0.0
-        return f"${low:.4f}" if low == high else f"${low:.4f}-${high:.4f}"
+            return f"{format_usd(0.0, self.reserved_usd)} (open)"
+        return format_usd(self.low_usd or 0.0, self.high_usd or 0.0)
 
 
 _COLUMNS = tuple(name for name in CallRow.__dataclass_fields__ if name not in ("tags", "price"))
