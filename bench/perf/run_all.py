@@ -40,6 +40,7 @@ REPO = HERE.parents[1]
 SSW_VENV = HERE / ".venv-ssw"
 SSW_PY = SSW_VENV / "bin" / "python"
 SSW_BIN = SSW_VENV / "bin" / "ssw"
+PYTEST_REQUIREMENT = "pytest==9.2.0"  # the fixture's test runner, the dev venv's version
 MINI_VENV = HERE / ".venv-mini"
 MINI_PY = MINI_VENV / "bin" / "python"
 MINI_BIN = MINI_VENV / "bin" / "mini"
@@ -54,14 +55,19 @@ TARGET_UNCACHED_RATIO = 0.5
 
 
 def ensure_ssw_venv() -> None:
-    """The checkout installed editable with no extras; re-installed when pyproject.toml changed."""
+    """The checkout installed editable with no extras, and pytest for the fixture's tests (the
+    command both agents run); re-made when pyproject.toml changed."""
     stamp = SSW_VENV / "pyproject.sha256"
-    wanted = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()
+    wanted = hashlib.sha256(
+        (REPO / "pyproject.toml").read_bytes() + PYTEST_REQUIREMENT.encode()
+    ).hexdigest()
     if SSW_BIN.exists() and stamp.exists() and stamp.read_text() == wanted:
         return
-    print(f"creating {SSW_VENV} with `pip install -e {REPO}` (no extras)", file=sys.stderr)
+    print(f"creating {SSW_VENV}: `pip install -e {REPO} {PYTEST_REQUIREMENT}`", file=sys.stderr)
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(SSW_VENV)], check=True)
-    subprocess.run([str(SSW_PY), "-m", "pip", "install", "-q", "-e", str(REPO)], check=True)
+    subprocess.run(
+        [str(SSW_PY), "-m", "pip", "install", "-q", "-e", str(REPO), PYTEST_REQUIREMENT], check=True
+    )
     stamp.write_text(wanted)
 
 

@@ -11,11 +11,13 @@ ssw. Prints one JSON object on stdout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +47,27 @@ def _replay(gate_calls: list[tuple[str, dict[str, str]]], repeats: int = 3) -> f
         sums.append(total)
         shutil.rmtree(root.parent, ignore_errors=True)
     return statistics.median(sums)
+
+
+def _sandbox_start_s(sandbox: Any, repo: Path, repeats: int = 15) -> float:
+    """What confining one command adds: `true` through the run's sandbox (the policy `ssw run`
+    uses, on this checkout) against `true` run directly, alternating; difference of medians."""
+    from stepswitch.util.sandbox import Confinement, child_env, policy_for_worktree, sandbox_home
+
+    if not sandbox.confines:
+        return 0.0
+    with sandbox_home() as home:
+        env = child_env(os.environ, home)
+        wrapped = Confinement(sandbox, policy_for_worktree(repo, repo, home, env)).wrap(
+            ["true"], repo
+        )
+        direct, confined = [], []
+        for _ in range(repeats):
+            for argv, out in ((["true"], direct), (wrapped, confined)):
+                began = time.perf_counter()
+                subprocess.run(argv, cwd=repo, env=env, check=True)
+                out.append(time.perf_counter() - began)
+    return max(0.0, statistics.median(confined) - statistics.median(direct))
 
 
 def _counterfactual(bodies: list[dict[str, Any]], script: dict[str, Any]) -> dict[str, Any]:
@@ -120,6 +143,7 @@ def _counterfactual(bodies: list[dict[str, Any]], script: dict[str, Any]) -> dic
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--profile", type=Path, help="write a cProfile of run_task here")
+    parser.add_argument("--sandbox", default="auto", help="as `ssw run --sandbox` (default auto)")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="ssw-bench-"))
@@ -135,17 +159,17 @@ def main() -> None:
     from stepswitch.agent.repo_gates import RepoGates
     from stepswitch.agent.run import run_task
     from stepswitch.agent.workspace.paths import Workspace
+    from stepswitch.agent.workspace.setup import set_up_workspace
     from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
     from stepswitch.cli.render import TerminalPrinter
     from stepswitch.fakes.scripted import load_script, start_scripted_server
-    from stepswitch.gates.config import protected_paths
-    from stepswitch.gates.detect import load_gates
     from stepswitch.gates.suite import SuiteResult
     from stepswitch.ledger import open_ledger
     from stepswitch.policy.model import load_policy
     from stepswitch.records.folder import RunFolder, load_run
     from stepswitch.records.run import RunIds
-    from stepswitch.registry.presets import SCRIPTED_PROVIDER, key_variables, load_registry
+    from stepswitch.registry.presets import SCRIPTED_PROVIDER, load_registry
+    from stepswitch.util.sandbox import choose_sandbox, sandbox_home
 
     # The fake provider is not the harness: its server starts before the clock and its time
     # inside each request is measured (ServerClock) and subtracted.
@@ -176,6 +200,8 @@ def main() -> None:
             return dict(self.inner._suite.env)
 
     lines: list[str] = []
+    sandbox = choose_sandbox(args.sandbox)
+    cleanup = contextlib.ExitStack()
     registry = load_registry()
     policy = load_policy(policy_path)
     gc_before = [s["collections"] for s in gc.get_stats()]
@@ -191,13 +217,21 @@ def main() -> None:
     run_id = "bench-perf"
     ledger = open_ledger(repo / ".ssw" / "ledger.sqlite")
     providers = HttpProviders(registry, base_urls={SCRIPTED_PROVIDER: server.base_url})
+    home = cleanup.enter_context(sandbox_home())
     worktree = create_worktree(repo, run_id)
-    gates_config = load_gates(worktree.path)
-    ws = Workspace(
+    # As `ssw run` sets it up (agent/workspace/setup.py), less the pre-flight, which the
+    # first-call figure covers: gates read at the base commit, the sandbox, the environment.
+    run_ws = set_up_workspace(
         worktree.path,
-        protected=protected_paths(gates_config),
-        secret_env_names=key_variables(registry),
+        repo=repo,
+        home=home,
+        sandbox=sandbox,
+        registry=registry,
+        base_commit=worktree.base_commit,
+        log_dir=None,
+        preflight=False,
     )
+    ws = run_ws.workspace
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
     gc.freeze()  # as `ssw run` does right before run_task
     record = run_task(
@@ -209,11 +243,7 @@ def main() -> None:
         ids=RunIds(run_id=run_id, task_id=run_id),
         budgets=(),
         providers=providers,
-        gates=TimedGates(
-            RepoGates(
-                gates_config, worktree.path, ws.command_env(), worktree.base_commit, folder.logs
-            )
-        ),
+        gates=TimedGates(run_ws.gates),
         sinks=[TerminalPrinter(lines.append)],
         deadline=time.monotonic() + policy.limits.wall_time_s,
         registry=registry,
@@ -222,6 +252,7 @@ def main() -> None:
     providers.close()
     remove_worktree(worktree)
     ledger.close()
+    cleanup.close()
     wall = time.perf_counter() - began
     if profiler is not None:
         profiler.disable()
@@ -259,7 +290,12 @@ def main() -> None:
     replay_s = _replay(gate_calls)
     server_s = clock.total_s
     scripted_s = sum(scripted.values())
-    overhead = wall - commands_s - server_s - scripted_s
+    # The sandbox is ssw's, not the command's: the run tool's commands are subtracted at their
+    # direct (unconfined) time, so their sandbox start is already overhead; the gates' commands
+    # were timed in the run, wrapper included, so one wrapper start each is added back.
+    sandbox_per_command_s = _sandbox_start_s(sandbox, repo)
+    sandbox_in_gates_s = len(gate_calls) * sandbox_per_command_s
+    overhead = wall - commands_s - server_s - scripted_s + sandbox_in_gates_s
     # Setup: from run_task's start to the first request reaching the server, less the scripted
     # server's own start (already subtracted); the rest of the overhead is the loop and the end.
     to_first = (clock.first_request_at or began) - began
@@ -289,6 +325,10 @@ def main() -> None:
             "gate_commands": [c for c, _ in gate_calls],
             "run_tool_direct": run_tool_detail,
             "cross_check_replay_s": replay_s,
+            "sandbox": sandbox.name,
+            "sandbox_per_command_ms": sandbox_per_command_s * 1000,
+            "sandboxed_gate_commands": len(gate_calls),
+            "sandbox_in_gates_s": sandbox_in_gates_s,
             "overhead_s": overhead,
             "overhead_per_step_ms": overhead / record.totals.steps * 1000,
             "to_first_request_s": setup_s

@@ -21,9 +21,10 @@ TASK = (
     "negative or malformed quantities with ValueError."
 )
 
-# The Python that runs the fixture's tests: the ssw venv's (it has pytest). Both agents run the
-# very same command, ssw as its detected gate and mini as a bash action.
-SSW_PYTHON = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "python"
+# The Python that runs the fixture's tests: bench/perf/.venv-ssw's, ssw as a user installs it
+# plus pytest (run_all.py makes it), which the run's sandbox shows read-only as ssw's own
+# interpreter. Both agents run the very same command, ssw as its gate and mini as a bash action.
+SSW_PYTHON = Path(__file__).resolve().parent / ".venv-ssw" / "bin" / "python"
 PYTEST = f"{SSW_PYTHON} -m pytest -q -x -p no:cacheprovider"
 
 _PARSE_V0 = '''\

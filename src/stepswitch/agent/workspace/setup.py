@@ -36,9 +36,11 @@ def set_up_workspace(
     base_commit: str,
     log_dir: Path | None,
     network: bool = False,
+    preflight: bool = True,
 ) -> RunWorkspace:
     """The workspace and gates for a run in `checkout` (a worktree of `repo`, or a fresh copy
-    where both are the same folder); runs the gates' pre-flight before any paid call."""
+    where both are the same folder); runs the gates' pre-flight before any paid call (`ssw run`
+    and the bench always do; `preflight=False` is for bench/perf, which times the loop)."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
     env = child_env(os.environ, home)  # an allow-list: no key, token or password
     # ssw's own package stays readable inside: the gates load its pytest plugin from there.
@@ -56,5 +58,5 @@ def set_up_workspace(
         env=gate_environment(checkout, env, find_interpreter(checkout, env)),
     )
     gates = RepoGates(config, checkout, env, base_commit, log_dir, confinement)
-    baseline = gates.preflight() if config.gates else None
+    baseline = gates.preflight() if config.gates and preflight else None
     return RunWorkspace(workspace, gates, list(baseline.records()) if baseline else [])
