@@ -36,6 +36,7 @@ def test_layout_puts_back_test_files_and_removes_what_could_fake_a_pass(task, tm
             "tests/test_calc.py": None,
             "conftest.py": "collect_ignore_glob = ['*']\n",
             "pytest.py": "raise SystemExit(0)\n",
+            ".pytest.ini": "[pytest]\naddopts = -p agent_plugin\n",
             f"{HIDDEN_FOLDER}/test_fake.py": "def test_ok():\n    pass\n",
         },
     )
@@ -46,6 +47,7 @@ def test_layout_puts_back_test_files_and_removes_what_could_fake_a_pass(task, tm
     ).read_text()
     assert not (dest / "conftest.py").exists()
     assert not (dest / "pytest.py").exists()
+    assert not (dest / ".pytest.ini").exists()
     assert sorted(p.name for p in (dest / HIDDEN_FOLDER).iterdir()) == ["test_hidden.py"]
     assert "restored tests/test_calc.py" in changed
     assert "removed conftest.py" in changed
@@ -95,7 +97,7 @@ def test_tests_run_with_a_scrubbed_environment(tmp_path, monkeypatch):
         "def test_env():\n"
         "    assert 'OPENAI_API_KEY' not in os.environ\n"
         "    assert set(os.environ) <= {'PATH', 'HOME', 'LANG', 'TMPDIR', 'PYTHONPATH',\n"
-        "        'PYTHONDONTWRITEBYTECODE', 'PYTHONHASHSEED',\n"
+        "        'PYTHONDONTWRITEBYTECODE', 'PYTHONHASHSEED', 'PYTEST_DISABLE_PLUGIN_AUTOLOAD',\n"
         "        'PYTEST_CURRENT_TEST', 'PYTEST_VERSION'}\n"
         "    assert os.environ['PYTHONHASHSEED'] == '0'\n"
         "    assert os.environ['PATH'].split(os.pathsep)[0] == os.path.dirname(sys.executable)\n"
@@ -104,6 +106,27 @@ def test_tests_run_with_a_scrubbed_environment(tmp_path, monkeypatch):
     scratch.mkdir()
     verdict = run_pytest(
         ["python", "-m", "pytest", "-q", "test_env.py"],
+        tmp_path / "work",
+        per_test_timeout_s=10,
+        timeout_s=60,
+        scratch=scratch,
+    )
+    assert verdict.passed, verdict.output
+
+
+def test_no_installed_plugin_loads_unless_the_command_names_it(tmp_path):
+    """What is installed beside ssw is not the task's environment (in ssw's own, anyio's plugin
+    was half of every graded run's start-up)."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "test_plugins.py").write_text(
+        "def test_only_builtin_plugins(pytestconfig):\n"
+        "    assert pytestconfig.pluginmanager.list_plugin_distinfo() == []\n"
+        "    assert pytestconfig.pluginmanager.has_plugin('ssw_grading_timeout')\n"
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    verdict = run_pytest(
+        ["python", "-m", "pytest", "-q", "test_plugins.py"],
         tmp_path / "work",
         per_test_timeout_s=10,
         timeout_s=60,

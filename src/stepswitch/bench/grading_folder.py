@@ -2,37 +2,47 @@
 
 `lay_out` copies a run's tree (`export_commit` gives the committed one), puts back the start's
 test files and pytest configuration, removes what could stand in for the test runner, and copies
-the hidden tests to `.ssw_hidden/`. `run_pytest` runs a command there with a scrubbed environment,
-a per-test limit (a small plugin written next to the report, no dependency) and a limit on the
-whole run (the process group is killed), and reads the verdict from pytest's exit status and its
-JUnit XML report, which goes to a scratch folder the graded tree cannot reach.
+the hidden tests to `.ssw_hidden/`. `run_pytest` runs a command there inside the sandbox the bench
+chose (util/sandbox.py: the grading folder and a scratch HOME writable, the interpreters and the
+timeout plugin read-only, nothing else of the user's, no network), with a scrubbed environment, a
+per-test limit (a small plugin, no dependency) and a limit on the whole run (the process group is
+killed). The verdict is pytest's exit status and its JUnit XML report, which pytest writes into a
+pipe: no path of the report exists where the graded code runs, and what comes out of the pipe
+must be one JUnit document that agrees with the exit status, or the run is graded as tampered
+with (docs/decisions/0015-grading.md).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import tomllib
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import tomli_w
 
 from stepswitch.bench.task import HIDDEN_FOLDER, Task
+from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
 
 PLUGIN = "ssw_grading_timeout"
 TIMEOUT_MARK = "ssw: test timed out after"
 OUTPUT_CHARS = 4000  # the tail of the output kept in a verdict
 REPORT_CAP_BYTES = 20_000_000
-TEST_NAMES = ("conftest.py", "pytest.ini")  # restored wherever they are
+# Restored wherever they are (`.pytest.ini` comes before pyproject.toml in pytest's search).
+TEST_NAMES = ("conftest.py", "pytest.ini", ".pytest.ini")
 # Names at the top of a tree that would be imported instead of the runner or at start-up.
 SHADOWS = (
     "pytest.py",
@@ -94,6 +104,8 @@ class TestVerdict:
     failing: tuple[str, ...] = ()  # the first failed or errored test ids
     duration_s: float = 0.0
     output: str = ""  # the tail of standard output and error
+    tampered: str | None = None  # why what came out of the report's pipe is not pytest's report
+    sandbox: str = "none"  # what confined the run (util/sandbox.py)
 
     @property
     def passed_tests(self) -> int:
@@ -101,18 +113,24 @@ class TestVerdict:
 
     @property
     def passed(self) -> bool:
-        """Every hidden test ran and passed: none failed, errored or skipped, none timed out."""
+        """Every hidden test ran and passed: none failed, errored or skipped, none timed out,
+        and the report is pytest's own."""
         clean = self.failures == self.errors == self.skipped == 0 and not self.timed_out
-        return self.exit_status == 0 and self.report and self.tests > 0 and clean
+        honest = self.tampered is None
+        return self.exit_status == 0 and self.report and self.tests > 0 and clean and honest
 
     @property
     def failed(self) -> bool:
-        """The runner ran and reported a failing or erroring test (a collection error counts)."""
-        return self.report and self.failures + self.errors > 0 and not self.timed_out
+        """The runner ran and reported a failing or erroring test (a collection error counts),
+        or the tree's code tampered with the report."""
+        bad = self.failures + self.errors > 0 or self.tampered is not None
+        return self.report and bad and not self.timed_out
 
     def summary(self) -> str:
         if self.timed_out:
             return f"timed out: {self.timed_out}"
+        if self.tampered:
+            return f"report tampered with: {self.tampered}"
         if not self.report:
             status = "not started" if self.exit_status is None else f"exit {self.exit_status}"
             return f"no JUnit report ({status})"
@@ -233,7 +251,10 @@ def _remove(path: Path) -> None:
 
 
 def grading_env(home: Path, tmp: Path, plugin_dir: Path) -> dict[str, str]:
-    """Nothing of the caller's environment but PATH, with ssw's python first."""
+    """Nothing of the caller's environment but PATH, with ssw's python first. No pytest plugin
+    loads because it happens to be installed beside ssw (anyio's, in ssw's own environment, was
+    half of every graded run's start-up): the verdict depends on the task, pytest and the
+    timeout plugin only; a task that needs a plugin names it in its command (`-p module`)."""
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)])
     return {
         "PATH": path,
@@ -243,10 +264,31 @@ def grading_env(home: Path, tmp: Path, plugin_dir: Path) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
         "PYTHONPATH": str(plugin_dir),  # the per-test timeout plugin, nothing else
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
 
 
-def _argv(command: list[str], report: Path, per_test_timeout_s: float) -> list[str]:
+def grading_policy(
+    folder: Path, work: Path, env: Mapping[str, str], command: list[str]
+) -> SandboxPolicy:
+    """What a graded run sees: the grading folder and its scratch HOME and TMPDIR writable;
+    ssw's interpreter, the runner's and the timeout plugin read-only; the user's home hidden,
+    and of the rest of the machine only the system (ADR 0010's mount plan); no network. The
+    report has no path in it: it leaves through a pipe."""
+    shown = [work / "plugin", Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
+    if command[0] not in ("python", "python3"):
+        runner = shutil.which(command[0], path=env.get("PATH"))
+        if runner is not None:  # e.g. a venv's bin/pytest: its prefix
+            shown.append(Path(runner).resolve().parent.parent)
+    return SandboxPolicy(
+        writable=(folder, work / "home", work / "tmp"),
+        env=dict(env),
+        read_only=tuple(shown),
+        hidden=(Path.home(),),
+    )
+
+
+def _argv(command: list[str], report: str, per_test_timeout_s: float) -> list[str]:
     first = [sys.executable] if command[0] in ("python", "python3") else command[:1]
     return [
         *first,
@@ -272,30 +314,102 @@ def _tail(path: Path) -> str:
         return ""
 
 
+class _ReportPipe:
+    """The pipe pytest writes its JUnit report into (`--junitxml=/dev/fd/N`), drained by a
+    thread while the run goes on (a report larger than the pipe's buffer would block pytest).
+    After the run, what is still buffered is read and nothing more: a process that escaped the
+    kill (only possible without a sandbox) cannot keep the grader waiting."""
+
+    POLL_S = 0.2
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        self.data = bytearray()
+        self.overflow = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._drain, name="ssw-report", daemon=True)
+
+    def started(self) -> None:
+        """The child holds its own copy of the write end now."""
+        os.close(self.write_fd)
+        self._thread.start()
+
+    def _keep(self, chunk: bytes) -> None:
+        if len(self.data) + len(chunk) > REPORT_CAP_BYTES:
+            self.overflow = True
+        else:
+            self.data += chunk
+
+    def _drain(self) -> None:
+        after_stop = 0
+        while after_stop <= REPORT_CAP_BYTES:
+            stopping = self._stop.is_set()
+            ready, _, _ = select.select([self.read_fd], [], [], 0 if stopping else self.POLL_S)
+            if not ready:
+                if stopping:
+                    return
+                continue
+            chunk = os.read(self.read_fd, 1 << 16)
+            if not chunk:
+                return  # every write end is closed
+            self._keep(chunk)
+            after_stop += len(chunk) if stopping else 0
+
+    def close(self) -> bytes | None:
+        """What came through; None when it passed REPORT_CAP_BYTES."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        os.close(self.read_fd)
+        return None if self.overflow else bytes(self.data)
+
+    def abandon(self) -> None:
+        """The child never started."""
+        os.close(self.write_fd)
+        os.close(self.read_fd)
+
+
 def run_pytest(
-    command: list[str], cwd: Path, *, per_test_timeout_s: float, timeout_s: float, scratch: Path
+    command: list[str],
+    cwd: Path,
+    *,
+    per_test_timeout_s: float,
+    timeout_s: float,
+    scratch: Path,
+    sandbox: Sandbox | None = None,
 ) -> TestVerdict:
-    """Run a pytest command in `cwd`; `scratch` (outside cwd) gets the report, HOME and TMPDIR."""
+    """Run a pytest command in `cwd` inside `sandbox` (None: unconfined, for the task's own
+    start and reference); `scratch` (outside cwd) gets HOME, TMPDIR, the plugin and, once the
+    run is over, a copy of the report (report.xml) and its output (output.log)."""
+    confine = sandbox if sandbox is not None else NoSandbox()
     work = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
     for sub in ("home", "tmp", "plugin"):
         (work / sub).mkdir()
     (work / "plugin" / f"{PLUGIN}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
     report, log = work / "report.xml", work / "output.log"
     env = grading_env(work / "home", work / "tmp", work / "plugin")
+    policy = grading_policy(Path(cwd), work, env, command)
+    pipe = _ReportPipe()
+    argv = confine.argv(_argv(command, f"/dev/fd/{pipe.write_fd}", per_test_timeout_s), policy, cwd)
     began = time.monotonic()
     with log.open("wb") as out:
         try:
             proc = subprocess.Popen(
-                _argv(command, report, per_test_timeout_s),
+                argv,
                 cwd=cwd,
-                env=env,
+                env=policy.env,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=(pipe.write_fd,),
             )
         except OSError as exc:
-            return TestVerdict(None, False, output=f"cannot start {command[0]}: {exc}")
+            pipe.abandon()
+            return TestVerdict(
+                None, False, output=f"cannot start {command[0]}: {exc}", sandbox=confine.name
+            )
+        pipe.started()
         killed = False
         try:
             proc.wait(timeout=timeout_s)
@@ -303,32 +417,71 @@ def run_pytest(
             killed = True
         _kill_group(proc.pid)  # also what the tests left running
         proc.wait()
+    received = pipe.close()
     duration = time.monotonic() - began
     output = _tail(log)
+    if received:
+        report.write_bytes(received)  # for whoever reads the scratch folder; never read back
     if killed:
         why = f"the run passed its {timeout_s:g} s limit"
-        return TestVerdict(None, False, timed_out=why, duration_s=duration, output=output)
-    verdict = read_junit(report, proc.returncode, duration, output)
+        return TestVerdict(
+            None, False, timed_out=why, duration_s=duration, output=output, sandbox=confine.name
+        )
+    if received is None:
+        verdict = TestVerdict(
+            proc.returncode,
+            True,
+            tampered=f"the report passed {REPORT_CAP_BYTES} bytes",
+            duration_s=duration,
+            output=output,
+        )
+    else:
+        verdict = parse_junit(received, proc.returncode, duration, output)
     if not verdict.report and "Timeout (" in output:  # faulthandler's exit: a test stuck in C
         why = f"a test ran past {per_test_timeout_s:g} s"
-        return TestVerdict(
+        verdict = TestVerdict(
             proc.returncode, False, timed_out=why, duration_s=duration, output=output
         )
-    return verdict
+    return dataclasses.replace(verdict, sandbox=confine.name)
 
 
 def read_junit(report: Path, exit_status: int, duration_s: float, output: str) -> TestVerdict:
-    """The counts of a JUnit XML report; no report (or an unreadable one) is `report=False`."""
+    """`parse_junit` of a report file; no file (or one past the cap) is `report=False`."""
     try:
         if report.stat().st_size > REPORT_CAP_BYTES:
             raise ValueError("report too large")
-        root = ET.parse(report).getroot()
-    except (OSError, ValueError, ET.ParseError):
+        data = report.read_bytes()
+    except (OSError, ValueError):
         return TestVerdict(exit_status, False, duration_s=duration_s, output=output)
+    return parse_junit(data, exit_status, duration_s, output)
+
+
+def parse_junit(data: bytes, exit_status: int, duration_s: float, output: str) -> TestVerdict:
+    """The counts of pytest's JUnit XML report. Nothing written is `report=False` (pytest did
+    not get that far). Anything else must be what pytest writes, one `<testsuites>` document
+    with one `<testsuite>`, agreeing with the exit status; if not, the tree's code wrote into the
+    report (or stopped pytest from writing it whole) and the verdict is `tampered`."""
+
+    def tampered(why: str) -> TestVerdict:
+        return TestVerdict(exit_status, True, tampered=why, duration_s=duration_s, output=output)
+
+    if not data.strip():
+        return TestVerdict(exit_status, False, duration_s=duration_s, output=output)
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        return tampered(f"not one XML document ({exc})")
+    suites = list(root.iter("testsuite"))
+    if root.tag != "testsuites" or len(suites) != 1 or list(root) != suites:
+        return tampered("not the shape pytest writes (one <testsuite> in <testsuites>)")
     counts = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
-    for suite in root.iter("testsuite"):
+    try:
         for key in counts:
-            counts[key] += int(suite.get(key, "0") or 0)
+            counts[key] = int(suites[0].get(key, "0") or 0)
+    except ValueError:
+        return tampered("a count that is not a number")
+    if exit_status == 0 and counts["failures"] + counts["errors"] > 0:
+        return tampered("pytest exited 0 but the report lists failures")
     failing: list[str] = []
     timed_out = None
     for case in root.iter("testcase"):
@@ -352,8 +505,9 @@ def read_junit(report: Path, exit_status: int, duration_s: float, output: str) -
     )
 
 
-def grade(task: Task, tree: Path, scratch: Path) -> TestVerdict:
-    """The hidden tests' verdict on a run's tree (`export_commit` gives the committed one)."""
+def grade(task: Task, tree: Path, scratch: Path, sandbox: Sandbox | None = None) -> TestVerdict:
+    """The hidden tests' verdict on a run's tree (`export_commit` gives the committed one),
+    run inside `sandbox` (a bench passes the one its agent ran in; None: unconfined)."""
     folder = Path(tempfile.mkdtemp(prefix="grading-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)
     spec = task.spec.tests
@@ -363,4 +517,5 @@ def grade(task: Task, tree: Path, scratch: Path) -> TestVerdict:
         per_test_timeout_s=spec.per_test_timeout_s,
         timeout_s=spec.timeout_s,
         scratch=scratch,
+        sandbox=sandbox,
     )

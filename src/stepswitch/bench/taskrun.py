@@ -1,7 +1,8 @@
 """One task run of a bench, as a worker runs it: a fresh copy of the task's repo committed as the
 base, the same workspace setup and `run_task` as `ssw run`, then grading of the committed tree
-in a folder the agent never saw. Its record folder keeps run.json, steps.jsonl, the gates' logs,
-change.patch and grade.json; the copy itself is removed.
+in a folder the agent never saw, inside the same sandbox as the agent's commands. Its record
+folder keeps run.json, steps.jsonl, the gates' logs, change.patch and grade.json (which says
+what confined the grading); the copy itself is removed.
 
 A run that called a model always ends as a row in the journal, whatever happened; one that
 never did (stopped before its first call, or refused it for the bench's budget) is released
@@ -51,7 +52,7 @@ from stepswitch.records.folder import LoadedRun, RunFolder
 from stepswitch.records.run import RunIds, RunRecord
 from stepswitch.records.steps import GateVerdicts
 from stepswitch.registry.presets import load_registry
-from stepswitch.util.sandbox import choose_sandbox
+from stepswitch.util.sandbox import Sandbox, choose_sandbox
 
 
 @dataclass(frozen=True)
@@ -177,16 +178,23 @@ def _from_record(row: ResultRow, record: RunRecord, loaded: LoadedRun | None) ->
 
 
 def _grade_into(
-    row: ResultRow, task: Task, checkout: Path, commit: str, scratch: Path, record_dir: Path
+    row: ResultRow,
+    task: Task,
+    checkout: Path,
+    commit: str,
+    scratch: Path,
+    record_dir: Path,
+    sandbox: Sandbox,
 ) -> None:
-    """The hidden tests' verdict on the committed tree; no verdict is a harness error."""
+    """The hidden tests' verdict on the committed tree, in the sandbox the agent ran in; no
+    verdict is a harness error."""
     began = time.monotonic()
     verdict: TestVerdict | None = None
     try:
         tree = scratch / "graded"
         export_commit(checkout, commit, tree)
         (scratch / "grading").mkdir()
-        verdict = grade(task, tree, scratch / "grading")
+        verdict = grade(task, tree, scratch / "grading", sandbox=sandbox)
     except Exception as exc:  # a crash is data: counted, never dropped
         row.outcome, row.reason = "harness_error", f"grading crashed: {type(exc).__name__}: {exc}"
     row.grading_s = round(time.monotonic() - began, 3)
@@ -231,6 +239,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     (home / "tmp").mkdir(parents=True)
     folder = RunFolder(record_dir)
     ledger = ledger_for(ctx.ledger_path)
+    sandbox = choose_sandbox(ctx.sandbox)  # the agent's commands, the gates and grading
     with ExitStack() as stack:
         providers = contestant.providers(task, checkout, scratch, registry, stack)
         set_up = time.monotonic()
@@ -238,7 +247,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
             checkout,
             repo=checkout,
             home=home,
-            sandbox=choose_sandbox(ctx.sandbox),
+            sandbox=sandbox,
             registry=registry,
             base_commit=base,
             log_dir=folder.logs,
@@ -284,7 +293,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     if interrupted:
         row.reason = f"interrupted: {record.reason}; kept as a failure, not run again"
     elif record.commit and row.outcome != "harness_error":
-        _grade_into(row, task, checkout, record.commit, scratch, record_dir)
+        _grade_into(row, task, checkout, record.commit, scratch, record_dir, sandbox)
     gates = sum(g.duration_s for e in (loaded.of(GateVerdicts) if loaded else []) for g in e.gates)
     row.timings = {
         "setup_s": set_up - began,  # the copy, its base commit, the contestant's providers
