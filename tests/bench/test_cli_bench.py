@@ -118,3 +118,79 @@ def test_the_default_folder_is_named_by_the_bench_so_the_same_command_resumes():
     assert default_out(["oracle", "null"], ["general", "science"], 1) == Path(
         "bench/runs/oracle-vs-null.general+science.k1"
     )
+
+
+def _claims_repo(tmp_path: Path) -> Path:
+    """A repository with claims (C-001 registered, C-002 not) and a task, to run benches in."""
+    from tests.claims.conftest import commit_all, git, register_all
+
+    claim = """\
+  - id: {id}
+    title: Run dollars are tokens times list prices
+    statement: "{{mismatches}} of {{checked_steps}} checked steps differ."
+    metrics: [runs.ledger_dollars]
+    bounds: ["mismatches == 0"]
+    bounds_set_by: the issue
+    status: registered
+"""
+    claims = "schema_version: 1\nclaims:\n" + claim.format(id="C-001") + claim.format(id="C-002")
+    repo = tmp_path / "repo"
+    (repo / "claims").mkdir(parents=True)
+    (repo / "claims/claims.yaml").write_text(claims)
+    write_task(repo, "t1")
+    git(repo, "init", "-q")
+    commit_all(repo, "start")
+    register_all(repo)
+    registrations = repo / "claims/registrations.yaml"
+    data = yaml.safe_load(registrations.read_text())
+    del data["registrations"]["C-002"]
+    registrations.write_text(yaml.safe_dump(data))
+    return repo
+
+
+def test_bench_run_refuses_an_unknown_or_unregistered_claim_in_one_line_exit_2(
+    tmp_path: Path, monkeypatch
+):
+    repo = _claims_repo(tmp_path)
+    monkeypatch.chdir(repo)
+    base = ["run", "--suite", "suite", "--contestant", "null", "--out", "runs/x"]
+    cases = {
+        "C-404": "--claim C-404: no such claim in claims/claims.yaml",
+        "C-002": "--claim C-002: not registered; run `ssw claims register C-002` first",
+    }
+    for claim, message in cases.items():
+        result = CliRunner().invoke(bench_app, [*base, "--claim", claim])
+        assert isinstance(result.exception, UsageError), result.output
+        assert result.exception.exit_code == 2
+        assert str(result.exception) == message
+        assert "\n" not in str(result.exception)
+    monkeypatch.chdir(tmp_path)  # no claims/claims.yaml here or above
+    result = CliRunner().invoke(bench_app, [*base, "--claim", "C-001"])
+    assert isinstance(result.exception, UsageError)
+    assert str(result.exception).startswith("--claim C-001: no claims/claims.yaml in")
+    assert not (repo / "runs").exists() and not (tmp_path / "runs").exists()
+
+
+def test_a_bench_run_for_a_claim_records_it_and_resumes_only_for_the_same_claims(tmp_path):
+    from stepswitch.bench.contestants import BuiltinContestant
+    from stepswitch.bench.executor import inline_executor
+    from stepswitch.bench.runner import BenchSpec, run_bench
+    from stepswitch.bench.task import load_suite
+
+    write_task(tmp_path, "t1")
+
+    def bench(claims: list[str]):
+        spec = BenchSpec(
+            root=tmp_path / "runs/b1",
+            tasks=load_suite(tmp_path / "suite"),
+            contestants=[BuiltinContestant("null")],
+            claims=claims,
+        )
+        return run_bench(spec, executor=inline_executor, resamples=200)
+
+    assert bench(["C-001"]).status == "complete"
+    record = json.loads((tmp_path / "runs/b1/run.json").read_text())
+    assert record["claims"] == ["C-001"]
+    assert bench(["C-001"]).status == "complete"  # the same bench: resumed
+    with pytest.raises(UsageError, match=r"holds another bench \(claims differ\)"):
+        bench(["C-002"])

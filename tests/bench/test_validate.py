@@ -144,3 +144,51 @@ def test_cli_raises_a_config_error_for_a_malformed_task(tmp_path):
     assert isinstance(result.exception, ConfigError)
     assert result.exception.exit_code == 2
     assert result.exception.key == "tests.x"
+
+
+def test_cli_out_records_each_tasks_checks_and_verdict_with_commit_version_and_start(tmp_path):
+    import json
+    from datetime import datetime
+
+    from stepswitch import __version__
+    from stepswitch.bench.validate import CHECKS
+
+    write_task(tmp_path, "good")
+    wrong = patch_of("calc.py", BUGGY, BUGGY.replace("a - b", "a * b"))
+    write_task(tmp_path, "bad", files={"solution/solution.patch": wrong})
+    out = tmp_path / "validation.json"
+    result = cli("validate", str(tmp_path / "suite"), "--jobs", "2", "--out", str(out))
+    assert result.exit_code == 1
+    assert f"wrote {out}" in result.output
+    record = json.loads(out.read_text())
+    assert (record["kind"], record["tool"]["version"]) == ("ssw bench validate", __version__)
+    assert datetime.fromisoformat(record["started_at"]).tzinfo is not None
+    assert "commit" in record and "dirty" in record
+    assert record["totals"] == {"tasks": 2, "valid": 1, "invalid": 1}
+    bad, good = record["tasks"]
+    assert (good["task"], good["valid"], good["problem"], good["not_run"]) == (
+        "suite/good",
+        True,
+        None,
+        [],
+    )
+    assert [c["check"] for c in good["checks"]] == list(CHECKS)
+    assert all(c["ok"] for c in good["checks"]) and len(good["sha256"]) == 64
+    assert (bad["valid"], bad["checks"][-1]["check"], bad["checks"][-1]["ok"]) == (
+        False,
+        "reference_hidden_1",
+        False,
+    )
+    assert bad["not_run"] == list(CHECKS)[4:]
+    assert bad["problem"].startswith("the reference fails the hidden tests")
+
+
+def test_cli_json_prints_the_record_on_stdout_and_the_lines_elsewhere(tmp_path):
+    import json
+
+    write_task(tmp_path, "good")
+    result = cli("validate", str(tmp_path / "suite"), "--json")
+    assert result.exit_code == 0
+    record = json.loads(result.stdout)
+    assert record["totals"] == {"tasks": 1, "valid": 1, "invalid": 0}
+    assert "valid    suite/good" in result.stderr

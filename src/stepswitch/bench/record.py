@@ -2,8 +2,10 @@
 
 It records the command, the commit and versions, each contestant's policy (as loaded, with its
 hash) and the registry's list prices for every model they use, the suites with a hash of each
-task folder, and one entry per session (a resume is a new session of the same bench). A resume
-must be the same bench: same suites and tasks, same contestants and policies, same runs per task.
+task folder, the claims the bench was run for (`ssw bench run --claim ID`: only those claims may
+use it as evidence), and one entry per session (a resume is a new session of the same bench). A
+resume must be the same bench: same suites and tasks, same contestants and policies, same runs
+per task, same claims.
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ class BenchRecord(_Record):
     finished_at: str | None = None
     status: str = "running"
     sessions: list[Session] = Field(default_factory=list)
+    # The registered claims this bench was run for (`--claim ID`); the claims engine refuses the
+    # bench as evidence for any other claim, and for these if it started before their registration.
+    claims: list[str] = Field(default_factory=list)
 
     def identity(self) -> dict[str, Any]:
         """What a resume must match."""
@@ -88,6 +93,7 @@ class BenchRecord(_Record):
             "suites": [(s.name, s.tasks, s.sha256) for s in self.suites],
             "contestants": [(c.name, c.kind, c.policy_sha256, c.script) for c in self.contestants],
             "runs_per_task": self.runs_per_task,
+            "claims": sorted(self.claims),
         }
 
 

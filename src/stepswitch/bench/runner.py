@@ -95,6 +95,7 @@ class BenchSpec:
     workers: int = 1
     sandbox: str = "auto"
     command: Sequence[str] = ()
+    claims: Sequence[str] = ()  # registered claims the bench is run for (`--claim ID`)
 
 
 @dataclass
@@ -130,6 +131,7 @@ def _new_record(spec: BenchSpec, root: Path, planned: int, session: Session) -> 
         sandbox=spec.sandbox,
         started_at=session.started_at,
         sessions=[session],
+        claims=list(dict.fromkeys(spec.claims)),
     )
 
 

@@ -10,7 +10,11 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
 - the hidden test command does not pass once the hidden test files are gone (it must run them);
 - the reference passes the task's gates other than tests (golden values, protected constants);
 - nothing passes its per-test or whole-run limit.
-The first problem found is the reason; a crash of the validation itself is a reason too.
+The first problem found is the reason; a crash of the validation itself is a reason too. Each
+check done is kept, in order, with what it found (`TaskValidation.checks`); a check after the
+first problem is not run. `validation_record` makes the machine-readable record of a whole
+`ssw bench validate` (`--out FILE`, `--json`): when it started, on which commit, with which ssw,
+and per task its folder's sha256, its checks and its verdict.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,8 +44,28 @@ GIT_TIMEOUT_S = 60.0
 REFERENCE_RUNS = 2
 
 
+# The checks, in the order they run; each names what must hold.
+CHECKS: dict[str, str] = {
+    "start_fails_hidden": "the untouched start fails its hidden tests",
+    "start_visible": "the start passes its own visible tests",
+    "reference_applies": "the reference applies to the start",
+    "reference_hidden_1": "the reference passes the hidden tests",
+    "reference_hidden_2": "the reference passes the hidden tests again, the same tests",
+    "reference_visible": "the reference passes its own visible tests",
+    "needs_hidden": "the test command does not pass without the hidden tests",
+    "reference_gates": "the reference passes the task's gates other than tests",
+}
+
+
 class Invalid(Exception):
     """The reason a task is invalid (internal: validate_task returns it as data)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # a key of CHECKS
+    ok: bool
+    found: str  # what it found, e.g. "1 failed: tests/test_x.py::test_y", "no gates"
 
 
 @dataclass(frozen=True)
@@ -51,6 +75,7 @@ class TaskValidation:
     start: TestVerdict | None = None  # the hidden tests on the untouched start
     reference: tuple[TestVerdict, ...] = ()  # the hidden tests on the reference, each run
     duration_s: float = 0.0
+    checks: tuple[Check, ...] = ()  # in the order run; after the first problem none runs
 
     @property
     def valid(self) -> bool:
@@ -89,7 +114,7 @@ def _why(verdict: TestVerdict) -> str:
     return shown
 
 
-def _apply_reference(task: Task, tree: Path, home: Path) -> None:
+def _apply_reference(task: Task, tree: Path, home: Path, found: _Found) -> None:
     """`tree`: a git repository of the start, committed, with the reference applied on top."""
     copy_tree(task.repo, tree)
     for args in (("init", "-q"), ("add", "-A"), ("commit", "-qm", "start")):
@@ -100,10 +125,15 @@ def _apply_reference(task: Task, tree: Path, home: Path) -> None:
         done = _git(tree, home, "apply", "--whitespace=nowarn", str(patch.resolve()))
         if done.returncode != 0:
             rel = patch.relative_to(task.folder).as_posix()
-            raise Invalid(f"{rel} does not apply: {_first_line(done.stderr)}")
+            raise found.fail(
+                "reference_applies", f"{rel} does not apply: {_first_line(done.stderr)}"
+            )
+    shown = ", ".join(p.relative_to(task.folder).as_posix() for p in task.patches)
+    found.ok("reference_applies", f"git apply: {shown}")
 
 
-def _visible(task: Task, tree: Path, scratch: Path, which: str) -> None:
+def _visible(task: Task, tree: Path, scratch: Path, which: str, found: _Found) -> None:
+    check = "start_visible" if which == "the start" else "reference_visible"
     spec = task.spec.tests
     verdict = run_pytest(
         task.visible_command,
@@ -113,12 +143,13 @@ def _visible(task: Task, tree: Path, scratch: Path, which: str) -> None:
         scratch=scratch,
     )
     if verdict.timed_out:
-        raise Invalid(f"{which}: visible tests timed out: {verdict.timed_out}")
+        raise found.fail(check, f"{which}: visible tests timed out: {verdict.timed_out}")
     if not verdict.passed:
-        raise Invalid(f"{which} fails its own visible tests: {_why(verdict)}")
+        raise found.fail(check, f"{which} fails its own visible tests: {_why(verdict)}")
+    found.ok(check, verdict.summary())
 
 
-def _runs_without_hidden(task: Task, tree: Path, scratch: Path) -> None:
+def _runs_without_hidden(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
     folder = Path(tempfile.mkdtemp(prefix="no-hidden-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)
     hidden = folder / HIDDEN_FOLDER
@@ -134,18 +165,19 @@ def _runs_without_hidden(task: Task, tree: Path, scratch: Path) -> None:
         scratch=scratch,
     )
     if verdict.passed:
-        raise Invalid(
+        raise found.fail(
+            "needs_hidden",
             f"the test command passes without the hidden tests ({verdict.summary()}): "
-            f"it must run {HIDDEN_FOLDER}/"
+            f"it must run {HIDDEN_FOLDER}/",
         )
+    found.ok("needs_hidden", f"without {HIDDEN_FOLDER}/: {verdict.summary()}")
 
 
-def _gates(task: Task, tree: Path, scratch: Path) -> None:
+def _gates(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
     config = task.gates or read_gate_config(tree)
-    if config is None:
-        return
-    gates = tuple(g for g in config.gates if not isinstance(g, TestsGate))  # the visible run
-    if not gates:
+    gates = () if config is None else tuple(g for g in config.gates if not isinstance(g, TestsGate))
+    if config is None or not gates:  # the tests gate is the visible run, checked above
+        found.ok("reference_gates", "no gates other than tests")
         return
     work = Path(tempfile.mkdtemp(prefix="gates-", dir=scratch))
     for sub in ("home", "tmp"):
@@ -154,13 +186,25 @@ def _gates(task: Task, tree: Path, scratch: Path) -> None:
     result = GateSuite(GateConfig(gates, config.source), tree, env).run(None, "HEAD")
     failed = result.failed
     if failed is not None:
-        raise Invalid(f"the reference fails its gate {failed.name}: {_first_line(failed.report)}")
+        raise found.fail(
+            "reference_gates",
+            f"the reference fails its gate {failed.name}: {_first_line(failed.report)}",
+        )
+    found.ok("reference_gates", "passed: " + ", ".join(g.name for g in gates))
 
 
 @dataclass
 class _Found:
     start: TestVerdict | None = None
     reference: list[TestVerdict] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+    def ok(self, name: str, found: str) -> None:
+        self.checks.append(Check(name, True, found))
+
+    def fail(self, name: str, problem: str) -> Invalid:
+        self.checks.append(Check(name, False, problem))
+        return Invalid(problem)
 
 
 def _check(task: Task, tmp: Path, found: _Found) -> None:
@@ -169,29 +213,36 @@ def _check(task: Task, tmp: Path, found: _Found) -> None:
     home.mkdir()
     start = found.start = grade(task, task.repo, scratch)
     if start.timed_out:
-        raise Invalid(f"start: timed out: {start.timed_out}")
+        raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}")
     if start.passed:
-        raise Invalid(f"the untouched start passes the hidden tests ({start.summary()})")
+        raise found.fail(
+            "start_fails_hidden", f"the untouched start passes the hidden tests ({start.summary()})"
+        )
     if not start.failed:
-        raise Invalid(f"start: the hidden tests did not run ({_why(start)})")
+        raise found.fail(
+            "start_fails_hidden", f"start: the hidden tests did not run ({_why(start)})"
+        )
+    found.ok("start_fails_hidden", _why(start))
     copy_tree(task.repo, tmp / "start")
-    _visible(task, tmp / "start", scratch, "the start")
-    _apply_reference(task, tree, home)
+    _visible(task, tmp / "start", scratch, "the start", found)
+    _apply_reference(task, tree, home, found)
     for attempt in range(REFERENCE_RUNS):
+        check = f"reference_hidden_{attempt + 1}"
         verdict = grade(task, tree, scratch)
         found.reference.append(verdict)
         if verdict.timed_out:
-            raise Invalid(f"reference: timed out: {verdict.timed_out}")
+            raise found.fail(check, f"reference: timed out: {verdict.timed_out}")
         if not verdict.passed and attempt == 0:
-            raise Invalid(f"the reference fails the hidden tests: {_why(verdict)}")
+            raise found.fail(check, f"the reference fails the hidden tests: {_why(verdict)}")
         if not verdict.passed:
-            raise Invalid(f"the reference is flaky: passed, then {_why(verdict)}")
+            raise found.fail(check, f"the reference is flaky: passed, then {_why(verdict)}")
         first = found.reference[0].tests
         if verdict.tests != first:
-            raise Invalid(f"the reference is flaky: {first} tests, then {verdict.tests}")
-    _visible(task, tree, scratch, "the reference")
-    _runs_without_hidden(task, tree, scratch)
-    _gates(task, tree, scratch)
+            raise found.fail(check, f"the reference is flaky: {first} tests, then {verdict.tests}")
+        found.ok(check, verdict.summary())
+    _visible(task, tree, scratch, "the reference", found)
+    _runs_without_hidden(task, tree, scratch, found)
+    _gates(task, tree, scratch, found)
 
 
 def validate_task(task: Task) -> TaskValidation:
@@ -206,8 +257,16 @@ def validate_task(task: Task) -> TaskValidation:
             problem = str(exc)
         except Exception as exc:  # a crash is data: the task is reported, not lost
             problem = f"validation crashed: {type(exc).__name__}: {exc}"
+            done = {c.name for c in found.checks}
+            crashed = next((name for name in CHECKS if name not in done), "reference_gates")
+            found.checks.append(Check(crashed, False, problem))
     return TaskValidation(
-        task.name, problem, found.start, tuple(found.reference), time.monotonic() - began
+        task.name,
+        problem,
+        found.start,
+        tuple(found.reference),
+        time.monotonic() - began,
+        tuple(found.checks),
     )
 
 
@@ -215,3 +274,101 @@ def validate_tasks(tasks: Iterable[Task], jobs: int = 1) -> Iterator[TaskValidat
     """validate_task for each task, `jobs` at a time, in the order given."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         yield from pool.map(validate_task, tasks)
+
+
+# --- the record: `ssw bench validate --out FILE` / `--json` ---
+
+RECORD_SCHEMA = 1
+
+
+def _verdict(verdict: TestVerdict) -> dict[str, object]:
+    return {
+        "exit_status": verdict.exit_status,
+        "report": verdict.report,
+        "tests": verdict.tests,
+        "failures": verdict.failures,
+        "errors": verdict.errors,
+        "skipped": verdict.skipped,
+        "timed_out": verdict.timed_out,
+        "failing": list(verdict.failing),
+        "summary": verdict.summary(),
+        "duration_s": round(verdict.duration_s, 3),
+    }
+
+
+def task_sha256(task: Task) -> str:
+    """The task folder's sha256 as the claims engine hashes a folder (claims/inputs.py): its
+    committed files' relative paths and sha256s, caches skipped."""
+    from stepswitch.claims.inputs import hash_path
+
+    return hash_path(task.folder, ".")
+
+
+def task_entry(task: Task, result: TaskValidation, sha256: str | None = None) -> dict[str, object]:
+    """One task's part of the record; `sha256` is its folder's hash taken before it was
+    validated (default: now)."""
+    return {
+        "task": result.task,
+        "suite": task.suite,
+        "id": task.spec.id,
+        "sha256": sha256 or task_sha256(task),
+        "valid": result.valid,
+        "problem": result.problem,
+        "checks": [{"check": c.name, "ok": c.ok, "found": c.found} for c in result.checks],
+        "not_run": [name for name in CHECKS if name not in {c.name for c in result.checks}],
+        "start": _verdict(result.start) if result.start is not None else None,
+        "reference": [_verdict(v) for v in result.reference],
+        "duration_s": round(result.duration_s, 3),
+    }
+
+
+def validation_record(
+    tasks: Sequence[Task],
+    entries: Sequence[dict[str, object]],
+    *,
+    started_at: str,
+    source: tuple[str | None, bool | None],
+    finished_at: str,
+    duration_s: float,
+    command: Sequence[str],
+    jobs: int,
+) -> dict[str, object]:
+    """The whole validation: when, by which code, on which tasks (by sha256), and each verdict.
+    `started_at` lets the claims engine refuse a validation made before a claim's registration;
+    `source` is `record.source_commit()` taken then (the commit and whether the tree had
+    changes), not at the end, when the checkout may have moved on."""
+    from stepswitch import __version__
+    from stepswitch.bench.record import relative_path, versions
+
+    commit, dirty = source
+    suites: dict[str, dict[str, object]] = {}
+    for task in tasks:
+        suite = suites.setdefault(
+            task.suite,
+            {
+                "name": task.suite,
+                "path": relative_path(task.folder.parent, Path.cwd()),
+                "tasks": [],
+            },
+        )
+        ids = suite["tasks"]
+        assert isinstance(ids, list)
+        ids.append(task.spec.id)
+    valid = sum(bool(e["valid"]) for e in entries)
+    return {
+        "schema_version": RECORD_SCHEMA,
+        "kind": "ssw bench validate",
+        "tool": {"name": "stepswitch", "version": __version__},
+        "command": list(command),
+        "commit": commit,
+        "dirty": dirty,
+        "versions": versions(),
+        "jobs": jobs,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "duration_s": round(duration_s, 1),
+        "checks": dict(CHECKS),
+        "suites": list(suites.values()),
+        "totals": {"tasks": len(entries), "valid": valid, "invalid": len(entries) - valid},
+        "tasks": list(entries),
+    }

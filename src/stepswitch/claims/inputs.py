@@ -100,6 +100,7 @@ class Inputs:
     hashes: dict[str, str] = field(default_factory=dict)  # path -> sha256 (folders end with /)
     measured: dict[str, str] = field(default_factory=dict)  # path -> when it was measured
     runs: list[RunSeen] = field(default_factory=list)
+    undated: dict[str, str] = field(default_factory=dict)  # path -> why it shows no date
 
     def paths(self, role: str) -> list[str]:
         return self.evidence[role]
@@ -158,6 +159,10 @@ class Inputs:
 
     def run(self, seen: RunSeen) -> None:
         self.runs.append(seen)
+
+    def undated_input(self, rel: str, why: str) -> None:
+        """`rel` cannot show when it was made: registration refuses it for any claim."""
+        self.undated[rel] = why
 
 
 def field_of(data: Any, rel: str, *keys: str) -> Any:

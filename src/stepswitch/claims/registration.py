@@ -216,6 +216,8 @@ def refusals(claim: Claim, registration: Registration | None, inputs: Inputs) ->
                 f"run {run.folder} ran on {run.base_commit[:12]}, which does not descend from "
                 f"{cid}'s registration commit {registration.commit[:12]}"
             )
+    for path, why in sorted(inputs.undated.items()):
+        found.append(f"{path} cannot show it was made after {cid} was registered: {why}")
     for path, when in sorted(inputs.measured.items()):
         measured = parse_time(when)
         if measured is None:

@@ -1,6 +1,8 @@
 """`ssw bench`: validate task suites, run contestants on them, summarize a bench, import suites.
 
-- `validate SUITE...`: exit 0 when every task is valid, 1 when any is not, 2 for a malformed one.
+- `validate SUITE... [--out FILE] [--json]`: exit 0 when every task is valid, 1 when any is not, 2
+  for a malformed one; `--out`/`--json` give the record (per task its checks and verdict, with
+  the commit, the ssw version and the start time).
 - `run --suite S --contestant C ...`: exit 0 when the bench is complete, 1 when its budget (or a
   broken worker) stopped it, 130 when interrupted; the same command resumes it.
 - `summary RUN`: the figures of a bench folder.
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
     from stepswitch.bench.results import ResultRow
 
-bench_app = typer.Typer(help="Benchmark task suites.", no_args_is_help=True)
+bench_app = typer.Typer(rich_markup_mode=None, help="Benchmark task suites.", no_args_is_help=True)
 SANDBOXES = ("auto", "bwrap", "unshare", "none")
 RUNS = Path("bench") / "runs"
 
@@ -54,26 +56,71 @@ def validate(
     jobs: Annotated[
         int | None, typer.Option(min=1, help="Tasks validated at once (default: the CPU count).")
     ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also write the record as JSON: per task its checks and verdict, with the "
+            "commit, the ssw version and the start time (evidence for a claim)."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The record as JSON on stdout; the lines on stderr.")
+    ] = False,
 ) -> None:
     """For every task: the untouched start fails its hidden tests, the reference passes them twice,
     both pass their visible tests, and nothing passes its time limits."""
+    from stepswitch.bench.journal import now
+    from stepswitch.bench.record import source_commit
     from stepswitch.bench.task import load_suite
-    from stepswitch.bench.validate import validate_tasks
+    from stepswitch.bench.validate import (
+        task_entry,
+        task_sha256,
+        validate_tasks,
+        validation_record,
+    )
 
     tasks = [task for folder in suites for task in load_suite(folder)]  # ConfigError: exit 2
     names = [t.name for t in tasks]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"tasks given twice: {', '.join(twice)}")
+    if out is not None and not out.parent.is_dir():
+        raise UsageError(f"--out {out}: no folder {out.parent} to write it in")
+    workers = jobs or os.cpu_count() or 1
+    started_at, source = now(), source_commit()  # the code that validates, as it starts
+    hashes = [task_sha256(t) for t in tasks]  # the tasks as they are validated
     began = time.monotonic()
     invalid = 0
-    for result in validate_tasks(tasks, jobs=jobs or os.cpu_count() or 1):
+    entries = []
+    results = validate_tasks(tasks, jobs=workers)
+    for task, sha256, result in zip(tasks, hashes, results, strict=True):
         invalid += not result.valid
-        typer.echo(render_validation(result))
+        entries.append(task_entry(task, result, sha256))
+        typer.echo(render_validation(result), err=as_json)
+    duration = time.monotonic() - began
     typer.echo(
-        f"{len(tasks)} tasks: {len(tasks) - invalid} valid, {invalid} invalid "
-        f"({time.monotonic() - began:.1f} s)"
+        f"{len(tasks)} tasks: {len(tasks) - invalid} valid, {invalid} invalid ({duration:.1f} s)",
+        err=as_json,
     )
+    if out is not None or as_json:
+        record = validation_record(
+            tasks,
+            entries,
+            started_at=started_at,
+            source=source,
+            finished_at=now(),
+            duration_s=duration,
+            command=["ssw", *sys.argv[1:]],
+            jobs=workers,
+        )
+        text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+        if out is not None:
+            staged = out.with_name(out.name + ".tmp")
+            staged.write_text(text, encoding="utf-8", newline="\n")
+            staged.replace(out)
+            typer.echo(f"wrote {out}", err=as_json)
+        if as_json:
+            typer.echo(text, nl=False)
     if invalid:
         raise typer.Exit(1)
 
@@ -181,6 +228,23 @@ def _scripts(values: list[str]) -> dict[str, Path]:
     return found
 
 
+def _registered_claims(ids: list[str]) -> list[str]:
+    """Each --claim must be a claim of claims/claims.yaml (here or above), registered, and
+    unchanged since: else a one-line error, exit 2, before anything runs."""
+    if not ids:
+        return []
+    from stepswitch.claims.registration import registered_claim
+    from stepswitch.cli.claims import find_root
+
+    try:
+        root = find_root(None)
+    except UsageError as exc:
+        raise UsageError(f"--claim {ids[0]}: {exc}") from None
+    for cid in ids:
+        registered_claim(root, cid)
+    return list(dict.fromkeys(ids))
+
+
 def default_out(contestants: list[str], suites: list[str], runs_per_task: int) -> Path:
     """The same command names the same folder, so running it again resumes the bench."""
     name = "-vs-".join(contestants) + "." + "+".join(suites) + f".k{runs_per_task}"
@@ -212,6 +276,13 @@ def run(
     as_json: Annotated[
         bool, typer.Option("--json", help="JSON lines on stderr, the summary on stdout.")
     ] = False,
+    claim: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A registered claim (claims/claims.yaml) the bench is run for (repeatable): "
+            "recorded in run.json; only those claims may use the bench as evidence."
+        ),
+    ] = None,
 ) -> None:
     """Run every contestant on every task, interleaved task by task, each run in a fresh copy of
     the task's repo, graded outside it; the same command resumes an interrupted bench."""
@@ -226,6 +297,7 @@ def run(
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
+    claims = _registered_claims(claim or [])  # before anything runs: exit 2
     tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
     contestants = parse_contestants(contestant, _scripts(script or []))
     registry = load_registry()
@@ -247,6 +319,7 @@ def run(
         workers=workers,
         sandbox=sandbox,
         command=["ssw", *sys.argv[1:]],
+        claims=claims,
     )
     result = run_bench(spec, progress=JsonProgress() if as_json else BarProgress())
     if as_json:

@@ -1,6 +1,11 @@
-"""Bench evidence: `ssw bench validate` transcripts and bench folders (bench/runs/<id>/), as
-`stepswitch.bench` writes them (runner.py, record.py, results.py):
+"""Bench evidence: `ssw bench validate` records and bench folders (bench/runs/<id>/), as
+`stepswitch.bench` writes them (validate.py, runner.py, record.py, results.py):
 
+- the validation record (`ssw bench validate --out FILE`, JSON): `started_at`, `commit`, the
+  tool's version, and per task `task` (suite/id), `sha256` (its folder, as claims/inputs.py
+  hashes one), `valid`, `problem`, `checks` (`check`, `ok`) and `not_run`; `totals`. Its printed
+  lines (`valid    suite/id ...`, `INVALID  suite/id: ...`, `N tasks: V valid, I invalid`) are
+  read too, but say neither when nor on what they ran: a claim cannot use them;
 - `<run>/run.json`: `started_at` (the first session's start), `commit` (the code it ran), and
   `claims` (the ids `ssw bench run --claim ID` tied it to; absent: none);
 - `<run>/results.csv`: one row per task run; read here: `task`, `suite`, `contestant`,
@@ -15,11 +20,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stepswitch.claims.inputs import EvidenceError, Inputs, RunSeen, Unprovable, field_of
 from stepswitch.claims.metrics.base import Computed, Metric
 from stepswitch.claims.numbers import INT, TEXT, fixed, pct
+
+if TYPE_CHECKING:
+    from stepswitch.bench.task import Task
 
 RUN_FILE = "run.json"
 KINDS = ("oracle", "null", "policy")
@@ -37,6 +45,7 @@ COLUMNS = (
     "unpriced_steps",
 )
 
+VALIDATE_KIND = "ssw bench validate"
 _VALID = re.compile(r"^valid\s+(\S+)\s")
 _INVALID = re.compile(r"^INVALID\s+(\S+?):\s")
 _TOTAL = re.compile(r"^(\d+) tasks: (\d+) valid, (\d+) invalid\b")
@@ -44,19 +53,24 @@ _TOTAL = re.compile(r"^(\d+) tasks: (\d+) valid, (\d+) invalid\b")
 
 def _suite_tasks(inputs: Inputs) -> dict[str, list[str]]:
     """suite name -> its task names (suite/id), for every folder in evidence.suites."""
+    return {suite: sorted(tasks) for suite, tasks in _suites(inputs).items()}
+
+
+def _suites(inputs: Inputs) -> dict[str, dict[str, Task]]:
     from stepswitch.bench.task import load_suite
 
-    suites: dict[str, list[str]] = {}
+    suites: dict[str, dict[str, Task]] = {}
     for rel in inputs.paths("suites"):
         folder = inputs.folder(rel)
-        suites[folder.name] = sorted(task.name for task in load_suite(folder))
+        suites[folder.name] = {task.name: task for task in load_suite(folder)}
     return suites
 
 
-def validation(inputs: Inputs) -> Computed:
-    rel = inputs.one("transcript")
+def _transcript_lines(inputs: Inputs, rel: str, text: str) -> tuple[set[str], set[str]]:
+    """The lines `ssw bench validate` prints: valid and invalid task names. They carry no date
+    and no commit, so the claim is refused (registration) whatever they say."""
     valid, invalid, total = set(), set(), None
-    for line in inputs.text(rel).splitlines():
+    for line in text.splitlines():
         if m := _VALID.match(line):
             valid.add(m.group(1))
         elif m := _INVALID.match(line):
@@ -69,17 +83,92 @@ def validation(inputs: Inputs) -> Computed:
         )
     if total != (len(valid) + len(invalid), len(valid), len(invalid)):
         raise Unprovable(f"{rel}: its total line {total} does not count its task lines")
-    suites = _suite_tasks(inputs)
-    expected = {name for names in suites.values() for name in names}
+    inputs.undated_input(
+        rel,
+        "printed lines of ssw bench validate say neither when nor on which commit they ran; "
+        "use the record of ssw bench validate --out FILE",
+    )
+    return valid, invalid
+
+
+def _record_entries(inputs: Inputs, rel: str, record: Any) -> dict[str, dict[str, Any]]:
+    """The record's tasks by name, after checking it against itself: each verdict is what its
+    checks give, and the totals count the tasks."""
+    from stepswitch.bench.validate import CHECKS
+
+    if not isinstance(record, dict) or record.get("kind") != VALIDATE_KIND:
+        raise EvidenceError(f"{rel} is not a record of ssw bench validate (kind: {VALIDATE_KIND})")
+    started = field_of(record, rel, "started_at")
+    inputs.run(RunSeen(rel, str(started), str(record.get("commit") or ""), ()))
+    entries: dict[str, dict[str, Any]] = {}
+    tasks = field_of(record, rel, "tasks")
+    if not isinstance(tasks, list):
+        raise EvidenceError(f"{rel}: tasks is not a list")
+    for i, entry in enumerate(tasks):
+        for key in ("task", "sha256", "valid", "checks"):
+            if not isinstance(entry, dict) or key not in entry:
+                raise EvidenceError(f"{rel}: tasks[{i}] has no {key}")
+        name = str(entry["task"])
+        if name in entries:
+            raise Unprovable(f"{rel}: {name} is validated twice")
+        ok = {str(c.get("check")): c.get("ok") is True for c in entry["checks"]}
+        every = all(ok.get(check, False) for check in CHECKS)
+        if entry["valid"] is not every or (entry["valid"] and entry.get("problem") is not None):
+            raise Unprovable(
+                f"{rel}: {name} is marked valid={entry['valid']}, but its checks give {every}"
+            )
+        entries[name] = entry
+    valid = sum(e["valid"] is True for e in entries.values())
+    totals = field_of(record, rel, "totals")
+    stored = (totals.get("tasks"), totals.get("valid"), totals.get("invalid"))
+    if stored != (len(entries), valid, len(entries) - valid):
+        raise Unprovable(f"{rel}: its totals {stored} do not count its tasks")
+    return entries
+
+
+def validation(inputs: Inputs) -> Computed:
+    """Every task of the suites against the validation: valid only when the record has it, all
+    its checks held, and its folder is byte for byte the one validated (by sha256)."""
+    from stepswitch.bench.validate import task_sha256
+
+    rel = inputs.one("transcript")
+    text = inputs.text(rel)
+    suites = _suites(inputs)
+    verdicts: dict[str, str] = {}  # task -> valid | invalid | not_validated | changed
+    if text.lstrip().startswith("{"):
+        entries = _record_entries(inputs, rel, inputs.json(rel))
+        for tasks in suites.values():
+            for name, task in tasks.items():
+                entry = entries.get(name)
+                if entry is None:
+                    verdicts[name] = "not_validated"
+                elif entry["sha256"] != task_sha256(task):
+                    verdicts[name] = "changed"  # the task changed since it was validated
+                else:
+                    verdicts[name] = "valid" if entry["valid"] else "invalid"
+    else:
+        valid, invalid = _transcript_lines(inputs, rel, text)
+        for tasks in suites.values():
+            for name in tasks:
+                found = "valid" if name in valid else "invalid" if name in invalid else None
+                verdicts[name] = found or "not_validated"
+    details = {}  # per suite: how many are valid, and which are not and why
+    for suite, tasks in sorted(suites.items()):
+        shown: dict[str, object] = {"valid": sum(verdicts[n] == "valid" for n in tasks)}
+        for verdict in ("invalid", "not_validated", "changed"):
+            shown[verdict] = sorted(n for n in tasks if verdicts[n] == verdict)
+        details[suite] = shown
     return Computed(
         {
             "suites": len(suites),
-            "per_suite": ", ".join(f"{s} {len(names)}" for s, names in sorted(suites.items())),
-            "tasks": len(expected),
-            "valid": len(expected & valid),
-            "invalid": len(expected & invalid),
-            "not_validated": len(expected - valid - invalid),
-        }
+            "per_suite": ", ".join(f"{s} {len(tasks)}" for s, tasks in sorted(suites.items())),
+            "tasks": len(verdicts),
+            "valid": sum(v == "valid" for v in verdicts.values()),
+            "invalid": sum(v == "invalid" for v in verdicts.values()),
+            # A task changed since its validation was not validated as it is now.
+            "not_validated": sum(v in ("not_validated", "changed") for v in verdicts.values()),
+        },
+        details,
     )
 
 
@@ -106,9 +195,10 @@ def _number(row: dict[str, str], rel: str, line: int, key: str) -> float:
         raise EvidenceError(f"{rel}:{line}: {key} is not a number: {row[key]!r}") from None
 
 
-def run_cells(inputs: Inputs, rel: str) -> list[Cell]:
-    """The rows of a bench folder's results.csv; the bench itself is noted for registration."""
-    folder = inputs.folder(rel)
+def bench_seen(inputs: Inputs, rel: str) -> Any:
+    """A bench folder's run.json, its start, commit and claims noted for registration: a bench
+    tied to other claims (`ssw bench run --claim ID`), or started before the claim's
+    registration, is refused for the claim."""
     base = rel.rstrip("/")
     run: Any = inputs.json(f"{base}/{RUN_FILE}")
     started = field_of(run, f"{base}/{RUN_FILE}", "started_at")
@@ -116,6 +206,14 @@ def run_cells(inputs: Inputs, rel: str) -> list[Cell]:
     if not isinstance(claims, list):
         raise EvidenceError(f"{base}/{RUN_FILE}: claims is not a list of claim ids")
     inputs.run(RunSeen(rel, str(started), str(run.get("commit") or ""), tuple(map(str, claims))))
+    return run
+
+
+def run_cells(inputs: Inputs, rel: str) -> list[Cell]:
+    """The rows of a bench folder's results.csv; the bench itself is noted for registration."""
+    folder = inputs.folder(rel)
+    base = rel.rstrip("/")
+    bench_seen(inputs, rel)
     if not (folder / RESULTS_FILE).is_file():
         raise EvidenceError(f"{rel} has no {RESULTS_FILE}")
     csv_rel = f"{base}/{RESULTS_FILE}"
@@ -242,7 +340,7 @@ METRICS = (
             "not_validated": INT,
         },
         validation,
-        "`ssw bench validate` output saved to a file, against the tasks of the suites",
+        "the record of `ssw bench validate --out FILE`, against the tasks of the suites",
     ),
     Metric(
         "bench.oracle_null",

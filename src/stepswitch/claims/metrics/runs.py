@@ -1,15 +1,37 @@
 """Committed run folders (run.json + steps.jsonl, read through `records.load_run`): the dollars
 the ledger recorded for each model step against its tokens at the list price run.json recorded
-for its worker."""
+for its worker. A bench folder (bench/runs/<id>/) stands for every task run in it; its own
+run.json is noted for registration too (its start, and the claims `ssw bench run --claim ID`
+tied it to). Scripted steps and runs are counted, so a claim can say which of its dollars no
+model earned."""
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from stepswitch.claims.inputs import EvidenceError, Inputs, RunSeen
 from stepswitch.claims.metrics.base import Computed, Metric
-from stepswitch.claims.numbers import INT
+from stepswitch.claims.numbers import INT, fixed
+
+USD = fixed(4)  # the dollars the ledger recorded, as `ssw ledger` shows them
+
+
+def _note_benches(inputs: Inputs, run_rel: str, noted: set[str]) -> None:
+    """The bench folders `run_rel` is in (or is): each is noted once, so a task run named
+    alone is still tied to its bench's claims and start."""
+    from stepswitch.claims.metrics.bench import RUN_FILE, bench_seen
+
+    for parent in (PurePosixPath(run_rel), *PurePosixPath(run_rel).parents):
+        rel = parent.as_posix()
+        if rel in noted or rel == ".":
+            continue
+        path = inputs.root / rel / RUN_FILE
+        if path.is_file() and not (path.parent / "steps.jsonl").is_file():
+            record = inputs.json(f"{rel}/{RUN_FILE}")
+            if isinstance(record, dict) and "bench_id" in record:  # a bench's, not a task run's
+                noted.add(rel)
+                bench_seen(inputs, rel)
 
 
 def _run_folders(inputs: Inputs, rel: str) -> list[str]:
@@ -34,9 +56,13 @@ def ledger_dollars(inputs: Inputs) -> Computed:
     from stepswitch.registry.presets import Price
     from stepswitch.wire.types import Usage
 
+    noted: set[str] = set()  # bench folders seen
     runs = steps = checked = not_checked = unpriced = mismatches = 0
+    scripted_runs = scripted_steps = 0
+    dollars = 0.0
     for rel in inputs.paths("runs"):
         for run_rel in _run_folders(inputs, rel):
+            _note_benches(inputs, run_rel, noted)
             loaded = load_run(Path(inputs.root / run_rel))
             run = loaded.run
             inputs.run(
@@ -48,9 +74,11 @@ def ledger_dollars(inputs: Inputs) -> Computed:
                 )
             )
             runs += 1
+            scripted_runs += run.scripted
             total = 0.0
             for step in loaded.of(ModelStep):
                 steps += 1
+                scripted_steps += step.scripted
                 if step.cost is None:
                     unpriced += 1
                     continue
@@ -66,11 +94,12 @@ def ledger_dollars(inputs: Inputs) -> Computed:
                     completion_tokens=step.completion_tokens,
                     reasoning_tokens=step.reasoning_tokens,
                 )
-                dollars = cost_usd(Price.model_validate(listed), usage)
+                listed_usd = cost_usd(Price.model_validate(listed), usage)
                 checked += 1
-                close = math.isclose(dollars, step.cost.low, rel_tol=1e-9, abs_tol=1e-12)
+                close = math.isclose(listed_usd, step.cost.low, rel_tol=1e-9, abs_tol=1e-12)
                 mismatches += not (close and step.cost.is_exact)
             mismatches += not math.isclose(total, run.totals.cost.low, rel_tol=1e-9, abs_tol=1e-12)
+            dollars += total
     return Computed(
         {
             "runs": runs,
@@ -79,6 +108,9 @@ def ledger_dollars(inputs: Inputs) -> Computed:
             "not_checked_steps": not_checked,
             "unpriced_steps": unpriced,
             "mismatches": mismatches,
+            "scripted_runs": scripted_runs,
+            "scripted_steps": scripted_steps,
+            "dollars": dollars,
         }
     )
 
@@ -94,6 +126,9 @@ METRICS = (
             "not_checked_steps": INT,
             "unpriced_steps": INT,
             "mismatches": INT,
+            "scripted_runs": INT,
+            "scripted_steps": INT,
+            "dollars": USD,
         },
         ledger_dollars,
         "each model step's recorded dollars against its tokens at run.json's list price",
