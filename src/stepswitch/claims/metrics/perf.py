@@ -107,6 +107,50 @@ def cold_start(inputs: Inputs) -> Computed:
     )
 
 
+def sandbox(inputs: Inputs) -> Computed:
+    """What confining the agent's and the gates' commands costs, from the ssw repetitions: the
+    sandbox each ran under, one wrapper start per command (measured in the repetition), how many
+    commands ran confined, and the cost per step that C-005's overhead already includes."""
+    rel = inputs.one("results")
+    data = inputs.json(rel)
+    runs = field_of(data, rel, "overhead", "ssw_runs")
+    if not isinstance(runs, list) or not runs:
+        raise EvidenceError(f"{rel}: overhead.ssw_runs is not a list of repetitions")
+    names = [
+        field_of(run, f"{rel}: overhead.ssw_runs[{i}]", "sandbox") for i, run in enumerate(runs)
+    ]
+    per_command = _per_run(data, rel, "ssw", "sandbox_per_command_ms")
+    gate_commands = _per_run(data, rel, "ssw", "sandboxed_gate_commands")
+    tool_commands = [
+        len(field_of(run, f"{rel}: overhead.ssw_runs[{i}]", "run_tool_direct"))
+        for i, run in enumerate(runs)
+    ]
+    steps = _per_run(data, rel, "ssw", "steps")
+    per_step = [
+        c * (g + t) / n
+        for c, g, t, n in zip(per_command, gate_commands, tool_commands, steps, strict=True)
+    ]
+    ssw = _per_run(data, rel, "ssw", "overhead_per_step_ms")
+    mini = _per_run(data, rel, "mini", "overhead_per_step_ms")
+    return Computed(
+        {
+            **_measured(inputs, rel, data),
+            "reps": len(runs),
+            "confined_reps": sum(1 for n in names if n != "none"),
+            "unconfined_reps": sum(1 for n in names if n == "none"),
+            "sandbox": ", ".join(sorted({str(n) for n in names})),
+            "sandbox_per_command_ms": statistics.median(per_command),
+            "sandboxed_commands": int(
+                statistics.median(
+                    [g + t for g, t in zip(gate_commands, tool_commands, strict=True)]
+                )
+            ),
+            "sandbox_per_step_ms": statistics.median(per_step),
+            "ratio": statistics.median(ssw) / statistics.median(mini),
+        }
+    )
+
+
 def first_call(inputs: Inputs) -> Computed:
     rel = inputs.one("results")
     data = inputs.json(rel)
@@ -211,6 +255,23 @@ METRICS = (
         },
         cold_start,
         "`--help` in a fresh process, ms (median, min, max)",
+    ),
+    Metric(
+        "perf.sandbox",
+        ("results",),
+        {
+            **MEASURED,
+            "reps": INT,
+            "confined_reps": INT,
+            "unconfined_reps": INT,
+            "sandbox": TEXT,
+            "sandbox_per_command_ms": MS,
+            "sandboxed_commands": INT,
+            "sandbox_per_step_ms": fixed(2),
+            "ratio": RATIO,
+        },
+        sandbox,
+        "the sandbox's cost per command and per step in the ssw runs, and the overhead ratio",
     ),
     Metric(
         "perf.first_call",
