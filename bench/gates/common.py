@@ -50,8 +50,24 @@ FAIL_FAST = ["-x"]
 # A mutation can turn a loop into an endless one: a run past this is a timeout, not a verdict.
 RUN_TIMEOUT_S = 240.0
 
+# While this file exists another measurement needs a quiet machine: the scripts wait before each
+# heavy step (a suite run, a mutation), looking every QUIET_POLL_S seconds.
+QUIET_FLAG = Path("/tmp/ssw-quiet")
+QUIET_POLL_S = 5.0
+
 _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 _COLLECTED = re.compile(r"(\d+)(?:/(\d+))? tests? collected(?: \((\d+) deselected\))?")
+
+
+def wait_quiet(what: str = "") -> None:
+    """Wait while QUIET_FLAG exists, saying so once per wait."""
+    if not QUIET_FLAG.exists():
+        return
+    began = time.monotonic()
+    print(f"waiting: {QUIET_FLAG} exists{f' (before {what})' if what else ''}", flush=True)
+    while QUIET_FLAG.exists():
+        time.sleep(QUIET_POLL_S)
+    print(f"waited {time.monotonic() - began:.0f} s for {QUIET_FLAG} to go", flush=True)
 
 
 def pytest_env() -> dict[str, str]:

@@ -17,7 +17,10 @@ mutations-<project>.json from mutate.py):
   (b) the project's full suite with `pytest -x` (the tests gate's own full command), wall time;
   (c) the full suite without -x, wall time;
   order (a, b, c) on even rows, (c, b, a) on odd rows.
-Writes results-<project>.csv and summary-<project>.json. Run: `BENCH_PROJECT=boltons
+Writes results-<project>.csv (after every row, so a run cut short leaves what it measured) and
+summary-<project>.json (with the sha256 prefixes of the gate code measured and the machine's load
+average). Before the baseline, each mutation and each of its three runs it waits while
+/tmp/ssw-quiet exists (another measurement needs a quiet machine). Run: `BENCH_PROJECT=boltons
 .venv/bin/python bench/gates/inrun.py [--limit N]`.
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import platform
@@ -65,6 +69,7 @@ FIELDS = [
     "ratio_vs_full_x",
     "ratio_vs_full",
     "cli_ratio_vs_full_x",
+    "load_1m",
 ]
 
 
@@ -74,6 +79,22 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, s
         cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=common.RUN_TIMEOUT_S
     )
     return done.returncode, time.perf_counter() - began, done.stdout + done.stderr
+
+
+def code_hashes() -> dict[str, str]:
+    """sha256 prefixes of the gate code that decides the selection and its order."""
+    from stepswitch.gates import impacted, suite
+    from stepswitch.gates.suite import PLUGIN_DIR
+
+    files = [Path(impacted.__file__), Path(suite.__file__), PLUGIN_DIR / "ssw_select.py"]
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16] for f in files}
+
+
+def write_rows(rows: list[dict[str, object]]) -> None:
+    with common.RESULTS_CSV.open("w", newline="", encoding="utf-8") as out_csv:
+        writer = csv.DictWriter(out_csv, FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def main() -> int:
@@ -99,11 +120,13 @@ def main() -> int:
         full_x = ["bash", "-c", tests.stage_command(None)]
         full = ["bash", "-c", tests.stage_command(None).replace(" -x ", " ")]
         ssw = [str(SSW), "gates", str(root)]
+        common.wait_quiet("the baseline")
         rc, baseline_s, out = timed(ssw, root, env)
         print(f"baseline `ssw gates` (full suite, clean tree): rc {rc}, {baseline_s:.1f} s")
         if rc != 0:
             raise SystemExit(f"the clean tree fails its gates:\n{out[-3000:]}")
         for index, m in enumerate(mutations):
+            common.wait_quiet(str(m["id"]))
             module = str(m["module"])
             path = root / module
             original = path.read_bytes()
@@ -115,6 +138,7 @@ def main() -> int:
                 steps = ["a", "b", "c"] if index % 2 == 0 else ["c", "b", "a"]
                 got: dict[str, tuple[int, float, str]] = {}
                 for step in steps:
+                    common.wait_quiet(f"{m['id']} step {step}")
                     cmd = {"a": [*ssw, "--changed", module], "b": full_x, "c": full}[step]
                     got[step] = timed(cmd, root, suite.gate_env if step != "a" else env)
             finally:
@@ -141,8 +165,11 @@ def main() -> int:
                 "ratio_vs_full_x": round(b_s / first, 2) if first else None,
                 "ratio_vs_full": round(c_s / first, 2) if first else None,
                 "cli_ratio_vs_full_x": round(b_s / a_wall, 2),
+                # The machine is shared: its 1-minute load average after the row, for the record.
+                "load_1m": round(os.getloadavg()[0], 2),
             }
             rows.append(row)
+            write_rows(rows)  # as it goes: a run cut short still leaves its rows
             print(
                 f"{m['id']} {module}:{m['line']} rc={a_rc} first={first} "
                 f"[{row['failing_stage']}] full-x={b_s:.2f} full={c_s:.2f} "
@@ -153,10 +180,7 @@ def main() -> int:
                 print(a_out[-2000:], flush=True)
     finally:
         remove_worktree(worktree)
-    with common.RESULTS_CSV.open("w", newline="", encoding="utf-8") as out_csv:
-        writer = csv.DictWriter(out_csv, FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(rows)
 
     def spread(key: str) -> dict[str, float | None]:
         values = [float(str(r[key])) for r in rows if r[key] is not None]
@@ -176,6 +200,8 @@ def main() -> int:
         "python": platform.python_version(),
         "interpreter": suite.interpreter_line(),
         "preflight": check.line(),
+        # Which selection code was measured (the working tree may be ahead of the commit).
+        "code_sha256": code_hashes(),
         "mutations": len(rows),
         "missed": sum(1 for r in rows if not r["caught"]),
         "ratio_vs_full_x": spread("ratio_vs_full_x"),
@@ -184,6 +210,7 @@ def main() -> int:
         "first_failing_verdict_s": spread("first_failing_verdict_s"),
         "full_x_s": spread("full_x_s"),
         "full_s": spread("full_s"),
+        "load_1m": spread("load_1m"),
         "slower_than_full_x": sum(
             1
             for r in rows

@@ -8,7 +8,8 @@ the first pass tries each module in turn so that every module with covered code 
 second takes candidates in the shuffled order. Each candidate is verified under the whole suite
 (`pytest -x`, the benchmark's flags): it is kept when a test fails or a test module no longer
 imports, rejected when the suite passes, breaks pytest itself (packaging is one of pytest's own
-dependencies) or times out. Writes mutations.json.
+dependencies) or times out. Writes mutations.json (mutations-<project>.json for BENCH_PROJECT).
+Before the coverage run and each verification it waits while /tmp/ssw-quiet exists.
 
 Run with any Python 3.11+: `python bench/gates/mutate.py`.
 """
@@ -190,9 +191,15 @@ def covered_lines() -> dict[str, set[int]]:
         ["git", "rev-parse", "HEAD"], cwd=common.PROJECT, capture_output=True, text=True, check=True
     ).stdout.strip()
     if not (out.exists() and stamp.exists() and stamp.read_text() == head):
+        common.wait_quiet("the coverage run")
         print("coverage: running the suite once under coverage...", flush=True)
         data_file = str(common.WORK / f".coverage{suffix}")
-        run = [str(common.VENV_PYTHON), "-m", "coverage", "run", f"--data-file={data_file}"]
+        # The benchmark's own (empty) coverage configuration: a project's may name plugins its
+        # test environment does not install (pyflakes' setup.cfg: covdefaults).
+        rcfile = common.WORK / "coveragerc-bench"
+        rcfile.write_text("[run]\n", encoding="utf-8")
+        run = [str(common.VENV_PYTHON), "-m", "coverage", "run", f"--rcfile={rcfile}"]
+        run.append(f"--data-file={data_file}")
         env = common.pytest_env()
         pytest = ["-m", "pytest", *common.PYTEST_FLAGS]
         proc = subprocess.run(
@@ -204,7 +211,8 @@ def covered_lines() -> dict[str, set[int]]:
         )
         if proc.returncode != 0:
             raise SystemExit(f"the suite fails under coverage:\n{proc.stdout[-3000:]}")
-        report = [str(common.VENV_PYTHON), "-m", "coverage", "json", f"--data-file={data_file}"]
+        report = [str(common.VENV_PYTHON), "-m", "coverage", "json", f"--rcfile={rcfile}"]
+        report.append(f"--data-file={data_file}")
         subprocess.run([*report, "-o", str(out)], cwd=common.PROJECT, env=env, check=True)
         stamp.write_text(head)
     data = json.loads(out.read_text())
@@ -232,6 +240,7 @@ def candidates() -> list[Site]:
 
 
 def verify(mutation: dict[str, object]) -> common.Run:
+    common.wait_quiet(f"{mutation['module']}:{mutation['line']}")
     original = common.apply_mutation(mutation)
     try:
         return common.run_pytest([])

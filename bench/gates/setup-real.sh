@@ -40,12 +40,25 @@ setup_one() {
         SETUPTOOLS_SCM_PRETEND_VERSION="$version" \
             "$project/.venv/bin/python" -m pip install "${PIP[@]}" --no-deps -e "$project"
     fi
-    if [ "$name" = python-dateutil ] && ! git -C "$project" log --format=%s | grep -q deselect; then
+    # The commit subjects, read once: `git log | grep -q` under pipefail fails when grep stops
+    # reading early (git gets SIGPIPE), which had re-applied a step that was already committed.
+    local subjects
+    subjects="$(git -C "$project" log --format=%s)"
+    if [ "$name" = python-dateutil ] && ! grep -q "tzdata" <<<"$subjects"; then
         # Three tests disagree with this machine's system tzdata on a clean tree: deselected, in
         # a commit of their own, so that the clean tree passes its gates.
         sed -i 's|^\[tool.pytest.ini_options\]$|[tool.pytest.ini_options]\naddopts = "--deselect=tests/test_tz.py::test_gettz_link --deselect=tests/test_tzfile.py::test_gettz_local_abbreviation_without_time_zone_data --deselect=tests/test_tzpath_data.py::test_dst_matches_tzdata_zi"|' "$project/pyproject.toml"
         git -C "$project" -c user.name=bench -c user.email=bench@localhost \
             commit --quiet -am "bench: deselect three tests that fail against this machine's tzdata"
+    fi
+    if [ "$name" = python-dateutil ] && ! grep -q "worktree" <<<"$subjects"; then
+        # A run's worktree holds what git tracks: hatch-vcs writes src/dateutil/_version.py at
+        # install time into the checkout, ignored by git, so in a worktree dateutil.__version__
+        # is "unknown" and this test fails on the untouched tree (every mutation would then
+        # "fail" for it). Deselected, in a commit of its own, and reported (bench/gates/README.md).
+        sed -i 's|^addopts = "--deselect=|addopts = "--deselect=tests/test_imports.py::test_version_matches_distribution_metadata --deselect=|' "$project/pyproject.toml"
+        git -C "$project" -c user.name=bench -c user.email=bench@localhost \
+            commit --quiet -am "bench: deselect the version test a worktree cannot pass (no _version.py)"
     fi
     "$project/.venv/bin/python" -m pip freeze --disable-pip-version-check > "$WORK/freeze-$name.txt"
     echo "setup: $name $version in $project (own .venv)"

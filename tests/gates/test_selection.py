@@ -110,3 +110,78 @@ def test_a_renamed_module_selects_the_tests_that_still_import_its_old_name(
     result = suite(tmp_path).run(["calc/arith.py", "alc/ops.py"])
     assert result.stages == ("tests:impacted",)
     assert "tests/test_ops.py" in result.impacted
+
+
+def test_within_a_ring_files_run_by_cost_over_how_likely_they_are_to_fail(
+    tmp_path: Path,
+) -> None:
+    # conftest -> _common -> tz puts every test in the nearest ring (dateutil's layout): the test
+    # named after tz, then the other direct importer, run before the test only the conftest
+    # reaches, although they are slower, unless they are much slower (Smith's rule).
+    write_repo(
+        tmp_path,
+        {
+            "src/pkg/__init__.py": "",
+            "src/pkg/tz/__init__.py": "from .tz import UTC\n",
+            "src/pkg/tz/tz.py": "UTC = 0\n",
+            "src/pkg/rrule.py": "X = 1\n",
+            "tests/__init__.py": "",
+            "tests/_common.py": "from pkg import tz\n",
+            "tests/conftest.py": "from ._common import *\n",
+            "tests/test_a_other.py": "def test_o():\n    pass\n",
+            "tests/test_b_rrule.py": "from pkg.tz import tz\nfrom pkg import rrule\n",
+            "tests/test_tz.py": "from pkg.tz import tz\n",
+        },
+    )
+    graph = ImportGraph(tmp_path)
+    seconds = {"tests/test_tz.py": 1.6, "tests/test_b_rrule.py": 0.9, "tests/test_a_other.py": 0.4}
+    nearest, wider = graph.impacted_tiers(["src/pkg/tz/tz.py"], seconds)
+    assert nearest == ["tests/test_tz.py", "tests/test_b_rrule.py", "tests/test_a_other.py"]
+    assert wider == []
+    slow = {**seconds, "tests/test_tz.py": 20.0}
+    assert graph.impacted_tiers(["src/pkg/tz/tz.py"], slow)[0][-1] == "tests/test_tz.py"
+    links = graph.links(["src/pkg/tz/tz.py"])
+    assert links["tests/test_b_rrule.py"] == 1 and links["tests/test_a_other.py"] == 4
+
+
+def test_the_test_named_after_the_module_runs_alone_first_when_its_ring_is_large(
+    tmp_path: Path,
+) -> None:
+    # A conftest that imports the module puts every test in the nearest ring: test_ops.py, named
+    # after ops.py, is collected and run alone first; it fails, so nothing else runs yet.
+    files = {
+        **BASE,
+        "tests/__init__.py": "",
+        "tests/conftest.py": "from calc import ops\n",
+        "tests/test_ops.py": "from calc.ops import add\n\ndef test_add():\n"
+        "    assert add(1, 2) == 3\n",
+    }
+    for name in ("a", "b", "c"):
+        files[f"tests/test_{name}.py"] = "def test_x():\n    pass\n"
+    write_repo(tmp_path, files)
+    result = suite(tmp_path).run(["calc/ops.py"])
+    assert result.stages == ("tests:impacted-named",)
+    assert result.test_stages[0].files == 2  # test_ops.py and the changed module itself
+    assert result.test_stages[0].first_failure == "tests/test_ops.py::test_add"
+    assert len(result.impacted) == 4
+
+
+def test_when_the_named_test_passes_the_rest_of_its_ring_runs_next_then_the_full_suite(
+    tmp_path: Path,
+) -> None:
+    files = {
+        **BASE,
+        "tests/__init__.py": "",
+        "tests/conftest.py": "from calc import ops\n",
+        "tests/test_ops.py": "def test_fine():\n    pass\n",
+    }
+    for name in ("a", "b"):
+        files[f"tests/test_{name}.py"] = "def test_x():\n    pass\n"
+    files["tests/test_c.py"] = (
+        "from calc.ops import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    )
+    write_repo(tmp_path, files)
+    result = suite(tmp_path).run(["calc/ops.py"])
+    assert result.stages == ("tests:impacted-named", "tests:impacted")
+    assert [s.files for s in result.test_stages] == [2, 3]
+    assert result.test_stages[1].first_failure == "tests/test_c.py::test_add"

@@ -57,7 +57,7 @@ from stepswitch.gates.golden import (
     malformed_expected,
     read_expected,
 )
-from stepswitch.gates.impacted import impacted_tiers
+from stepswitch.gates.impacted import impacted_tiers, named_tests
 from stepswitch.gates.interpreter import (
     ImportCheck,
     Interpreter,
@@ -96,7 +96,7 @@ class TestStage:
 
     __test__ = False  # not a pytest test class
 
-    name: str  # "tests:impacted", "tests:impacted-wider", "tests:full"
+    name: str  # "tests:impacted-named", "tests:impacted", "tests:impacted-wider", "tests:full"
     files: int | None  # test files selected; None: the whole suite
     duration_s: float
     passed: bool
@@ -146,6 +146,10 @@ class SuiteResult:
             "total_s": self.total_s,
         }
 
+
+# The test files named after a changed module run as a stage of their own before the rest of
+# their ring only when that rest holds at least this many files: a stage costs a pytest start.
+NAMED_STAGE_MIN_REST = 3
 
 # The impacted tests outside the nearest ring run as a stage of their own only when, with the
 # nearest, they are at most this share of the suite; past it the full suite is as quick.
@@ -439,7 +443,19 @@ class GateSuite:
             # Changed modules too: a project that collects doctest modules tests them there.
             sources = [c for c in changed if c.endswith(".py") and (self.root / c).is_file()]
             extra = [c for c in sources if c not in progress.impacted]
-            stages = [(f"{gate.name}:impacted", (nearest or wider) + extra)]
+            first = nearest or wider
+            named = named_tests(first, changed)
+            rest = [f for f in first if f not in named]
+            if named and len(rest) >= NAMED_STAGE_MIN_REST:
+                # The tests named after the changed module, alone first: a large ring (every test
+                # behind a conftest that imports the change) is collected whole before its first
+                # test runs, and the named test is the likeliest to fail.
+                stages = [
+                    (f"{gate.name}:impacted-named", named + extra),
+                    (f"{gate.name}:impacted", rest),
+                ]
+            else:
+                stages = [(f"{gate.name}:impacted", first + extra)]
             # The wider ring is worth its own stage only when it is well short of the suite.
             if nearest and wider and len(nearest) + len(wider) <= total * WIDER_STAGE_SHARE:
                 stages.append((f"{gate.name}:impacted-wider", wider))

@@ -1,14 +1,24 @@
-"""bench/gates (written by bench/gates/bench.py): impacted tests first against the full suite.
+"""bench/gates: impacted tests first against the full suite.
 
-The figures are recomputed from results.csv, one row per seeded mutation; summary.json must agree
-with them to its own rounding, and gives what the rows do not (the project, its test count)."""
+`gates.speedup` reads bench/gates/bench.py's packaging run (results.csv, summary.json);
+`gates.inrun` reads bench/gates/inrun.py's runs inside a real `ssw run` worktree, one pair of
+results-<project>.csv and summary-<project>.json per project. The figures are recomputed from
+the rows, one per seeded mutation; each summary must agree with its rows to its own rounding, and
+gives what the rows do not (the project, when it was measured)."""
 
 from __future__ import annotations
 
 import statistics
 from typing import Any
 
-from stepswitch.claims.inputs import EvidenceError, Inputs, agree, field_of, number_of
+from stepswitch.claims.inputs import (
+    EvidenceError,
+    Inputs,
+    Unprovable,
+    agree,
+    field_of,
+    number_of,
+)
 from stepswitch.claims.metrics.base import Computed, Metric
 from stepswitch.claims.numbers import INT, TEXT, fixed, times
 
@@ -95,6 +105,89 @@ def speedup(inputs: Inputs) -> Computed:
     )
 
 
+def _median_spread(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def _inrun_project(inputs: Inputs, summary_rel: str, rows_rel: str) -> dict[str, Any]:
+    """One project's in-run figures, recomputed from its rows and checked against its summary."""
+    summary: Any = inputs.json(summary_rel)
+    project = str(field_of(summary, summary_rel, "project"))
+    if f"results-{project}.csv" != rows_rel.rsplit("/", 1)[-1]:
+        raise EvidenceError(f"{summary_rel} is for {project}, but its rows are {rows_rel}")
+    rows = inputs.csv_rows(rows_rel)
+    if not rows:
+        raise EvidenceError(f"{rows_rel} has no rows")
+    vs_x: list[float] = []
+    vs_full: list[float] = []
+    missed = 0
+    for line, row in enumerate(rows, start=2):
+        if not _flag(row, rows_rel, line, "caught"):
+            missed += 1
+            continue
+        # The ratios from the raw times, not from the rows' own ratio columns.
+        first = _number(row, rows_rel, line, "first_failing_verdict_s")
+        if first <= 0:
+            raise EvidenceError(f"{rows_rel}:{line}: first_failing_verdict_s is not positive")
+        vs_x.append(_number(row, rows_rel, line, "full_x_s") / first)
+        vs_full.append(_number(row, rows_rel, line, "full_s") / first)
+    if not vs_x:
+        raise Unprovable(f"{rows_rel}: no mutation was caught, so there is no ratio")
+    agree(summary_rel, "mutations", len(rows), number_of(summary, summary_rel, "mutations"), 0.0)
+    agree(summary_rel, "missed", missed, number_of(summary, summary_rel, "missed"), 0.0)
+    spreads = {"ratio_vs_full_x": _median_spread(vs_x), "ratio_vs_full": _median_spread(vs_full)}
+    for key, spread in spreads.items():
+        for stat, recomputed in spread.items():
+            # The summary's ratios are rounded to 2 decimals and come from unrounded times.
+            stored = number_of(summary, summary_rel, key, stat)
+            agree(summary_rel, f"{key}.{stat}", recomputed, stored, 0.01 + 0.002 * stored)
+    when = str(field_of(summary, summary_rel, "measured"))
+    inputs.measured_at(summary_rel, when)
+    return {
+        "project": project,
+        "version": str(field_of(summary, summary_rel, "version")),
+        "measured": when,
+        "mutations": len(rows),
+        "missed": missed,
+        **{f"{key}_{stat}": round(v, 4) for key, s in spreads.items() for stat, v in s.items()},
+    }
+
+
+def inrun(inputs: Inputs) -> Computed:
+    """The in-run benchmark over every project named: the worst project's median ratios (every
+    project must meet a bound on them), the missed failures of all, the fewest mutations."""
+    summaries, results = inputs.paths("summaries"), inputs.paths("results")
+    if len(summaries) != len(results) or not summaries:
+        raise EvidenceError(
+            f"evidence.summaries ({len(summaries)}) and evidence.results ({len(results)}) must "
+            "name the same projects, in the same order"
+        )
+    projects = [_inrun_project(inputs, s, r) for s, r in zip(summaries, results, strict=True)]
+    names = [p["project"] for p in projects]
+    if len(set(names)) != len(names):
+        raise EvidenceError(f"a project is named twice: {', '.join(names)}")
+    per_project = "; ".join(
+        f"{p['project']} {p['ratio_vs_full_x_median']:.2f}x and {p['ratio_vs_full_median']:.2f}x"
+        f" over {p['mutations']} mutations, {p['missed']} missed"
+        for p in projects
+    )
+    return Computed(
+        {
+            "projects": len(projects),
+            "project_names": ", ".join(names),
+            "per_project": per_project,
+            "measured_on": max(str(p["measured"]) for p in projects)[:10],
+            "mutations": sum(int(p["mutations"]) for p in projects),
+            "fewest_mutations": min(int(p["mutations"]) for p in projects),
+            "worst_median_ratio_x": min(float(p["ratio_vs_full_x_median"]) for p in projects),
+            "worst_median_ratio_full": min(float(p["ratio_vs_full_median"]) for p in projects),
+            "worst_min_ratio_x": min(float(p["ratio_vs_full_x_min"]) for p in projects),
+            "missed": sum(int(p["missed"]) for p in projects),
+        },
+        details=projects,
+    )
+
+
 RATIO = times(2)
 SECONDS = fixed(3)
 
@@ -120,5 +213,24 @@ METRICS = (
         },
         speedup,
         "time to the first failing verdict, full suite over impacted first, and missed failures",
+    ),
+    Metric(
+        "gates.inrun",
+        ("summaries", "results"),
+        {
+            "projects": INT,
+            "project_names": TEXT,
+            "per_project": TEXT,
+            "measured_on": TEXT,
+            "mutations": INT,
+            "fewest_mutations": INT,
+            "worst_median_ratio_x": RATIO,
+            "worst_median_ratio_full": RATIO,
+            "worst_min_ratio_x": RATIO,
+            "missed": INT,
+        },
+        inrun,
+        "inside a real ssw run worktree, per project: the project's full suite (with pytest -x and"
+        " without) over `ssw gates --changed`'s first failing verdict, and missed failures",
     ),
 )
