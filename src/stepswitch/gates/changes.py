@@ -4,27 +4,24 @@ importers of a renamed or deleted module must be selected too)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
+
+from stepswitch.errors import UsageError
+from stepswitch.util.git import run_git
 
 GIT_TIMEOUT_S = 60.0
 _LEFTOVER_PARTS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 
 
 def _git(root: Path, env: Mapping[str, str] | None, *args: str) -> str | None:
+    """git's output, or None when it fails, cannot start or hangs: the caller then keeps the list
+    it was given."""
     try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            env=dict(env) if env is not None else None,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        done = run_git(root, *args, env=env, timeout=GIT_TIMEOUT_S)
+    except UsageError:
         return None
-    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
+    return done.out if done.status == 0 else None
 
 
 def leftover(path: str) -> bool:
