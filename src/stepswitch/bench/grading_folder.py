@@ -14,12 +14,10 @@ with (docs/decisions/0015-grading.md).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import tarfile
@@ -35,6 +33,7 @@ from pathlib import Path
 import tomli_w
 
 from stepswitch.bench.task import HIDDEN_FOLDER, Task
+from stepswitch.util.proc import kill_group
 from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
 
 PLUGIN = "ssw_grading_timeout"
@@ -300,11 +299,6 @@ def _argv(command: list[str], report: str, per_test_timeout_s: float) -> list[st
     ]
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 def _tail(path: Path) -> str:
     try:
         with path.open("rb") as f:
@@ -415,7 +409,7 @@ def run_pytest(
             proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             killed = True
-        _kill_group(proc.pid)  # also what the tests left running
+        kill_group(proc.pid)  # also what the tests left running
         proc.wait()
     received = pipe.close()
     duration = time.monotonic() - began
