@@ -83,10 +83,15 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, s
 
 def code_hashes() -> dict[str, str]:
     """sha256 prefixes of the gate code that decides the selection and its order."""
-    from stepswitch.gates import impacted, suite
+    from stepswitch.gates import callmap, impacted, suite
     from stepswitch.gates.suite import PLUGIN_DIR
 
-    files = [Path(impacted.__file__), Path(suite.__file__), PLUGIN_DIR / "ssw_select.py"]
+    files = [
+        Path(impacted.__file__),
+        Path(suite.__file__),
+        Path(callmap.__file__),
+        PLUGIN_DIR / "ssw_select.py",
+    ]
     return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16] for f in files}
 
 
@@ -120,6 +125,12 @@ def main() -> int:
         full_x = ["bash", "-c", tests.stage_command(None)]
         full = ["bash", "-c", tests.stage_command(None).replace(" -x ", " ")]
         ssw = [str(SSW), "gates", str(root)]
+        common.wait_quiet("the call map")
+        assert suite.base is not None
+        began = time.perf_counter()
+        call_map = suite.record_call_map(suite.base.commit("HEAD"))
+        call_map_s = time.perf_counter() - began
+        print(call_map, flush=True)
         common.wait_quiet("the baseline")
         rc, baseline_s, out = timed(ssw, root, env)
         print(f"baseline `ssw gates` (full suite, clean tree): rc {rc}, {baseline_s:.1f} s")
@@ -200,6 +211,9 @@ def main() -> int:
         "python": platform.python_version(),
         "interpreter": suite.interpreter_line(),
         "preflight": check.line(),
+        "call_map": call_map,
+        "call_map_s": round(call_map_s, 2),
+        "baseline_s": round(baseline_s, 2),
         # Which selection code was measured (the working tree may be ahead of the commit).
         "code_sha256": code_hashes(),
         "mutations": len(rows),

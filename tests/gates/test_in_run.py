@@ -115,6 +115,16 @@ def ssw_run(folder: Path, repo: Path, replies: list[dict[str, object]]) -> tuple
     return done_.returncode, record
 
 
+def first_failing_gate(repo: Path) -> str:
+    [steps] = sorted((repo / ".ssw" / "runs").glob("*/steps.jsonl"))[-1:]
+    for line in steps.read_text().splitlines():
+        event = json.loads(line)
+        failed = [g["name"] for g in event.get("gates", []) if not g["passed"]]
+        if event["kind"] == "gates" and failed:
+            return str(failed[0])
+    raise AssertionError(f"no gate failed in {steps}")
+
+
 def broken(path: str) -> list[dict[str, object]]:
     return [
         *explore(),
@@ -154,6 +164,9 @@ def test_a_broken_change_fails_the_gates_inside_ssw_run_and_a_harmless_one_passe
     repo = make_project(tmp_path / "repo", layout, backend, install)
     code, record = ssw_run(tmp_path, repo, broken(ops_path(layout)))
     assert (code, record["outcome"], record["exit_code"]) == (1, "gates_failed", 1), record
+    # The pre-flight traced the suite, so the first verdict came from the test that ran the
+    # broken line, alone (the call map's stage), not from the import graph's.
+    assert first_failing_gate(repo) == "tests:covered"
     # The user's checkout is untouched and still passes: the tests saw the worktree's code.
     assert GOOD in (repo / ops_path(layout)).read_text()
     (tmp_path / "again").mkdir()

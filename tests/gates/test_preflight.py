@@ -205,12 +205,16 @@ def test_passing_gates_give_a_baseline_and_one_line_of_what_ran(tmp_path: Path) 
     baseline = preflight_gates(repo_with(tmp_path, gates), "HEAD")
     assert [(g.name, g.passed) for g in baseline.gates] == [("lint", True), ("tests:collect", True)]
     assert baseline.gates[1].report == "tests:collect: collected 1 test"
-    [line] = baseline.lines()
+    line, call_map = baseline.lines()
     assert re.fullmatch(
         r"gates: before any edit: lint passed \(\d+\.\d\d s\), "
         r"tests collected 1 test \(\d+\.\d\d s\)",
         line,
     ), line
+    # The suite was traced once, so the tests that ran a changed line can go first.
+    assert re.fullmatch(
+        rf"gates: call map: 1 tests traced at {baseline.base_commit[:12]} in \d+\.\d s", call_map
+    ), call_map
     assert baseline.records()[0] == {
         "name": "lint",
         "passed": True,
@@ -250,7 +254,7 @@ def test_tests_that_do_not_import_before_the_change_are_a_baseline_not_a_refusal
     assert (collect.name, collect.passed) == ("tests:collect", False)
     assert "1 collection error" in collect.report and "ERROR tests/test_new.py" in collect.report
     assert baseline.already_failing == ()  # failing tests are where most tasks start
-    assert len(baseline.lines()) == 1
+    assert baseline.lines()[1:] == ["gates: no call map: the tests do not collect before any edit"]
 
 
 @pytest.mark.slow  # real pytest collections

@@ -49,6 +49,8 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
         stage = stages.get(r.name)
         if stage is not None:
             ran = "all test files" if stage.files is None else f"{stage.files} test files"
+            if stage.tests is not None:
+                ran = f"{stage.tests} tests in {ran}"
             note = f"  ran {ran}"
             if r.name.endswith(":impacted"):
                 note += f" of {len(result.impacted)} impacted"

@@ -17,6 +17,8 @@ rest, so put the cheap ones first:
                                              # "{tests}" marks where the impacted files go,
                                              # otherwise they are appended
     impacted_first = true                    # default true
+    call_map = true                          # default true: the pre-flight traces the suite
+                                             # once so the tests that ran a changed line go first
     timeout_s = 1200
 
     [tool.stepswitch.gates.energies]
@@ -111,6 +113,7 @@ class TestsGate(_Gate):
     command: Text  # the full suite; "{tests}" marks where the impacted files go
     timeout_s: Seconds = 1800.0
     impacted_first: bool = Field(default=True, strict=True)
+    call_map: bool = Field(default=True, strict=True)
 
     def stage_command(self, files: list[str] | None) -> str:
         """The command for the impacted stage (`files`) or the full suite (None)."""

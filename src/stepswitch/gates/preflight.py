@@ -88,6 +88,7 @@ class Baseline:
     gates: tuple[BaselineGate, ...]  # in the configured order; the truth check only if failing
     imports: ImportCheck | None = None
     base_commit: str = ""
+    call_map: str = ""  # what the pre-flight says of the call map (gates.callmap)
 
     @property
     def already_failing(self) -> tuple[BaselineGate, ...]:
@@ -100,6 +101,8 @@ class Baseline:
             return []
         shown = ", ".join(_summary(g) for g in self.gates)
         out = [f"gates: before any edit: {shown}"]
+        if self.call_map:
+            out.append(self.call_map)
         for gate in self.already_failing:
             out.append(
                 f"gates: {gate.name} already fails before any edit, so the change must also "
@@ -339,7 +342,15 @@ def preflight_gates(suite: GateSuite, base_commit: str, log_dir: Path | None = N
         began = time.monotonic()
         result = _once(suite, commit, gate)
         verdicts.append(_verdict(suite, result, log_dir, time.monotonic() - began))
-    return Baseline(tuple(verdicts), imports, commit)
+    # The tests that ran each line, traced once on the untouched tree: they run first after an
+    # edit to those lines (the stage `tests:covered`).
+    collected = all(g.passed for g in verdicts if _is_collect(g.name))
+    call_map = (
+        suite.record_call_map(commit)
+        if collected
+        else "gates: no call map: the tests do not collect before any edit"
+    )
+    return Baseline(tuple(verdicts), imports, commit, call_map)
 
 
 def _verdict(

@@ -39,6 +39,7 @@ from typing import TypeVar
 
 from stepswitch.errors import HarnessError
 from stepswitch.gates.base import BaseTree, BaseUnreadable, is_commit_id
+from stepswitch.gates.callmap import CALL_MAP_FILE, CallMap, changed_lines
 from stepswitch.gates.changes import complete_changes
 from stepswitch.gates.config import (
     CommandGate,
@@ -96,11 +97,12 @@ class TestStage:
 
     __test__ = False  # not a pytest test class
 
-    name: str  # "tests:impacted-named", "tests:impacted", "tests:impacted-wider", "tests:full"
+    name: str  # "tests:covered", "tests:impacted-named", "tests:impacted", ..., "tests:full"
     files: int | None  # test files selected; None: the whole suite
     duration_s: float
     passed: bool
     first_failure: str | None = None  # the first FAILED/ERROR test id
+    tests: int | None = None  # tests selected in those files; None: every test they hold
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,10 @@ class SuiteResult:
 # The test files named after a changed module run as a stage of their own before the rest of
 # their ring only when that rest holds at least this many files: a stage costs a pytest start.
 NAMED_STAGE_MIN_REST = 3
+
+# The traced run that records the call map stops after this long (or the gate's own timeout);
+# past it the run goes on without a map.
+CALL_MAP_TIMEOUT_S = 600.0
 
 # The impacted tests outside the nearest ring run as a stage of their own only when, with the
 # nearest, they are at most this share of the suite; past it the full suite is as quick.
@@ -221,6 +227,7 @@ class GateSuite:
         self._durations: dict[str, float] = self._load_durations()
         self.base = BaseTree.find(root, env)
         self.truth_patterns = protected_patterns(config)
+        self._call_map: CallMap | None = None
 
     # -- before the first paid call -------------------------------------------------------------
 
@@ -237,6 +244,67 @@ class GateSuite:
         """Every gate on the untouched tree, full suite included: the verdict before any edit,
         and the test durations that order the impacted stages of the first edit."""
         return self.run(None)
+
+    def call_map(self, commit: str) -> CallMap | None:
+        """The call map recorded at `commit`: this suite's own, or the one kept in `state_dir`."""
+        if self._call_map is not None and self._call_map.commit == commit:
+            return self._call_map
+        found = CallMap.read(self.state_dir / CALL_MAP_FILE, commit)
+        if found is None or not found.usable_at(self.root):
+            return None
+        self._call_map = found
+        return found
+
+    def record_call_map(self, commit: str) -> str:
+        """Run the full suite once on the untouched tree at `commit`, tracing which tests run
+        which lines (`gates.callmap`), unless a map of `commit` is already kept. Returns the line
+        the run's start shows; a suite that cannot be traced leaves no map, and says why."""
+        gate = next((g for g in self.config.gates if isinstance(g, TestsGate)), None)
+        if gate is None:
+            return ""
+        if not gate.call_map:
+            return "gates: call map: off (call_map = false)"
+        if self.call_map(commit) is not None:
+            return f"gates: call map: kept from an earlier run at {commit[:12]}"
+        scratch = self.gate_env.get("TMPDIR") or None
+        with tempfile.TemporaryDirectory(prefix="ssw-callmap-", dir=scratch) as folder:
+            out = Path(folder) / "calls.json"
+            durations = Path(folder) / "durations.json"
+            spec: dict[str, object] = {
+                "files": None,
+                "durations": str(durations),
+                "calls": {"root": str(self.root), "out": str(out)},
+            }
+            env = self._stage_env(spec, Path(folder))
+            command = gate.stage_command(None)
+            timeout = min(gate.timeout_s, CALL_MAP_TIMEOUT_S)
+            began = time.monotonic()
+            result = self.command(f"{gate.name}:call-map", command, timeout, env)
+            seconds = time.monotonic() - began
+            self._learn_durations(durations)
+            why = result.report.splitlines()[0] if result.report else "no output"
+            try:
+                data = json.loads(out.read_text(encoding="utf-8"))
+            except (OSError, ValueError):  # pytest ended before its session did
+                return f"gates: no call map: the traced full suite wrote none ({why})"
+        try:
+            recorded = CallMap.parse(commit, str(self.root), data)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return f"gates: no call map: the traced suite wrote a malformed one ({exc})"
+        if not recorded.tests:
+            return "gates: no call map: nothing was traced (does another tool trace the tests?)"
+        self._call_map = recorded
+        if self._persist:
+            try:
+                self.state_dir.mkdir(parents=True, exist_ok=True)
+                (self.state_dir / CALL_MAP_FILE).write_text(recorded.to_json(), encoding="utf-8")
+            except OSError:
+                pass  # the map only orders the stages
+        failing = "" if result.passed else f"; the suite fails before any edit: {why}"
+        return (
+            f"gates: call map: {len(recorded.tests)} tests traced at {commit[:12]} "
+            f"in {seconds:.1f} s{failing}"
+        )
 
     # -- after each edit ------------------------------------------------------------------------
 
@@ -294,7 +362,7 @@ class GateSuite:
         self, gate: GateSpec, changed: list[str] | None, base: str, progress: _Progress
     ) -> None:
         if isinstance(gate, TestsGate):
-            self._tests(gate, changed, progress)
+            self._tests(gate, changed, base, progress)
         else:
             self._record(self.check(gate, base), progress)
 
@@ -385,8 +453,10 @@ class GateSuite:
         files: list[str] | None,
         order: list[str],
         progress: _Progress,
+        tests: list[str] | None = None,
     ) -> GateResult:
-        """One pytest run: the selected `files` (None: the whole suite), items in `order`."""
+        """One pytest run: the selected `files` (None: the whole suite), items in `order`; with
+        `tests`, only those test ids of the files, in that order."""
         # Under the gates' TMPDIR: inside a sandbox, the host's /tmp is not the command's.
         scratch = self.gate_env.get("TMPDIR") or None
         with tempfile.TemporaryDirectory(prefix="ssw-stage-", dir=scratch) as folder:
@@ -397,6 +467,8 @@ class GateSuite:
                 "order": absolute,
                 "durations": str(durations),
             }
+            if tests is not None:
+                spec["tests"] = tests
             env = self._stage_env(spec, Path(folder))
             command = gate.stage_command(None)
             if files is not None:
@@ -423,6 +495,7 @@ class GateSuite:
                 seconds,
                 result.passed,
                 failure.group(1) if failure and not result.passed else None,
+                len(tests) if tests is not None else None,
             )
         )
         if not result.passed and progress.first_failure_s is None:
@@ -430,16 +503,52 @@ class GateSuite:
         self._record(result, progress)
         return result
 
-    def _tests(self, gate: TestsGate, changed: list[str] | None, progress: _Progress) -> None:
+    def _covered(self, base: str) -> tuple[list[str], list[str], bool]:
+        """From the call map of `base`: the test files and ids that ran a changed line, and
+        whether the map placed every change (then the import graph's stages add nothing)."""
+        if self.base is None:
+            return [], [], False
+        try:
+            commit = self.base.commit(base)
+        except BaseUnreadable:
+            return [], [], False
+        found = self.call_map(commit)
+        lines = changed_lines(self.root, commit, self.env) if found is not None else None
+        if found is None or lines is None:
+            return [], [], False
+        tests, complete = found.covering(lines)
+        files: list[str] = []
+        for test in tests:
+            path = found.test_file(test, self.root)
+            if path is None or not path.is_relative_to(self.root):
+                return [], [], False  # recorded where its test ids mean other files
+            files.append(path.relative_to(self.root).as_posix())
+        return list(dict.fromkeys(files)), tests, complete
+
+    def _tests(
+        self, gate: TestsGate, changed: list[str] | None, base: str, progress: _Progress
+    ) -> None:
         stages: list[tuple[str, list[str]]] = []
         nearest: list[str] = []
         wider: list[str] = []
+        complete = False
+        began_impacted = time.monotonic()
         if gate.impacted_first and changed is not None:
+            covered_files, covered, complete = self._covered(base)
+            if covered:
+                # The tests that ran a changed line on the base commit: alone, first.
+                progress.impacted = tuple(covered_files)
+                name = f"{gate.name}:covered"
+                result = self._stage(gate, name, covered_files, covered_files, progress, covered)
+                if not result.passed:
+                    progress.impacted_s = time.monotonic() - began_impacted
+                    return
+        if gate.impacted_first and changed is not None and not complete:
             try:
                 nearest, wider, total = impacted_tiers(self.root, changed, self._durations)
             except (OSError, ValueError, RecursionError):
                 nearest, wider, total = [], [], 0  # no impacted stage: the full suite decides
-            progress.impacted = tuple(sorted(nearest + wider))
+            progress.impacted = tuple(sorted({*progress.impacted, *nearest, *wider}))
             # Changed modules too: a project that collects doctest modules tests them there.
             sources = [c for c in changed if c.endswith(".py") and (self.root / c).is_file()]
             extra = [c for c in sources if c not in progress.impacted]
@@ -459,7 +568,6 @@ class GateSuite:
             # The wider ring is worth its own stage only when it is well short of the suite.
             if nearest and wider and len(nearest) + len(wider) <= total * WIDER_STAGE_SHARE:
                 stages.append((f"{gate.name}:impacted-wider", wider))
-        began_impacted = time.monotonic()
         for name, files in stages:
             if not [f for f in files if f in progress.impacted]:
                 continue

@@ -6,17 +6,27 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
 "durations": absolute path to write seconds per test file to, or null}.
 - With a list, every other test module is left out of collection (pytest_ignore_collect), so
   the project's collection, conftest files and hooks all still apply to the selected ones.
+- "tests" (a list of test ids, as pytest names them from its rootdir) keeps only those items of
+  the selected files, in that order; the others are deselected the way `-k` deselects them.
 - The collected items are ordered by that list, each file's own order kept.
 - Without a list, "order" (same form) only orders the items: the full suite, most likely
   failures first.
 - With "durations", the time of each test file's tests is written there when the session ends.
+- With "calls" ({"root": folder, "out": path}), the Python functions under `root` each test
+  calls (setup and teardown included) are recorded and written to `out` when the session ends:
+  the call map the gates use to run first the tests that ran a changed line. The run goes past
+  failures (-x is undone). Nothing is recorded when another tool (coverage, a debugger) already
+  traces.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
+from collections.abc import Generator
 from pathlib import Path
+from types import CodeType, FrameType
 from typing import Any
 
 import pytest
@@ -34,6 +44,12 @@ def pytest_configure(config: pytest.Config) -> None:
     files = _spec.get("files")
     if files is not None:
         _rank.update({str(Path(f)): i for i, f in enumerate(files)})
+    calls = _spec.get("calls")
+    if calls:
+        # Every test, past failures too (-x, --maxfail): a suite that fails before any edit
+        # still maps, and a task often starts from one.
+        config.option.maxfail = 0
+        config.pluginmanager.register(_CallRecorder(str(calls["root"]), str(calls["out"])))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -46,7 +62,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests = _spec.get("tests")
+    if tests is not None:
+        wanted = {t: i for i, t in enumerate(tests)}
+        kept = sorted((i for i in items if i.nodeid in wanted), key=lambda i: wanted[i.nodeid])
+        dropped = [i for i in items if i.nodeid not in wanted]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+        return
     if not _rank and _spec.get("order") is None:
         return
     rank = _rank or {str(Path(f)): i for i, f in enumerate(_spec.get("order") or [])}
@@ -66,3 +91,172 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         root = str(session.config.rootpath)
         data = {"rootdir": root, "seconds": {k: round(v, 4) for k, v in _times.items()}}
         Path(out).write_text(json.dumps(data), encoding="utf-8")
+
+
+# -- the call map -------------------------------------------------------------------------------
+
+_OUTSIDE = ("site-packages", "dist-packages")
+_MONITORING: Any = getattr(sys, "monitoring", None)  # Python 3.12+
+_MONITORING_IDS = (4, 3)  # sys.monitoring tool ids no standard tool claims
+_CALLED = 0  # the line number that stands for "the function was called"
+
+
+class _CallRecorder:
+    """Which lines of the project's code (files under `root`, test modules left out) each test
+    ran, setup and teardown included, and which of its functions it called. On Python 3.12+
+    through sys.monitoring (each line's first run per test only: the event is disabled after
+    it and re-armed between tests); before that through sys.settrace, with a line tracer only
+    in the project's own frames."""
+
+    def __init__(self, root: str, out: str) -> None:
+        self.root = os.path.realpath(root) + os.sep
+        self.out = out
+        self.ran: set[tuple[CodeType, int]] = set()
+        self.by_test: list[tuple[str, float, set[tuple[CodeType, int]]]] = []
+        self.duration = 0.0
+        self.tool: int | None = None
+        self.traced = True
+        self.mine: dict[str, bool] = {}  # file name: is it project code (not a test module)?
+        self.tests: set[str] = set()
+
+    def _is_mine(self, filename: str) -> bool:
+        mine = self.mine.get(filename)
+        if mine is None:
+            real = os.path.realpath(filename) if os.path.isabs(filename) else ""
+            mine = (
+                real.startswith(self.root)
+                and not any(part in real for part in _OUTSIDE)
+                and real not in self.tests
+            )
+            self.mine[filename] = mine
+        return mine
+
+    def _tracer(self) -> Any:
+        """sys.settrace's function, as closures: it runs on every call and line of the project's
+        code, so it looks nothing up that it can hold."""
+        ran = self.ran
+        record = ran.add
+        is_mine = self._is_mine
+
+        def on_line(frame: FrameType, event: str, arg: object) -> Any:
+            if event == "line":
+                record((frame.f_code, frame.f_lineno))
+            return on_line
+
+        def on_call(frame: FrameType, event: str, arg: object) -> Any:
+            code = frame.f_code
+            if not is_mine(code.co_filename):
+                return None
+            record((code, _CALLED))
+            return on_line
+
+        return on_call
+
+    def _on_start(self, code: CodeType, offset: int) -> object:
+        if self._is_mine(code.co_filename):
+            self.ran.add((code, _CALLED))
+            return None
+        return _MONITORING.DISABLE  # not ours: its lines are never recorded either
+
+    def _on_line_event(self, code: CodeType, line: int) -> object:
+        if self._is_mine(code.co_filename):
+            self.ran.add((code, line))
+        return _MONITORING.DISABLE
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.tests = {os.path.realpath(str(item.path)) for item in session.items}
+        self.mine.clear()
+        if sys.gettrace() is not None:
+            self.traced = False  # coverage or a debugger: theirs, not ours
+            return
+        monitoring = _MONITORING
+        if monitoring is None:
+            return
+        for tool in _MONITORING_IDS:
+            if monitoring.get_tool(tool) is None:
+                monitoring.use_tool_id(tool, "ssw_select")
+                events = monitoring.events
+                monitoring.register_callback(tool, events.PY_START, self._on_start)
+                monitoring.register_callback(tool, events.LINE, self._on_line_event)
+                self.tool = tool
+                return
+        self.traced = False
+
+    @pytest.hookimpl(hookwrapper=True)  # the old style: older pytest versions have only it
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, None, None]:
+        if not self.traced:
+            yield
+            return
+        self.ran = set()
+        self.duration = 0.0
+        if self.tool is not None:
+            events = _MONITORING.events
+            _MONITORING.restart_events()
+            _MONITORING.set_events(self.tool, events.PY_START | events.LINE)
+        else:
+            sys.settrace(self._tracer())
+        try:
+            yield
+        finally:
+            if self.tool is not None:
+                _MONITORING.set_events(self.tool, 0)
+            else:
+                sys.settrace(None)
+            self.by_test.append((item.nodeid, self.duration, self.ran))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.duration += report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.tool is not None:
+            _MONITORING.free_tool_id(self.tool)
+        if not self.traced:
+            return
+        names: dict[str, str] = {}
+        lines: dict[str, dict[int, list[int]]] = {}
+        spans: dict[str, dict[int, list[Any]]] = {}
+        for index, (_, _, ran) in enumerate(self.by_test):
+            for code, line in ran:
+                rel = names.get(code.co_filename) or names.setdefault(
+                    code.co_filename, self._relative(code.co_filename)
+                )
+                if line == _CALLED:
+                    span = spans.setdefault(rel, {}).setdefault(
+                        code.co_firstlineno, [_last_line(code), []]
+                    )
+                    _append(span[1], index)
+                else:
+                    _append(lines.setdefault(rel, {}).setdefault(line, []), index)
+        # Lines of one block ran in the same tests: each list of tests is written once.
+        groups: dict[tuple[int, ...], int] = {}
+
+        def group(tests: list[int]) -> int:
+            return groups.setdefault(tuple(tests), len(groups))
+
+        data = {
+            "rootdir": str(session.config.rootpath),
+            "tests": [[nodeid, round(seconds, 4)] for nodeid, seconds, _ in self.by_test],
+            "lines": {
+                rel: {str(line): group(t) for line, t in sorted(found.items())}
+                for rel, found in sorted(lines.items())
+            },
+            "functions": {
+                rel: [[first, last, group(t)] for first, (last, t) in sorted(found.items())]
+                for rel, found in sorted(spans.items())
+            },
+        }
+        data["groups"] = [list(g) for g in groups]
+        Path(self.out).write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+
+    def _relative(self, filename: str) -> str:
+        return os.path.realpath(filename)[len(self.root) :].replace(os.sep, "/")
+
+
+def _append(tests: list[int], index: int) -> None:
+    if not tests or tests[-1] != index:
+        tests.append(index)
+
+
+def _last_line(code: CodeType) -> int:
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    return max(lines, default=code.co_firstlineno)

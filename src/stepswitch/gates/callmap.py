@@ -1,0 +1,192 @@
+"""The call map: which tests ran which lines of the project's code on the base commit, recorded
+by the `ssw_select` plugin during one traced run of the full suite (`GateSuite.record_call_map`),
+and the tests it points to for a change.
+
+A change is read as the base commit's side of `git diff -U0`: the lines it replaced or removed,
+and for a pure insertion the lines on either side of it. The tests that ran one of those lines
+on the base commit are the likeliest to fail, so the tests gate runs them first, as a stage of
+their own (`tests:covered`). The map is only an order: the full suite still decides, so a map
+that is wrong (a test that reaches the change through data, a subprocess or a thread) costs
+time, never a verdict. A change the map cannot place (a test module, a module-level line that
+ran at import, a new file) is "not fully covered", and the import graph's stages run too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from stepswitch.errors import UsageError
+from stepswitch.util.git import run_git
+
+CALL_MAP_FILE = "call-map.json"
+GIT_TIMEOUT_S = 60.0
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+
+
+@dataclass(frozen=True)
+class CallMap:
+    """One traced run of the full suite at `commit` in the tree at `root`: test ids (as pytest
+    names them from its `rootdir`) with their seconds, and for each project file the tests that
+    ran each line and called each function (first line, last line)."""
+
+    commit: str
+    root: str
+    rootdir: str
+    tests: tuple[tuple[str, float], ...]
+    groups: tuple[tuple[int, ...], ...]  # lists of test indexes, shared by lines and functions
+    lines: Mapping[str, Mapping[int, int]]  # file: line: group
+    functions: Mapping[str, tuple[tuple[int, int, int], ...]]  # file: (first, last, group)
+
+    @classmethod
+    def parse(cls, commit: str, root: str, data: Any) -> CallMap:
+        """From what the plugin wrote (or `to_json` saved). Raises ValueError (or KeyError,
+        TypeError) when it is not that."""
+        groups = tuple(tuple(int(i) for i in g) for g in data["groups"])
+        tests = tuple((str(t), float(s)) for t, s in data["tests"])
+        lines = {
+            str(rel): {int(line): int(g) for line, g in found.items()}
+            for rel, found in data["lines"].items()
+        }
+        functions = {
+            str(rel): tuple((int(a), int(b), int(g)) for a, b, g in spans)
+            for rel, spans in data["functions"].items()
+        }
+        for index in (i for g in groups for i in g):
+            if not 0 <= index < len(tests):
+                raise ValueError(f"test index {index} out of range")
+        every = [*(g for f in lines.values() for g in f.values())]
+        every += [s[2] for spans in functions.values() for s in spans]
+        if any(not 0 <= g < len(groups) for g in every):
+            raise ValueError("group index out of range")
+        return cls(commit, root, str(data["rootdir"]), tests, groups, lines, functions)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "commit": self.commit,
+                "root": self.root,
+                "rootdir": self.rootdir,
+                "tests": self.tests,
+                "groups": self.groups,
+                "lines": {r: {str(k): v for k, v in f.items()} for r, f in self.lines.items()},
+                "functions": self.functions,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def read(cls, path: Path, commit: str) -> CallMap | None:
+        """The map saved at `path` when it was recorded at `commit`; None otherwise (missing,
+        unreadable, another commit)."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("commit") != commit:
+                return None
+            return cls.parse(commit, str(data["root"]), data)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def covering(self, changed: Mapping[str, list[int]]) -> tuple[list[str], bool]:
+        """The tests that ran a changed line (or, for a line no test ran as a line of its own,
+        such as a `def`, called the function around it), shortest first; and whether every
+        changed file and line was placed in the map (False: the import graph must look too)."""
+        found: set[int] = set()
+        complete = True
+        for rel, lines in changed.items():
+            ran = self.lines.get(rel)
+            if ran is None or not lines:
+                complete = False
+                continue
+            for line in lines:
+                group = ran.get(line)
+                if group is None:
+                    group = self._called_around(rel, line)
+                if group is None:
+                    complete = False
+                else:
+                    found.update(self.groups[group])
+        ordered = sorted(found, key=lambda i: (self.tests[i][1], i))
+        return [self.tests[i][0] for i in ordered], complete
+
+    def _called_around(self, rel: str, line: int) -> int | None:
+        """The tests (group) that called the innermost recorded function spanning `line`."""
+        spans = [s for s in self.functions.get(rel, ()) if s[0] <= line <= s[1]]
+        if not spans:
+            return None
+        return min(spans, key=lambda s: s[1] - s[0])[2]
+
+    def usable_at(self, root: Path) -> bool:
+        """Whether its test ids name files in the tree at `root` (see `test_file`)."""
+        recorded = Path(self.root)
+        return recorded == root or Path(self.rootdir).is_relative_to(recorded)
+
+    def test_file(self, test_id: str, root: Path) -> Path | None:
+        """Where the test's file is in the tree at `root` (a map recorded in another worktree
+        of the same commit applies when pytest's rootdir was inside it); None when the map's
+        test ids cannot be placed there."""
+        recorded, rootdir = Path(self.root), Path(self.rootdir)
+        name = test_id.split("::", 1)[0]
+        if rootdir.is_relative_to(recorded):
+            return root / rootdir.relative_to(recorded) / name
+        return rootdir / name if recorded == root else None
+
+
+def changed_lines(
+    root: Path, commit: str, env: Mapping[str, str] | None = None
+) -> dict[str, list[int]] | None:
+    """For each file that differs from `commit` (its name at `commit`), the base commit's lines
+    the change replaced or removed; a pure insertion gives no line but keeps the file in the
+    result with what surrounds it, so it is never "fully covered". None when git cannot say."""
+    try:
+        done = run_git(
+            root,
+            "diff",
+            "-U0",
+            "--no-color",
+            "--no-ext-diff",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "-M",
+            "--relative",
+            commit,
+            "--",
+            env=env,
+            timeout=GIT_TIMEOUT_S,
+        )
+    except UsageError:
+        return None
+    if done.status != 0:
+        return None
+    return parse_unified_zero(done.out)
+
+
+INSERTED = -1  # stands in a file's list for "lines were inserted here": never in a map
+
+
+def parse_unified_zero(text: str) -> dict[str, list[int]]:
+    """Old-side line numbers per old path from `git diff -U0` output. A pure insertion after
+    line n adds n and n + 1 (the code on either side) and INSERTED."""
+    out: dict[str, list[int]] = {}
+    current: list[int] | None = None
+    for line in text.splitlines():
+        if line.startswith("--- "):
+            name = line[4:]
+            if name == "/dev/null" or not name.startswith("a/"):
+                current = None  # a new file, or a quoted name: nothing to look up
+            else:
+                current = out.setdefault(PurePosixPath(name[2:]).as_posix(), [])
+            continue
+        match = _HUNK.match(line)
+        if match is None or current is None:
+            continue
+        start, count = int(match.group(1)), int(match.group(2) or "1")
+        if count == 0:
+            current += [start, start + 1, INSERTED]
+        else:
+            current += range(start, start + count)
+    return out

@@ -1,0 +1,248 @@
+"""The call map: the tests that ran a changed line on the base commit run first, as the stage
+`tests:covered`, in the project's own pytest; the full suite still decides."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from stepswitch.gates.callmap import CALL_MAP_FILE, INSERTED, CallMap, parse_unified_zero
+from stepswitch.gates.config import GateConfig, TestsGate
+from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.tools import pytest_command
+from tests.gates import run_git, write_repo
+
+# shape() runs its first branch for one test and its second for another; LIMIT is module-level.
+GEOMETRY = {
+    "geo/__init__.py": "",
+    "geo/shapes.py": """
+        LIMIT = 100
+
+        def shape(n):
+            if n < 0:
+                return "negative"
+            return "square" if n % 2 == 0 else "odd"
+
+        def area(w, h):
+            return w * h
+    """,
+    "tests/test_shape_sign.py": """
+        from geo.shapes import shape
+
+        def test_negative():
+            assert shape(-1) == "negative"
+    """,
+    "tests/test_shape_parity.py": """
+        from geo.shapes import shape
+
+        def test_square():
+            assert shape(2) == "square"
+
+        def test_odd():
+            assert shape(3) == "odd"
+    """,
+    "tests/test_area.py": """
+        from geo.shapes import LIMIT, area
+
+        def test_area():
+            assert area(2, 3) == 6
+
+        def test_limit():
+            assert LIMIT == 100
+    """,
+}
+
+
+def _suite(root: Path, state: Path) -> GateSuite:
+    gate = TestsGate(name="tests", kind="tests", command=pytest_command(root), timeout_s=120.0)
+    return GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=state)
+
+
+def _edit(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+@pytest.fixture
+def traced(tmp_path: Path) -> tuple[Path, GateSuite, str]:
+    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    suite = _suite(root, tmp_path / "state")
+    commit = run_git(root, "rev-parse", "HEAD").strip()
+    line = suite.record_call_map(commit)
+    assert line.startswith(f"gates: call map: 5 tests traced at {commit[:12]} in ")
+    return root, suite, commit
+
+
+# -- what the plugin records and what the map selects --------------------------------------------
+
+
+@pytest.mark.slow  # real pytest runs
+def test_the_map_knows_which_tests_ran_which_line(traced: tuple[Path, GateSuite, str]) -> None:
+    root, suite, commit = traced
+    found = suite.call_map(commit)
+    assert found is not None
+    # Line 5 is `return "negative"`, line 6 the parity return, line 9 area's body.
+    assert found.covering({"geo/shapes.py": [5]}) == (
+        ["tests/test_shape_sign.py::test_negative"],
+        True,
+    )
+    parity, complete = found.covering({"geo/shapes.py": [6]})
+    assert complete and sorted(parity) == [
+        "tests/test_shape_parity.py::test_odd",
+        "tests/test_shape_parity.py::test_square",
+    ]
+    # `def area` itself runs at import, no test runs it: the function's callers stand for it.
+    assert found.covering({"geo/shapes.py": [8]}) == (["tests/test_area.py::test_area"], True)
+    # A module-level line ran at import: the map cannot place it, so the graph must look too.
+    assert found.covering({"geo/shapes.py": [1]}) == ([], False)
+    # Test modules are not traced: a change to one is the graph's to place.
+    assert found.covering({"tests/test_area.py": [4]}) == ([], False)
+    # Kept on disk for the next run at the same commit, never for another one.
+    assert CallMap.read(suite.state_dir / CALL_MAP_FILE, commit) == found
+    assert CallMap.read(suite.state_dir / CALL_MAP_FILE, "0" * 40) is None
+    assert _suite(root, suite.state_dir).call_map(commit) == found
+
+
+@pytest.mark.slow  # real pytest runs
+def test_a_broken_line_runs_only_the_tests_that_ran_it_first_and_fails_there(
+    traced: tuple[Path, GateSuite, str],
+) -> None:
+    root, suite, _ = traced
+    _edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
+    result = suite.run(["geo/shapes.py"])
+    assert result.stages == ("tests:covered",)
+    [stage] = result.test_stages
+    assert (stage.files, stage.tests, stage.passed) == (1, 1, False)
+    assert stage.first_failure == "tests/test_shape_sign.py::test_negative"
+    assert not result.full_ran
+
+
+@pytest.mark.slow  # real pytest runs
+def test_a_change_the_map_places_passes_its_stage_and_the_full_suite_still_decides(
+    traced: tuple[Path, GateSuite, str],
+) -> None:
+    root, suite, _ = traced
+    # The parity tests pass with this change; test_limit fails only because LIMIT changed too,
+    # at module level, where the map cannot see: the graph's stage and the full suite can.
+    _edit(root, "geo/shapes.py", "n % 2 == 0", "not n % 2")
+    result = suite.run(["geo/shapes.py"])
+    assert result.stages == ("tests:covered", "tests:full")
+    assert result.passed and result.full_ran
+    _edit(root, "geo/shapes.py", "LIMIT = 100", "LIMIT = 99")
+    result = suite.run(["geo/shapes.py"])
+    assert result.stages[0] == "tests:covered" and result.results[0].passed
+    assert result.stages[1] == "tests:impacted"  # the module-level line: not fully covered
+    assert not result.passed
+    assert result.failed is not None and "test_limit" in result.failed.report
+
+
+@pytest.mark.slow  # real pytest runs
+def test_a_map_of_another_commit_is_never_used(traced: tuple[Path, GateSuite, str]) -> None:
+    root, suite, _ = traced
+    run_git(
+        root,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-qm",
+        "x",
+        "--allow-empty",
+    )
+    _edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
+    fresh = _suite(root, suite.state_dir)
+    result = fresh.run(["geo/shapes.py"])
+    assert "tests:covered" not in result.stages
+    assert not result.passed  # the import graph's stage finds it instead
+
+
+@pytest.mark.slow  # real pytest runs
+def test_a_suite_that_fails_before_any_edit_is_traced_past_its_failures(tmp_path: Path) -> None:
+    # Sorted first, and the gate's command stops at the first failure (-x): the map must not.
+    files = {**GEOMETRY, "tests/test_a_broken.py": "def test_broken():\n    assert False\n"}
+    root = write_repo(tmp_path / "repo", files, git=True)
+    suite = _suite(root, tmp_path / "state")
+    commit = run_git(root, "rev-parse", "HEAD").strip()
+    line = suite.record_call_map(commit)
+    assert line.startswith(f"gates: call map: 6 tests traced at {commit[:12]} in "), line
+    assert "; the suite fails before any edit: tests:call-map: failed (exit 1)" in line
+    found = suite.call_map(commit)
+    assert found is not None
+    assert found.covering({"geo/shapes.py": [5]}) == (
+        ["tests/test_shape_sign.py::test_negative"],
+        True,
+    )
+
+
+@pytest.mark.slow  # real pytest runs
+def test_a_suite_that_cannot_run_leaves_no_map_and_says_why(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    gate = TestsGate(name="tests", kind="tests", command="exit 3")
+    suite = GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=tmp_path)
+    commit = run_git(root, "rev-parse", "HEAD").strip()
+    line = suite.record_call_map(commit)
+    assert (
+        line
+        == "gates: no call map: the traced full suite wrote none (tests:call-map: failed (exit 3))"
+    )
+    assert suite.call_map(commit) is None
+    assert not (tmp_path / CALL_MAP_FILE).exists()
+
+
+def test_call_map_false_turns_it_off(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    gate = TestsGate(name="tests", kind="tests", command="false", call_map=False)
+    suite = GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=tmp_path)
+    assert suite.record_call_map("0" * 40) == "gates: call map: off (call_map = false)"
+
+
+# -- reading a change ----------------------------------------------------------------------------
+
+
+def test_the_base_side_of_a_diff_gives_replaced_removed_and_surrounding_lines() -> None:
+    diff = "\n".join(
+        [
+            "diff --git a/pkg/a.py b/pkg/a.py",
+            "--- a/pkg/a.py",
+            "+++ b/pkg/a.py",
+            "@@ -3 +3 @@ def f():",  # one line replaced
+            "@@ -10,2 +9,0 @@",  # two removed
+            "@@ -20,0 +19,3 @@",  # three inserted after line 20
+            "diff --git a/old.py b/new.py",
+            "similarity index 90%",
+            "rename from old.py",
+            "rename to new.py",
+            "--- a/old.py",
+            "+++ b/new.py",
+            "@@ -7 +7 @@",
+            "diff --git a/fresh.py b/fresh.py",
+            "new file mode 100644",
+            "--- /dev/null",
+            "+++ b/fresh.py",
+            "@@ -0,0 +1,2 @@",
+        ]
+    )
+    assert parse_unified_zero(diff) == {
+        "pkg/a.py": [3, 10, 11, 20, 21, INSERTED],
+        "old.py": [7],  # the base's name: the map knows the file by it
+    }
+
+
+def test_an_insertion_is_never_fully_covered() -> None:
+    found = CallMap("c", "/r", "/r", (("t.py::a", 0.1),), ((0,),), {"m.py": {4: 0, 5: 0}}, {})
+    tests, complete = found.covering({"m.py": [4, 5, INSERTED]})
+    assert tests == ["t.py::a"] and not complete
+
+
+def test_a_malformed_map_on_disk_is_no_map(tmp_path: Path) -> None:
+    path = tmp_path / CALL_MAP_FILE
+    path.write_text(json.dumps({"commit": "c", "root": "/r", "groups": [[5]]}), encoding="utf-8")
+    assert CallMap.read(path, "c") is None
+    path.write_text("{", encoding="utf-8")
+    assert CallMap.read(path, "c") is None
