@@ -179,8 +179,8 @@ def test_after_two_failed_gates_the_next_rung_takes_over_and_its_fix_passes(
         ("scripted-large", 1),
     ]
     assert [(g.note, g.gates[0].passed) for g in run.of("gates")] == [
-        ("failed: tests:impacted", False),
-        ("failed: tests:impacted", False),
+        ("failed: tests:covered", False),  # the test that ran the changed line, alone first
+        ("failed: tests:covered", False),
         ("passed", True),
     ]
     assert "test_mean_of_three_numbers" in run.of("gates")[0].gates[0].report
@@ -207,7 +207,7 @@ def test_when_the_last_rung_fails_too_the_run_stops_and_keeps_the_partial_change
     assert (run.record.outcome, run.record.exit_code) == ("gates_failed", 1)
     assert "no rung is left" in run.record.reason
     assert run.saved.outcome == "gates_failed"
-    assert [g.note for g in run.of("gates")] == ["failed: tests:impacted", "failed: tests:impacted"]
+    assert [g.note for g in run.of("gates")] == ["failed: tests:covered", "failed: tests:covered"]
     assert run.of("review") == [] and run.of("summarize") == []
     # Nothing is lost: the last attempt is committed on the branch, marked unfinished.
     assert "(len(values) + 3)" in run.on_branch("calc/ops.py")

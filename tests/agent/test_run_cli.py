@@ -117,9 +117,10 @@ def test_run_json_and_steps_jsonl_are_written_and_parse(fixed: FixedRun):
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     assert saved.totals.steps == len(run.model_steps) == 9
     assert [s.step for s in run.model_steps] == list(range(1, 10))
-    # The impacted tests first, then the full suite, each with its full log kept.
+    # The tests that ran the changed line first (the call map's stage), then the full suite,
+    # each with its full log kept.
     logs = sorted(p.name for p in (run.folder / "logs").iterdir())
-    assert len(logs) == 2 and "impacted" in logs[0] and "full" in logs[1]
+    assert len(logs) == 2 and "covered" in logs[0] and "full" in logs[1]
     assert fixed.run.of("gates")[0].timings["full_ran"] is True
 
 

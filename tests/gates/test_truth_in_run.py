@@ -4,7 +4,9 @@ a protected one) fails the gates, naming the paths."""
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from stepswitch.errors import ConfigError
 from stepswitch.ledger import open_ledger
 from tests.agent.conftest import (
     BUG_LINE,
+    FIX_LINE,
     approve_and_summarize,
     done,
     git,
@@ -96,3 +99,58 @@ def test_a_golden_file_rewritten_and_a_protected_file_moved_by_the_run_tool_fail
     report = first.gates[0].report
     assert "golden/mean.json: modified, but it is the golden file of gate mean" in report, shown
     assert "data/ref.csv: renamed to ref.csv, but it is protected by gate reference" in report
+
+
+# Bytecode compiled from the fixed source, under the name Python gives calc/ops.py's, with a header
+# that matches the buggy source's time and size: Python would load it instead of the source.
+PLANT = f"""{PY} - <<'EOF'
+import importlib._bootstrap_external as bootstrap, importlib.util, os
+source = "calc/ops.py"
+stat = os.stat(source)
+fixed = open(source).read().replace({BUG_LINE!r}, {FIX_LINE!r})
+code = compile(fixed, os.path.abspath(source), "exec")
+target = importlib.util.cache_from_source(source)
+os.makedirs(os.path.dirname(target), exist_ok=True)
+with open(target, "wb") as out:
+    out.write(bootstrap._code_to_timestamp_pyc(code, stat.st_mtime, stat.st_size))
+print(target)
+EOF"""
+
+
+def test_bytecode_planted_by_the_run_tool_is_not_what_the_gates_test(tmp_path: Path) -> None:
+    # The control: with the bytecode planted, pytest as `ssw gates` runs it passes the buggy tree.
+    control = make_repo(tmp_path / "control", "mean_bug")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    subprocess.run(["bash", "-c", PLANT], cwd=control, env=env, check=True, capture_output=True)
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=control,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert tests.returncode == 0, tests.stdout  # the planted bytecode is what ran
+    assert BUG_LINE in (control / "calc" / "ops.py").read_text()
+
+    repo = make_repo(tmp_path / "repo", "mean_bug")
+    replies = [
+        done("plan"),
+        done("calc/ops.py"),
+        done("mean divides by n + 1"),
+        tool("run", command=PLANT),
+        done("fixed, without touching the source"),
+        done("the tests still fail"),  # triage, on the last rung
+        tool("run", command=PLANT),
+        done("tried again"),
+        *approve_and_summarize(),  # never asked for
+    ]
+    policy = make_policy(escalation={"after_gate_failures": 1})
+    run = run_ssw(tmp_path, repo, replies, policy=policy)
+
+    # Not done: the gates tested the source, which still has the bug.
+    assert (run.record.outcome, run.record.exit_code) == ("gates_failed", 1)
+    [shown, _] = [c.output for s in run.model_steps for c in s.tool_calls if c.name == "run"]
+    assert "calc/__pycache__/ops.cpython-" in shown  # it was planted in the worktree
+    first = run.of("gates")[0]
+    assert first.failed_gate is not None and first.failed_gate.startswith("tests")
+    assert "test_mean" in first.gates[-1].report
