@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from stepswitch.gates.bytecode import drop_bytecode
 from stepswitch.gates.config import GateConfig
 from stepswitch.gates.preflight import Baseline, preflight_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
@@ -56,4 +57,6 @@ class RepoGates:
         return self.baseline
 
     def run(self, changed: list[str]) -> SuiteResult:
+        # Bytecode the agent's commands left in the worktree is never what the gates test.
+        drop_bytecode(self._suite.root)
         return self._suite.run(changed, self.base_commit)

@@ -343,20 +343,13 @@ def child_env(
 
 @contextlib.contextmanager
 def sandbox_home() -> Iterator[Path]:
-    """A scratch HOME (with tmp/ for TMPDIR), removed afterwards with its `bytecode_dir`."""
+    """A scratch HOME (with tmp/ for TMPDIR), removed afterwards."""
     home = Path(tempfile.mkdtemp(prefix="ssw-home-"))
     (home / "tmp").mkdir()
     try:
         yield home
     finally:
         shutil.rmtree(home, ignore_errors=True)
-        shutil.rmtree(bytecode_dir(home), ignore_errors=True)
-
-
-def bytecode_dir(home: Path) -> Path:
-    """Where the gates of the run with this scratch home keep Python's bytecode
-    (PYTHONPYCACHEPREFIX): beside the home, in no folder the agent's commands can write."""
-    return home.with_name(f"{home.name}-bytecode")
 
 
 def _interpreter_prefixes(venv: Path) -> list[Path]:

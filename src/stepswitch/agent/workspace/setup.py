@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +16,7 @@ from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import find_interpreter, gate_environment
 from stepswitch.registry.presets import ProviderSpec, key_variables
-from stepswitch.util.env import bytecode_env
-from stepswitch.util.sandbox import (
-    Confinement,
-    Sandbox,
-    bytecode_dir,
-    child_env,
-    policy_for_worktree,
-)
+from stepswitch.util.sandbox import Confinement, Sandbox, child_env, policy_for_worktree
 
 
 @dataclass(frozen=True)
@@ -64,13 +57,6 @@ def set_up_workspace(
         # The run tool sees the gates' environment: the checkout's code first on the path.
         env=gate_environment(checkout, env, find_interpreter(checkout, env)),
     )
-    # The gates alone may write the bytecode folder: Python then ignores the worktree's
-    # __pycache__, where the agent's commands could plant bytecode that does not match its source.
-    bytecode = bytecode_dir(home)
-    bytecode.mkdir(exist_ok=True)
-    gate_env = bytecode_env(env, bytecode)
-    gate_policy = replace(confinement.policy, writable=(*confinement.policy.writable, bytecode))
-    gate_confinement = Confinement(sandbox, replace(gate_policy, env=gate_env))
-    gates = RepoGates(config, checkout, gate_env, base_commit, log_dir, gate_confinement)
+    gates = RepoGates(config, checkout, env, base_commit, log_dir, confinement)
     baseline = gates.preflight() if config.gates and preflight else None
     return RunWorkspace(workspace, gates, list(baseline.records()) if baseline else [])
