@@ -56,8 +56,8 @@ GEOMETRY = {
 }
 
 
-def _suite(root: Path, state: Path) -> GateSuite:
-    gate = TestsGate(name="tests", kind="tests", command=pytest_command(root), timeout_s=120.0)
+def _suite(root: Path, state: Path, command: str | None = None, **options: bool) -> GateSuite:
+    gate = TestsGate(name="tests", kind="tests", command=command or pytest_command(root), **options)
     return GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=state)
 
 
@@ -183,8 +183,7 @@ def test_a_suite_that_fails_before_any_edit_is_traced_past_its_failures(tmp_path
 @pytest.mark.slow  # real pytest runs
 def test_a_suite_that_cannot_run_leaves_no_map_and_says_why(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
-    gate = TestsGate(name="tests", kind="tests", command="exit 3")
-    suite = GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=tmp_path)
+    suite = _suite(root, tmp_path, "exit 3")
     commit = run_git(root, "rev-parse", "HEAD").strip()
     line = suite.record_call_map(commit)
     assert (
@@ -197,8 +196,7 @@ def test_a_suite_that_cannot_run_leaves_no_map_and_says_why(tmp_path: Path) -> N
 
 def test_call_map_false_turns_it_off(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
-    gate = TestsGate(name="tests", kind="tests", command="false", call_map=False)
-    suite = GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=tmp_path)
+    suite = _suite(root, tmp_path, "false", call_map=False)
     assert suite.record_call_map("0" * 40) == "gates: call map: off (call_map = false)"
 
 

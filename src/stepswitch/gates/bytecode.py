@@ -10,25 +10,25 @@ import os
 import shutil
 from pathlib import Path
 
-# Folders that are not the project's sources: never walked (virtual environments by pyvenv.cfg).
-_SKIPPED = frozenset({".git", ".ssw", "node_modules", ".venv", "venv"})
+from stepswitch.gates.impacted import SKIP_DIRS
 
 
 def drop_bytecode(root: Path) -> int:
-    """Remove every `__pycache__` folder and stray `.pyc` file under `root` (virtual
-    environments, .git and .ssw left alone). Returns how many were removed."""
+    """Remove every `__pycache__` folder and stray `.pyc` file under `root`, walking the folders
+    the import graph reads (`impacted.SKIP_DIRS` and virtual environments left alone). Returns
+    how many were removed."""
     removed = 0
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         keep = []
         for name in dirs:
             path = here / name
-            if name in _SKIPPED or (path / "pyvenv.cfg").exists() or path.is_symlink():
+            if path.is_symlink():
                 continue
             if name == "__pycache__":
                 shutil.rmtree(path, ignore_errors=True)
                 removed += 1
-            else:
+            elif name not in SKIP_DIRS and not (path / "pyvenv.cfg").exists():
                 keep.append(name)
         dirs[:] = keep
         for name in files:
