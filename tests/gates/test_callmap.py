@@ -11,7 +11,7 @@ import pytest
 
 from stepswitch.gates.callmap import CALL_MAP_FILE, INSERTED, CallMap, parse_unified_zero
 from stepswitch.gates.config import GateConfig, TestsGate
-from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.suite import GateSuite, covered_first
 from stepswitch.gates.tools import pytest_command
 from tests.gates import run_git, write_repo
 
@@ -244,3 +244,53 @@ def test_a_malformed_map_on_disk_is_no_map(tmp_path: Path) -> None:
     assert CallMap.read(path, "c") is None
     path.write_text("{", encoding="utf-8")
     assert CallMap.read(path, "c") is None
+
+
+def test_the_first_covered_stage_holds_two_files_at_most_and_the_rest_follow() -> None:
+    covered = [
+        ("tests/test_a.py", "tests/test_a.py::test_quick"),  # the shortest test
+        ("tests/test_b.py", "tests/test_b.py::test_1"),
+        ("tests/test_c.py", "tests/test_c.py::test_1"),
+        ("tests/test_b.py", "tests/test_b.py::test_2"),  # test_b.py holds the most
+        ("tests/test_d.py", "tests/test_d.py::test_1"),
+    ]
+    first, rest = covered_first(covered)
+    assert {f for f, _ in first} == {"tests/test_a.py", "tests/test_b.py"}
+    assert [t for _, t in first] == [covered[0][1], covered[1][1], covered[3][1]]  # in order
+    assert rest == [covered[2], covered[4]]
+    assert covered_first(covered[:1]) == [covered[:1]]
+    both = [covered[0], covered[1], covered[3]]
+    assert covered_first(both) == [both]  # the shortest's file and the busiest hold them all
+    assert covered_first([]) == []
+
+
+def test_a_failure_outside_the_first_two_files_is_found_by_the_covered_rest(
+    tmp_path: Path,
+) -> None:
+    files = dict(GEOMETRY)
+    for name in ("one", "two", "three"):
+        files[f"tests/test_more_{name}.py"] = """
+            from geo.shapes import area
+
+            def test_area_again():
+                assert area(1, 1) >= 0
+        """
+    files["tests/test_zz_exact.py"] = """
+        from geo.shapes import area
+
+        def test_area_exactly():
+            assert area(2, 2) == 4
+    """
+    root = write_repo(tmp_path / "repo", files, git=True)
+    _suite(root, tmp_path / "state").record_call_map(run_git(root, "rev-parse", "HEAD").strip())
+    # The exact test is recorded as the slowest: neither the shortest nor in the busiest file.
+    kept = tmp_path / "state" / CALL_MAP_FILE
+    data = json.loads(kept.read_text(encoding="utf-8"))
+    data["tests"] = [[t, 9.0 if "exact" in t else s] for t, s in data["tests"]]
+    kept.write_text(json.dumps(data), encoding="utf-8")
+    _edit(root, "geo/shapes.py", "return w * h", "return w * h + (w == h == 2)")
+    result = _suite(root, tmp_path / "state").run(["geo/shapes.py"])
+    assert result.stages == ("tests:covered", "tests:covered-rest")
+    first, rest = result.test_stages
+    assert first.passed and first.files is not None and first.files <= 2 and not rest.passed
+    assert rest.first_failure == "tests/test_zz_exact.py::test_area_exactly"

@@ -42,6 +42,8 @@ class RepoGates:
             return "  no gates configured or detected: only the review judges this change"
         lines = [f"  gates ({self.config.source}): {', '.join(self.names)}"]
         lines.append(f"  {self._suite.interpreter_line()}")
+        if warm := self._suite.warm_line():
+            lines.append(f"  {warm}")
         if self.baseline is not None:
             if self.baseline.imports is not None:
                 lines.append(f"  {self.baseline.imports.line()}")
@@ -54,7 +56,18 @@ class RepoGates:
         gate's verdict before any edit, kept in `baseline` for the run's record (full logs in
         `log_dir` when given)."""
         self.baseline = preflight_gates(self._suite, self.base_commit, log_dir)
+        # From here on a warm pytest waits for each edit's stages (gates.warm).
+        self._suite.keep_warm = True
+        self._suite.warm_up()
         return self.baseline
+
+    def warm_ready(self) -> bool:
+        """Wait until the warm pytest the next gate run forks from has started (benchmarks)."""
+        return self._suite.warm_ready()
+
+    def close(self) -> None:
+        """The end of the task: end the warm pytest."""
+        self._suite.close()
 
     def run(self, changed: list[str]) -> SuiteResult:
         # Bytecode the agent's commands left in the worktree is never what the gates test.

@@ -253,6 +253,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
             log_dir=folder.logs,
             network=ctx.network,
         )
+        stack.callback(run_ws.gates.close)
         wall = min(policy.limits.wall_time_s, task.spec.limits.task_timeout_s)
         preflight = time.monotonic()
         record = run_task(

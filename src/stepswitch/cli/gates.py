@@ -54,9 +54,12 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
             note = f"  ran {ran}"
             if r.name.endswith(":impacted"):
                 note += f" of {len(result.impacted)} impacted"
+            if stage.warm:
+                note += " (warm pytest)"
         lines.append(
             f"  {'pass' if r.passed else 'FAIL':<4}  {r.name:<22} {r.duration_s:7.2f} s{note}"
         )
+    lines += [f"  note  {note}" for note in result.warm_notes]
     lines += [f"  skip  {name:<22}   no changed file matches its globs" for name in result.skipped]
     lines += [f"  -     {name:<22}   not run: an earlier gate failed" for name in result.not_run]
     failed = result.failed

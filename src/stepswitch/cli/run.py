@@ -167,6 +167,7 @@ def run_local(
             log_dir=folder.logs,
             network=options.network,
         )
+        cleanup.callback(run_ws.gates.close)
         limit = policy.limits.budget_usd
         # Modules, registry, policy and gate config live as long as the process: no garbage
         # collection needs to walk them again during the run (about 40,000 objects).

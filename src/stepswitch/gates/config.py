@@ -114,6 +114,7 @@ class TestsGate(_Gate):
     timeout_s: Seconds = 1800.0
     impacted_first: bool = Field(default=True, strict=True)
     call_map: bool = Field(default=True, strict=True)
+    warm: bool = Field(default=True, strict=True)  # stages forked from an imported pytest
 
     def stage_command(self, files: list[str] | None) -> str:
         """The command for the impacted stage (`files`) or the full suite (None)."""

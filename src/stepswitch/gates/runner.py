@@ -7,7 +7,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepswitch.util.proc import run_in_group
+from stepswitch.util.proc import ProcResult, run_in_group
 from stepswitch.util.sandbox import Confinement
 
 REPORT_CHARS = 2000  # what the model sees of a failing gate; the full log is saved
@@ -41,6 +41,11 @@ def run_gate(
         timeout_s=gate.timeout_s,
         output_cap=LOG_CAP_CHARS,
     )
+    return gate_result(gate, done)
+
+
+def gate_result(gate: Gate, done: ProcResult) -> GateResult:
+    """The verdict of `gate` from how its command ended."""
     if done.start_error is not None:
         why = f"{gate.name}: {done.start_error}"
         return GateResult(gate.name, False, 0.0, why, done.start_error)

@@ -32,7 +32,7 @@ import shlex
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -70,8 +70,16 @@ from stepswitch.gates.interpreter import (
 )
 from stepswitch.gates.protected import check_constants, protected_verdict
 from stepswitch.gates.report import cap_log, fit_lines, gate_report
-from stepswitch.gates.runner import REPORT_CHARS, Gate, GateResult, run_gate
+from stepswitch.gates.runner import (
+    LOG_CAP_CHARS,
+    REPORT_CHARS,
+    Gate,
+    GateResult,
+    gate_result,
+    run_gate,
+)
 from stepswitch.gates.tree_diff import TreeView
+from stepswitch.gates.warm import WarmPytest, pytest_args
 from stepswitch.util.sandbox import Confinement
 
 # The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
@@ -103,6 +111,7 @@ class TestStage:
     passed: bool
     first_failure: str | None = None  # the first FAILED/ERROR test id
     tests: int | None = None  # tests selected in those files; None: every test they hold
+    warm: bool = False  # forked from the warm pytest (gates.warm), not a fresh one
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,7 @@ class SuiteResult:
     test_stages: tuple[TestStage, ...] = ()
     first_failure_s: float | None = None  # suite start to the end of the failing test stage
     interpreter: str = ""  # the Python the gates ran with, and why
+    warm_notes: tuple[str, ...] = ()  # test stages the warm pytest could not run, and why
 
     @property
     def passed(self) -> bool:
@@ -174,12 +184,31 @@ class _Progress:
     full_ran: bool = False
     first_failure_s: float | None = None
     test_stages: list[TestStage] | None = None
+    warm_notes: list[str] = field(default_factory=list)
 
     def test_stage_done(self, began: float) -> float:
         now = time.monotonic()
         if self.first_verdict_s is None:
             self.first_verdict_s = now - self.started
         return now - began
+
+
+def covered_first(covered: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """The covered tests (file, test id; shortest first) in at most two stages: first those of
+    the file that holds the shortest one and of the file that holds the most, then the rest.
+    pytest collects every file of a stage before its first test runs, and a changed line that
+    most of the suite runs has covered tests in nearly every file; one or two files hold a
+    failing test for nearly every change (bench/gates: 28 of 30 pyflakes mutations)."""
+    if not covered:
+        return []
+    counts: dict[str, int] = {}
+    for file, _ in covered:
+        counts[file] = counts.get(file, 0) + 1
+    busiest = max(counts, key=lambda f: counts[f])  # the first of the most, in covered's order
+    first = {covered[0][0], busiest}
+    head = [c for c in covered if c[0] in first]
+    rest = [c for c in covered if c[0] not in first]
+    return [head, rest] if rest else [head]
 
 
 _FAILED_ID = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
@@ -228,6 +257,9 @@ class GateSuite:
         self.base = BaseTree.find(root, env)
         self.truth_patterns = protected_patterns(config)
         self._call_map: CallMap | None = None
+        self._warm: WarmPytest | None = None
+        self.keep_warm = False  # `ssw run`: start the next run's warm pytest as one ends
+        self._warm_off = ""  # why no warm pytest is started any more
 
     # -- before the first paid call -------------------------------------------------------------
 
@@ -314,6 +346,18 @@ class GateSuite:
         `base_commit` (renames both ways, deletions, new files); protected gates compare with it.
         Raises HarnessError when this code, not a gate command, breaks."""
         progress = _Progress(time.monotonic(), [], [], test_stages=[])
+        self.warm_up()  # it imports pytest while the other gates run
+        try:
+            return self._run(progress, changed, base_commit)
+        finally:
+            # One gate run's stages only: nothing a test did in it reaches the next run.
+            warm, self._warm = self._warm, None
+            if warm is not None:
+                warm.close()
+            if self.keep_warm:
+                self.warm_up()
+
+    def _run(self, progress: _Progress, changed: list[str] | None, base_commit: str) -> SuiteResult:
         if changed is not None:
             changed = complete_changes(self.root, changed, base_commit, self.env)
         skipped: list[str] = []
@@ -344,6 +388,7 @@ class GateSuite:
             test_stages=tuple(progress.test_stages or ()),
             first_failure_s=progress.first_failure_s,
             interpreter=self.interpreter.line(),
+            warm_notes=tuple(progress.warm_notes),
         )
 
     @staticmethod
@@ -433,18 +478,101 @@ class GateSuite:
             except OSError:
                 pass  # the durations only order the stages
 
-    def _stage_env(self, spec: dict[str, object], folder: Path) -> dict[str, str]:
-        spec_path = folder / "select.json"
-        spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    def _pytest_env(self) -> dict[str, str]:
+        """The environment of every test stage but the two names each stage sets."""
         env = dict(self.gate_env)
         # pytest cuts its summary lines to the terminal width; without a terminal that is 80.
         env.setdefault("COLUMNS", str(TEST_COLUMNS))
         env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(PLUGIN_DIR)]).strip(
             os.pathsep
         )
+        return env
+
+    def _stage_env(self, spec: dict[str, object], folder: Path) -> dict[str, str]:
+        spec_path = folder / "select.json"
+        spec_path.write_text(json.dumps(spec), encoding="utf-8")
+        env = self._pytest_env()
         env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} -p {PLUGIN}".strip()
         env["SSW_SELECT"] = str(spec_path)
         return env
+
+    # -- the warm pytest (gates.warm) -----------------------------------------------------------
+
+    def _warm_args(self, gate: TestsGate) -> list[str] | None:
+        if not gate.warm:
+            return None
+        return pytest_args(gate.stage_command(None), self.interpreter.python, self.gate_env)
+
+    def warm_up(self) -> None:
+        """Start the warm pytest the next gate run's stages fork from, unless one is running or
+        the tests gate's command is not one it can stand in for."""
+        gate = next((g for g in self.config.gates if isinstance(g, TestsGate)), None)
+        if self._warm_off or self._warm is not None or gate is None:
+            return
+        if self._warm_args(gate) is not None:
+            env = self._pytest_env()
+            self._warm = WarmPytest(self.interpreter.python, env, self.root, self.confinement)
+
+    def warm_line(self) -> str:
+        """`gates: warm pytest: ...`, for the run's start: whether the test stages fork from a
+        warm pytest, and why not (waits for the one starting to be ready)."""
+        gate = next((g for g in self.config.gates if isinstance(g, TestsGate)), None)
+        if gate is None:
+            return ""
+        if not gate.warm:
+            return "gates: warm pytest: off (warm = false)"
+        if self._warm_args(gate) is None:
+            return (
+                "gates: warm pytest: not used, the tests command is not "
+                f"`{self.interpreter.python} -m pytest ...`"
+            )
+        if self._warm_off:
+            return f"gates: warm pytest: {self._warm_off}"
+        if self.warm_ready():
+            return "gates: warm pytest: ready, the test stages of each gate run fork from it"
+        return f"gates: warm pytest: {self._warm.why if self._warm else 'not started'}"
+
+    def warm_ready(self) -> bool:
+        """Wait until the warm pytest has started; whether it can stand in for the stages."""
+        return self._warm is not None and self._warm.ready()
+
+    def close(self) -> None:
+        """End the warm pytest, if one runs (the end of a task)."""
+        self.keep_warm = False
+        warm, self._warm = self._warm, None
+        if warm is not None:
+            warm.close()
+
+    def _pytest(
+        self, gate: TestsGate, name: str, selected: bool, env: dict[str, str], notes: list[str]
+    ) -> tuple[GateResult, bool]:
+        """One stage's pytest, and whether it was forked from the warm pytest (when it can stand
+        in), else the stage command as written; why not goes to `notes` and the stage's log.
+        `selected`: a selection, where "no tests" (exit 5) passes."""
+        command = gate.stage_command(None)
+        args = self._warm_args(gate)
+        if self._warm is not None and args is not None:
+            done = self._warm.run(args, env, gate.timeout_s, LOG_CAP_CHARS)
+            if done is not None:
+                if selected and done.exit_code == PYTEST_NO_TESTS:
+                    done = replace(done, exit_code=0)
+                result = gate_result(Gate(name, command, gate.timeout_s), done)
+                return replace(result, report=gate_report(result)), True
+            why = f"{name} ran as a fresh pytest: the warm pytest {self._warm.why}"
+            notes.append(why)
+            if self._warm.why.startswith("is not used"):
+                self._warm_off = self._warm.why  # it would say so again: no more this task
+            self._warm.close()
+            self._warm = None
+        else:
+            why = ""
+        if selected:
+            command = (
+                f"{command}\nstatus=$?\n"
+                f'[ "$status" -eq {PYTEST_NO_TESTS} ] && exit 0\nexit "$status"'
+            )
+        result = self.command(name, command, gate.timeout_s, env)
+        return (replace(result, log=f"[ssw: {why}]\n{result.log}") if why else result), False
 
     def _stage(
         self,
@@ -470,15 +598,9 @@ class GateSuite:
             if tests is not None:
                 spec["tests"] = tests
             env = self._stage_env(spec, Path(folder))
-            command = gate.stage_command(None)
-            if files is not None:
-                # A selection that holds no test makes pytest exit 5: that is no failure here.
-                command = (
-                    f"{command}\nstatus=$?\n"
-                    f'[ "$status" -eq {PYTEST_NO_TESTS} ] && exit 0\nexit "$status"'
-                )
             began = time.monotonic()
-            result = self.command(name, command, gate.timeout_s, env)
+            # A selection that holds no test makes pytest exit 5: that is no failure here.
+            result, warm = self._pytest(gate, name, files is not None, env, progress.warm_notes)
             seconds = progress.test_stage_done(began)
             self._learn_durations(durations)
         if not result.passed and PLUGIN in result.log and "Error while loading" in result.log:
@@ -496,6 +618,7 @@ class GateSuite:
                 result.passed,
                 failure.group(1) if failure and not result.passed else None,
                 len(tests) if tests is not None else None,
+                warm,
             )
         )
         if not result.passed and progress.first_failure_s is None:
@@ -503,27 +626,28 @@ class GateSuite:
         self._record(result, progress)
         return result
 
-    def _covered(self, base: str) -> tuple[list[str], list[str], bool]:
-        """From the call map of `base`: the test files and ids that ran a changed line, and
-        whether the map placed every change (then the import graph's stages add nothing)."""
+    def _covered(self, base: str) -> tuple[list[tuple[str, str]], bool]:
+        """From the call map of `base`: the tests that ran a changed line, shortest first, each
+        with its file; and whether the map placed every change (then the import graph's stages
+        add nothing)."""
         if self.base is None:
-            return [], [], False
+            return [], False
         try:
             commit = self.base.commit(base)
         except BaseUnreadable:
-            return [], [], False
+            return [], False
         found = self.call_map(commit)
         lines = changed_lines(self.root, commit, self.env) if found is not None else None
         if found is None or lines is None:
-            return [], [], False
+            return [], False
         tests, complete = found.covering(lines)
-        files: list[str] = []
+        placed: list[tuple[str, str]] = []
         for test in tests:
             path = found.test_file(test, self.root)
             if path is None or not path.is_relative_to(self.root):
-                return [], [], False  # recorded where its test ids mean other files
-            files.append(path.relative_to(self.root).as_posix())
-        return list(dict.fromkeys(files)), tests, complete
+                return [], False  # recorded where its test ids mean other files
+            placed.append((path.relative_to(self.root).as_posix(), test))
+        return placed, complete
 
     def _tests(
         self, gate: TestsGate, changed: list[str] | None, base: str, progress: _Progress
@@ -534,12 +658,16 @@ class GateSuite:
         complete = False
         began_impacted = time.monotonic()
         if gate.impacted_first and changed is not None:
-            covered_files, covered, complete = self._covered(base)
-            if covered:
-                # The tests that ran a changed line on the base commit: alone, first.
-                progress.impacted = tuple(covered_files)
-                name = f"{gate.name}:covered"
-                result = self._stage(gate, name, covered_files, covered_files, progress, covered)
+            covered, complete = self._covered(base)
+            progress.impacted = tuple(dict.fromkeys(f for f, _ in covered))
+            # The tests that ran a changed line on the base commit, alone and first: those of
+            # at most two test files, then the rest (see covered_first).
+            for name, part in zip(
+                (":covered", ":covered-rest"), covered_first(covered), strict=False
+            ):
+                files = list(dict.fromkeys(f for f, _ in part))
+                tests = [t for _, t in part]
+                result = self._stage(gate, gate.name + name, files, files, progress, tests)
                 if not result.passed:
                     progress.impacted_s = time.monotonic() - began_impacted
                     return

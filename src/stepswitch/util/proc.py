@@ -57,11 +57,22 @@ class HeadTail:
         return self.head + note + self.tail
 
 
-def _pump(stream: IO[bytes], sink: HeadTail) -> None:
+def pump(fd: int, sink: HeadTail) -> None:
+    """Read `fd` to its end into `sink`, as UTF-8 (bad bytes replaced)."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
+    for chunk in iter(lambda: os.read(fd, 65536), b""):
         sink.add(decoder.decode(chunk))
     sink.add(decoder.decode(b"", final=True))
+
+
+def _pump(stream: IO[bytes], sink: HeadTail) -> None:
+    pump(stream.fileno(), sink)
+
+
+def track_group(pgid: int) -> None:
+    """Count a process group started elsewhere among the live ones (`kill_live_groups`)."""
+    with _live_lock:
+        _live.add(pgid)
 
 
 def kill_group(pgid: int) -> None:

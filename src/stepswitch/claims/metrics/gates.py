@@ -109,8 +109,11 @@ def _median_spread(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
-def _inrun_project(inputs: Inputs, summary_rel: str, rows_rel: str) -> dict[str, Any]:
-    """One project's in-run figures, recomputed from its rows and checked against its summary."""
+def _inrun_project(
+    inputs: Inputs, summary_rel: str, rows_rel: str, prefix: str = ""
+) -> dict[str, Any]:
+    """One project's in-run figures, recomputed from its rows and checked against its summary;
+    `prefix` "run_": the columns of the in-process gate runs with the warm pytest."""
     summary: Any = inputs.json(summary_rel)
     project = str(field_of(summary, summary_rel, "project"))
     if f"results-{project}.csv" != rows_rel.rsplit("/", 1)[-1]:
@@ -122,25 +125,28 @@ def _inrun_project(inputs: Inputs, summary_rel: str, rows_rel: str) -> dict[str,
     vs_full: list[float] = []
     missed = 0
     for line, row in enumerate(rows, start=2):
-        if not _flag(row, rows_rel, line, "caught"):
+        if not _flag(row, rows_rel, line, f"{prefix}caught"):
             missed += 1
             continue
         # The ratios from the raw times, not from the rows' own ratio columns.
-        first = _number(row, rows_rel, line, "first_failing_verdict_s")
+        first = _number(row, rows_rel, line, f"{prefix}first_failing_verdict_s")
         if first <= 0:
-            raise EvidenceError(f"{rows_rel}:{line}: first_failing_verdict_s is not positive")
+            raise EvidenceError(
+                f"{rows_rel}:{line}: {prefix}first_failing_verdict_s is not positive"
+            )
         vs_x.append(_number(row, rows_rel, line, "full_x_s") / first)
         vs_full.append(_number(row, rows_rel, line, "full_s") / first)
     if not vs_x:
         raise Unprovable(f"{rows_rel}: no mutation was caught, so there is no ratio")
     agree(summary_rel, "mutations", len(rows), number_of(summary, summary_rel, "mutations"), 0.0)
-    agree(summary_rel, "missed", missed, number_of(summary, summary_rel, "missed"), 0.0)
+    stored_missed = number_of(summary, summary_rel, f"{prefix}missed")
+    agree(summary_rel, f"{prefix}missed", missed, stored_missed, 0.0)
     spreads = {"ratio_vs_full_x": _median_spread(vs_x), "ratio_vs_full": _median_spread(vs_full)}
     for key, spread in spreads.items():
         for stat, recomputed in spread.items():
             # The summary's ratios are rounded to 2 decimals and come from unrounded times.
-            stored = number_of(summary, summary_rel, key, stat)
-            agree(summary_rel, f"{key}.{stat}", recomputed, stored, 0.01 + 0.002 * stored)
+            stored = number_of(summary, summary_rel, prefix + key, stat)
+            agree(summary_rel, f"{prefix}{key}.{stat}", recomputed, stored, 0.01 + 0.002 * stored)
     when = str(field_of(summary, summary_rel, "measured"))
     inputs.measured_at(summary_rel, when)
     return {
@@ -153,16 +159,19 @@ def _inrun_project(inputs: Inputs, summary_rel: str, rows_rel: str) -> dict[str,
     }
 
 
-def inrun(inputs: Inputs) -> Computed:
+def inrun(inputs: Inputs, prefix: str = "") -> Computed:
     """The in-run benchmark over every project named: the worst project's median ratios (every
-    project must meet a bound on them), the missed failures of all, the fewest mutations."""
+    project must meet a bound on them), the missed failures of all, the fewest mutations; of
+    the `ssw gates` command, or with `prefix` "run_" of the gate runs as `ssw run` makes them."""
     summaries, results = inputs.paths("summaries"), inputs.paths("results")
     if len(summaries) != len(results) or not summaries:
         raise EvidenceError(
             f"evidence.summaries ({len(summaries)}) and evidence.results ({len(results)}) must "
             "name the same projects, in the same order"
         )
-    projects = [_inrun_project(inputs, s, r) for s, r in zip(summaries, results, strict=True)]
+    projects = [
+        _inrun_project(inputs, s, r, prefix) for s, r in zip(summaries, results, strict=True)
+    ]
     names = [p["project"] for p in projects]
     if len(set(names)) != len(names):
         raise EvidenceError(f"a project is named twice: {', '.join(names)}")
@@ -188,8 +197,25 @@ def inrun(inputs: Inputs) -> Computed:
     )
 
 
+def inrun_warm(inputs: Inputs) -> Computed:
+    """`inrun` of the in-process gate runs: stages forked from the warm pytest (`gates.warm`)."""
+    return inrun(inputs, "run_")
+
+
 RATIO = times(2)
 SECONDS = fixed(3)
+INRUN_FIELDS = {
+    "projects": INT,
+    "project_names": TEXT,
+    "per_project": TEXT,
+    "measured_on": TEXT,
+    "mutations": INT,
+    "fewest_mutations": INT,
+    "worst_median_ratio_x": RATIO,
+    "worst_median_ratio_full": RATIO,
+    "worst_min_ratio_x": RATIO,
+    "missed": INT,
+}
 
 METRICS = (
     Metric(
@@ -217,20 +243,18 @@ METRICS = (
     Metric(
         "gates.inrun",
         ("summaries", "results"),
-        {
-            "projects": INT,
-            "project_names": TEXT,
-            "per_project": TEXT,
-            "measured_on": TEXT,
-            "mutations": INT,
-            "fewest_mutations": INT,
-            "worst_median_ratio_x": RATIO,
-            "worst_median_ratio_full": RATIO,
-            "worst_min_ratio_x": RATIO,
-            "missed": INT,
-        },
+        INRUN_FIELDS,
         inrun,
         "inside a real ssw run worktree, per project: the project's full suite (with pytest -x and"
         " without) over `ssw gates --changed`'s first failing verdict, and missed failures",
+    ),
+    Metric(
+        "gates.inrun_warm",
+        ("summaries", "results"),
+        INRUN_FIELDS,
+        inrun_warm,
+        "inside a real ssw run worktree, per project: the project's full suite (with pytest -x and"
+        " without) over the first failing verdict of the gate runs as ssw run makes them (the"
+        " warm pytest), and missed failures",
     ),
 )

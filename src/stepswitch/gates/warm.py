@@ -1,0 +1,177 @@
+"""A warm pytest: the tests gate's stages forked from a process that has pytest imported already
+(`ssw_pytest/ssw_warm.py`), instead of a fresh `python -m pytest` each (ADR 0006).
+
+Starting pytest costs about 0.3 s before it reads any configuration, and a stage that runs the
+few tests which ran a changed line takes about as long again: half the time to a first failing
+verdict. One server serves the stages of one gate run and is then closed; in `ssw run` the next
+one starts right away, while the model works, so the next edit's stages find it ready. A server
+never outlives its gate run, so nothing a test did in one run's process can reach the next run.
+
+It stands in only for a stage command that is exactly `<the gates' python> -m pytest <args>`,
+and only with the environment it was started with (apart from the two names each stage sets):
+any other command, a server that is not ready or that ends mid-stage, runs the stage the usual
+way, so the verdict always comes from a complete pytest run. It runs inside the gates' sandbox,
+reached through a socket pair ssw holds the only other end of.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from stepswitch.util.proc import DRAIN_S, HeadTail, ProcResult, kill_group, pump, track_group
+from stepswitch.util.sandbox import Confinement
+
+SERVER = Path(__file__).resolve().parent / "ssw_pytest" / "ssw_warm.py"
+READY_TIMEOUT_S = 120.0  # importing pytest on a loaded machine; past it, stages run cold
+CLOSE_WAIT_S = 5.0
+PER_STAGE_NAMES = frozenset({"SSW_SELECT", "PYTEST_ADDOPTS"})  # read by pytest, not at start
+
+
+def pytest_args(command: str, python: Path, env: Mapping[str, str]) -> list[str] | None:
+    """The arguments of a stage command that is exactly `<python> -m pytest <args>` (its first
+    word that interpreter, as a path or found on the environment's PATH); None for any other
+    command, which then runs as written."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) < 3 or words[1:3] != ["-m", "pytest"] or shlex.join(words) != command.strip():
+        return None
+    found = words[0] if os.sep in words[0] else shutil.which(words[0], path=env.get("PATH"))
+    if found is None or os.path.abspath(found) != os.path.abspath(python):
+        return None
+    return words[3:]
+
+
+class WarmPytest:
+    """One server, started at once; `run` waits for it to be ready."""
+
+    def __init__(
+        self, python: Path, env: Mapping[str, str], root: Path, confinement: Confinement | None
+    ) -> None:
+        self.env = dict(env)
+        self.root = root
+        self.why = ""  # why it cannot stand in, once known: "is not used: ..."
+        self._ready: bool | None = None
+        self._buffer = b""
+        ours, theirs = socket.socketpair()
+        argv = [str(python), str(SERVER), str(theirs.fileno())]
+        try:
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                confinement.wrap(argv, root) if confinement else argv,
+                cwd=root,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,  # Ctrl-C reaches ssw, which closes it
+            )
+        except OSError as exc:
+            self._proc, self._ready = None, False
+            self.why = f"could not start ({python}: {exc.strerror})"
+        finally:
+            theirs.close()
+        self._sock = ours
+        if self._proc is not None:
+            track_group(self._proc.pid)
+
+    def ready(self, timeout_s: float = READY_TIMEOUT_S) -> bool:
+        if self._ready is None:
+            line = self._line(timeout_s)
+            try:
+                hello = json.loads(line) if line else {}
+            except ValueError:
+                hello = {}
+            self._ready = hello.get("ready") is True
+            if not self._ready:
+                self.why = f"is not used: {hello.get('why') or 'it did not start'}"
+                self.close()
+        return self._ready
+
+    def run(
+        self, args: list[str], env: Mapping[str, str], timeout_s: float, output_cap: int
+    ) -> ProcResult | None:
+        """One stage: pytest with `args` in the root folder, its output kept head and tail up to
+        `output_cap`; None when the warm pytest cannot run it (then run it the usual way)."""
+        differing = {k for k in {*env, *self.env} if env.get(k) != self.env.get(k)}
+        if differing - PER_STAGE_NAMES or not self.ready():
+            return None
+        request = {"args": args, "env": dict(env), "cwd": str(self.root)}
+        began = time.monotonic()
+        read_end, write_end = os.pipe()
+        try:
+            try:
+                socket.send_fds(
+                    self._sock, [json.dumps(request).encode("utf-8") + b"\n"], [write_end]
+                )
+            finally:
+                os.close(write_end)
+        except OSError:
+            os.close(read_end)
+            self._fail("ended before the stage")
+            return None
+        sink = HeadTail(output_cap)
+        reader = threading.Thread(target=pump, args=(read_end, sink), daemon=True)
+        reader.start()
+        line = self._line(timeout_s)
+        if line is None:  # the timeout: closing the socket kills the stage
+            self._fail("was ended: the stage timed out")
+        reader.join(timeout=DRAIN_S)
+        if not reader.is_alive():
+            os.close(read_end)
+        seconds = time.monotonic() - began
+        if line is None:
+            return ProcResult(None, sink.text(), seconds, timed_out=True)
+        try:
+            status = int(json.loads(line)["exit"])
+        except (ValueError, KeyError, TypeError):
+            self._fail("ended during the stage")
+            return None
+        return ProcResult(status, sink.text(), seconds)
+
+    def _line(self, timeout_s: float) -> bytes | None:
+        """The next line from the server; b"" when it closed, None at the timeout."""
+        deadline = time.monotonic() + timeout_s
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._sock.settimeout(left)
+            try:
+                chunk = self._sock.recv(65536)
+            except TimeoutError:
+                return None
+            except OSError:
+                chunk = b""
+            if not chunk:
+                return b""
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def _fail(self, why: str) -> None:
+        self.why = why
+        self._ready = False
+        self.close()
+
+    def close(self) -> None:
+        """End the server and whatever stage it runs; idempotent."""
+        self._sock.close()
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=CLOSE_WAIT_S)
+        kill_group(proc.pid)
+        proc.wait()

@@ -1,0 +1,260 @@
+"""The warm pytest (gates.warm): the test stages of a gate run fork from a process that has pytest
+imported already. The verdicts are those of a fresh pytest; nothing it starts outlives its gate
+run, a stage's timeout or ssw itself; a command or an environment it is not an exact stand-in for
+runs the usual way, and says so."""
+
+from __future__ import annotations
+
+import os
+import select
+import shlex
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from stepswitch.errors import UsageError
+from stepswitch.gates.config import GateConfig, TestsGate
+from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.tools import pytest_command
+from stepswitch.gates.warm import SERVER, pytest_args
+from tests.gates import write_repo
+
+CALC = {
+    "calc/__init__.py": "",
+    "calc/ops.py": """
+        def add(a, b):
+            return a + b
+    """,
+    "tests/test_ops.py": """
+        from calc.ops import add
+
+        def test_add():
+            assert add(2, 3) == 5
+    """,
+}
+
+
+def _suite(root: Path, tmp: Path, *, timeout_s: float = 600.0, warm: bool = True) -> GateSuite:
+    gate = TestsGate(
+        name="tests", kind="tests", command=pytest_command(root), timeout_s=timeout_s, warm=warm
+    )
+    return GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=tmp / "state")
+
+
+def _servers(root: Path) -> list[int]:
+    """The warm pytest processes serving `root`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if str(SERVER).encode() in cmdline and Path(cwd) == root.resolve():
+            found.append(int(entry.name))
+    return found
+
+
+def _gone(pid: int, within_s: float = 60.0) -> bool:
+    """Whether process `pid` ends within `within_s` (woken by its pidfd, no polling)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ready, _, _ = select.select([fd], [], [], within_s)
+        return bool(ready)
+    finally:
+        os.close(fd)
+
+
+def test_only_a_plain_pytest_command_of_the_gates_python_is_stood_in_for(tmp_path: Path) -> None:
+    python = Path(sys.executable)
+    env = {"PATH": f"{python.parent}{os.pathsep}/usr/bin"}
+    command = f"{shlex.quote(str(python))} -m pytest -q -x -p no:cacheprovider"
+    assert pytest_args(command, python, env) == ["-q", "-x", "-p", "no:cacheprovider"]
+    assert pytest_args(f"{python.name} -m pytest -q", python, env) == ["-q"]  # found on PATH
+    assert pytest_args(f"cd sub && {command}", python, env) is None
+    assert pytest_args(f"{command} | tee log", python, env) is None
+    assert pytest_args(f"{command} $EXTRA", python, env) is None
+    assert pytest_args("/usr/bin/python3 -m pytest -q", python, env) is None  # another python
+    assert pytest_args(f"{python} -m unittest", python, env) is None
+    assert pytest_args(f"{python} -m pytest 'unclosed", python, env) is None
+
+
+def test_warm_stages_give_a_fresh_pytests_verdicts(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", CALC, git=True)
+    (root / "calc" / "ops.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    verdicts = {}
+    for warm in (True, False):
+        suite = _suite(root, tmp_path / str(warm), warm=warm)
+        result = suite.run(["calc/ops.py"])
+        suite.close()
+        assert result.failed is not None and result.failed.name.startswith("tests:")
+        assert [s.warm for s in result.test_stages] == [warm] * len(result.test_stages)
+        failing = next(s for s in result.test_stages if not s.passed)
+        verdicts[warm] = (failing.first_failure, "assert -1 == 5" in result.report)
+    assert verdicts[True] == verdicts[False] == ("tests/test_ops.py::test_add", True)
+    assert _servers(root) == []
+
+
+def test_the_warm_pytest_lasts_one_gate_run_and_ssw_run_starts_the_next(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", CALC, git=True)
+    suite = _suite(root, tmp_path)
+    assert suite.run(None).passed
+    assert _servers(root) == []  # `ssw gates`: none after the run
+    suite.keep_warm = True
+    assert suite.run(None).passed
+    assert "ready" in suite.warm_line()
+    (first,) = _servers(root)  # `ssw run`: the next one waits for the next edit
+    assert suite.run(None).passed
+    (second,) = _servers(root)
+    assert second != first and _gone(first)
+    suite.close()
+    assert _gone(second) and _servers(root) == []
+
+
+def _leaving_a_process(tmp_path: Path, then: str) -> Path:
+    """CALC with a test that starts `sleep 300`, writes its pid to child.pid, then does `then`."""
+    files = dict(CALC)
+    files["tests/test_child.py"] = f"""
+        import subprocess
+        import time
+        from pathlib import Path
+
+        def test_start_a_child():
+            child = subprocess.Popen(["sleep", "300"])
+            Path("child.pid").write_text(str(child.pid))
+            {then}
+    """
+    return write_repo(tmp_path / "repo", files, git=True)
+
+
+def test_a_stage_that_times_out_leaves_nothing_running(tmp_path: Path) -> None:
+    root = _leaving_a_process(tmp_path, "time.sleep(300)")
+    suite = _suite(root, tmp_path, timeout_s=4.0)
+    result = suite.run(None)
+    assert result.failed is not None and "timed out after 4 s" in result.failed.report
+    assert result.test_stages[0].warm
+    assert _gone(int((root / "child.pid").read_text()))
+    assert _servers(root) == []
+
+
+def test_what_a_passing_stage_leaves_running_is_ended_with_it(tmp_path: Path) -> None:
+    root = _leaving_a_process(tmp_path, "assert child.poll() is None")
+    suite = _suite(root, tmp_path)
+    suite.keep_warm = True
+    result = suite.run(None)
+    assert result.passed and result.test_stages[0].warm
+    assert _gone(int((root / "child.pid").read_text()))
+    suite.close()
+
+
+def test_a_module_the_tests_can_write_keeps_the_stages_fresh_and_says_so(tmp_path: Path) -> None:
+    files = dict(CALC)
+    # pytest imports `calendar`; python -m pytest puts the folder first on sys.path, so this one.
+    files["calendar.py"] = """
+        import importlib.util, sysconfig, os
+        _spec = importlib.util.spec_from_file_location(
+            "calendar", os.path.join(sysconfig.get_paths()["stdlib"], "calendar.py")
+        )
+        _real = importlib.util.module_from_spec(_spec)
+        _spec.loader.exec_module(_real)
+        globals().update({k: v for k, v in vars(_real).items() if not k.startswith("__")})
+    """
+    root = write_repo(tmp_path / "repo", files, git=True)
+    (root / "calc" / "ops.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
+    suite = _suite(root, tmp_path)
+    suite.keep_warm = True
+    result = suite.run(["calc/ops.py"])
+    assert result.failed is not None and not any(s.warm for s in result.test_stages)
+    (note,) = result.warm_notes
+    assert "ran as a fresh pytest" in note and "calendar" in note and "calendar.py" in note
+    assert f"[ssw: {note}]" in result.failed.log
+    assert "calendar" in suite.warm_line()
+    assert _servers(root) == []  # it is not tried again for this task
+    suite.close()
+
+
+def test_off_in_the_tests_gate_runs_every_stage_fresh(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", CALC, git=True)
+    suite = _suite(root, tmp_path, warm=False)
+    suite.keep_warm = True
+    result = suite.run(None)
+    assert result.passed and not result.test_stages[0].warm and not result.warm_notes
+    assert suite.warm_line() == "gates: warm pytest: off (warm = false)"
+    assert _servers(root) == []
+
+
+def test_killing_ssw_ends_its_warm_pytest(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", CALC, git=True)
+    script = textwrap.dedent(f"""
+        import os, sys
+        from pathlib import Path
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+        from tests.gates.test_warm import _suite
+        suite = _suite(Path({str(root)!r}), Path({str(tmp_path)!r}))
+        suite.keep_warm = True
+        suite.warm_up()
+        assert suite.warm_ready()
+        print("ready", flush=True)
+        sys.stdin.read()
+    """)
+    ssw = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert ssw.stdout is not None and ssw.stdout.readline() == "ready\n"
+        (server,) = _servers(root)
+        ssw.send_signal(signal.SIGKILL)
+        ssw.wait()
+        assert _gone(server)
+    finally:
+        ssw.kill()
+        ssw.wait()
+
+
+@pytest.mark.slow
+def test_inside_the_sandbox_a_test_cannot_read_the_warm_pytest(tmp_path: Path) -> None:
+    from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
+
+    try:
+        sandbox = choose_sandbox("bwrap")
+    except UsageError as exc:
+        pytest.skip(f"bubblewrap does not run here: {exc}")
+    files = dict(CALC)
+    files["tests/test_parent.py"] = """
+        import os
+
+        def test_the_process_it_forked_from_is_unreadable():
+            parent = os.getppid()
+            for name in ("environ", "mem"):
+                try:
+                    open(f"/proc/{parent}/{name}", "rb").read(1)
+                except PermissionError:
+                    continue
+                raise AssertionError(f"/proc/{parent}/{name} is readable")
+    """
+    root = write_repo(tmp_path / "repo", files, git=True)
+    home = tmp_path / "home"
+    (home / "tmp").mkdir(parents=True)
+    package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(home / "tmp")}
+    policy = policy_for_worktree(root, root, home, env, read_only=(package,))
+    gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
+    suite = GateSuite(
+        GateConfig((gate,), "test"),
+        root,
+        env,
+        state_dir=tmp_path / "state",
+        confinement=Confinement(sandbox, policy),
+    )
+    result = suite.run(None)
+    assert result.test_stages and result.test_stages[0].warm, result.warm_notes
+    assert result.passed, result.report
