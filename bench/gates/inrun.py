@@ -14,9 +14,14 @@ mutations-<project>.json from mutate.py):
   (a) the real CLI: `ssw gates <worktree> --changed <module>`, its exit code (1: caught; 0:
       missed) and the time it prints to the first failing verdict (suite start to the end of the
       failing stage, selection included) and its process wall time (start-up and pre-flight too);
+  (w) the gates as `ssw run` runs them after an edit, in process: `RepoGates.run([module])` of
+      one `RepoGates` made and pre-flighted once, as `ssw run` does, so its stages fork from the
+      warm pytest that was started when the previous gate run ended (`gates.warm`); the time to
+      the first failing verdict it reports (`run_` columns);
   (b) the project's full suite with `pytest -x` (the tests gate's own full command), wall time;
   (c) the full suite without -x, wall time;
-  order (a, b, c) on even rows, (c, b, a) on odd rows.
+  order (a, w, b, c) on even rows, (c, b, w, a) on odd rows; after (w) the next warm pytest is
+  waited for, so its start-up is not counted in another step.
 Writes results-<project>.csv (after every row, so a run cut short leaves what it measured) and
 summary-<project>.json (with the sha256 prefixes of the gate code measured and the machine's load
 average). Before the baseline, each mutation and each of its three runs it waits while
@@ -42,6 +47,7 @@ from pathlib import Path
 
 import common
 
+from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
 from stepswitch.gates.config import TestsGate
 from stepswitch.gates.detect import load_gates
@@ -69,6 +75,11 @@ FIELDS = [
     "ratio_vs_full_x",
     "ratio_vs_full",
     "cli_ratio_vs_full_x",
+    "run_caught",
+    "run_first_failing_verdict_s",
+    "run_failing_stage",
+    "run_ratio_vs_full_x",
+    "run_ratio_vs_full",
     "load_1m",
 ]
 
@@ -83,7 +94,7 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, s
 
 def code_hashes() -> dict[str, str]:
     """sha256 prefixes of the gate code that decides the selection and its order."""
-    from stepswitch.gates import callmap, impacted, suite
+    from stepswitch.gates import callmap, impacted, suite, warm
     from stepswitch.gates.suite import PLUGIN_DIR
 
     files = [
@@ -91,6 +102,8 @@ def code_hashes() -> dict[str, str]:
         Path(suite.__file__),
         Path(callmap.__file__),
         PLUGIN_DIR / "ssw_select.py",
+        Path(warm.__file__),
+        PLUGIN_DIR / "ssw_warm.py",
     ]
     return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16] for f in files}
 
@@ -114,6 +127,7 @@ def main() -> int:
     run_id = "bench-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     worktree = create_worktree(common.PROJECT, run_id)
     rows: list[dict[str, object]] = []
+    repo_gates: RepoGates | None = None
     try:
         root = worktree.path
         env = clean_env()
@@ -136,6 +150,9 @@ def main() -> int:
         print(f"baseline `ssw gates` (full suite, clean tree): rc {rc}, {baseline_s:.1f} s")
         if rc != 0:
             raise SystemExit(f"the clean tree fails its gates:\n{out[-3000:]}")
+        common.wait_quiet("the run's pre-flight")
+        repo_gates = RepoGates(config, root, env, worktree.base_commit)
+        repo_gates.preflight()  # as `ssw run` does: baseline, call map (kept), warm pytest
         for index, m in enumerate(mutations):
             common.wait_quiet(str(m["id"]))
             module = str(m["module"])
@@ -146,10 +163,14 @@ def main() -> int:
             lines[int(m["line"]) - 1] = str(m["after"]) + ending
             path.write_bytes("".join(lines).encode("utf-8"))
             try:
-                steps = ["a", "b", "c"] if index % 2 == 0 else ["c", "b", "a"]
+                steps = ["a", "w", "b", "c"] if index % 2 == 0 else ["c", "b", "w", "a"]
                 got: dict[str, tuple[int, float, str]] = {}
                 for step in steps:
                     common.wait_quiet(f"{m['id']} step {step}")
+                    if step == "w":
+                        in_run = repo_gates.run([module])
+                        repo_gates.warm_ready()  # the next one's start-up counts nowhere
+                        continue
                     cmd = {"a": [*ssw, "--changed", module], "b": full_x, "c": full}[step]
                     got[step] = timed(cmd, root, suite.gate_env if step != "a" else env)
             finally:
@@ -176,6 +197,11 @@ def main() -> int:
                 "ratio_vs_full_x": round(b_s / first, 2) if first else None,
                 "ratio_vs_full": round(c_s / first, 2) if first else None,
                 "cli_ratio_vs_full_x": round(b_s / a_wall, 2),
+                "run_caught": not in_run.passed,
+                "run_first_failing_verdict_s": _round(in_run.first_failure_s),
+                "run_failing_stage": in_run.failed.name if in_run.failed else "",
+                "run_ratio_vs_full_x": _ratio(b_s, in_run.first_failure_s),
+                "run_ratio_vs_full": _ratio(c_s, in_run.first_failure_s),
                 # The machine is shared: its 1-minute load average after the row, for the record.
                 "load_1m": round(os.getloadavg()[0], 2),
             }
@@ -183,6 +209,7 @@ def main() -> int:
             write_rows(rows)  # as it goes: a run cut short still leaves its rows
             print(
                 f"{m['id']} {module}:{m['line']} rc={a_rc} first={first} "
+                f"in-run={row['run_first_failing_verdict_s']} [{row['run_failing_stage']}] "
                 f"[{row['failing_stage']}] full-x={b_s:.2f} full={c_s:.2f} "
                 f"x{row['ratio_vs_full_x']} / x{row['ratio_vs_full']}",
                 flush=True,
@@ -190,6 +217,8 @@ def main() -> int:
             if a_rc not in (0, 1):
                 print(a_out[-2000:], flush=True)
     finally:
+        if repo_gates is not None:
+            repo_gates.close()
         remove_worktree(worktree)
     write_rows(rows)
 
@@ -202,6 +231,9 @@ def main() -> int:
             "min": round(min(values), 2),
             "max": round(max(values), 2),
         }
+
+    def slower(key: str) -> int:
+        return sum(1 for r in rows if r[key] is not None and float(str(r[key])) < 1)
 
     summary = {
         "project": common.PROJECT_NAME,
@@ -221,19 +253,28 @@ def main() -> int:
         "ratio_vs_full_x": spread("ratio_vs_full_x"),
         "ratio_vs_full": spread("ratio_vs_full"),
         "cli_ratio_vs_full_x": spread("cli_ratio_vs_full_x"),
+        "run_missed": sum(1 for r in rows if not r["run_caught"]),
+        "run_ratio_vs_full_x": spread("run_ratio_vs_full_x"),
+        "run_ratio_vs_full": spread("run_ratio_vs_full"),
+        "run_first_failing_verdict_s": spread("run_first_failing_verdict_s"),
+        "run_slower_than_full_x": slower("run_ratio_vs_full_x"),
         "first_failing_verdict_s": spread("first_failing_verdict_s"),
         "full_x_s": spread("full_x_s"),
         "full_s": spread("full_s"),
         "load_1m": spread("load_1m"),
-        "slower_than_full_x": sum(
-            1
-            for r in rows
-            if r["ratio_vs_full_x"] is not None and float(str(r["ratio_vs_full_x"])) < 1
-        ),
+        "slower_than_full_x": slower("ratio_vs_full_x"),
     }
     common.SUMMARY_JSON.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=1))
-    return 0 if summary["missed"] == 0 else 1
+    return 0 if summary["missed"] == 0 and summary["run_missed"] == 0 else 1
+
+
+def _round(seconds: float | None) -> float | None:
+    return round(seconds, 3) if seconds is not None else None
+
+
+def _ratio(full: float, first: float | None) -> float | None:
+    return round(full / first, 2) if first else None
 
 
 if __name__ == "__main__":
