@@ -46,7 +46,8 @@ def _suite(root: Path, tmp: Path, *, timeout_s: float = 600.0, warm: bool = True
 
 
 def _servers(root: Path) -> list[int]:
-    """The warm pytest processes serving `root`."""
+    """The warm pytest processes serving `root` (one just started may not show yet: the kernel
+    sets a new program's command line after its parent's `exec` wait has returned)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -114,6 +115,7 @@ def test_the_warm_pytest_lasts_one_gate_run_and_ssw_run_starts_the_next(tmp_path
     assert "ready" in suite.warm_line()
     (first,) = _servers(root)  # `ssw run`: the next one waits for the next edit
     assert suite.run(None).passed
+    assert suite.warm_ready()  # started: past the moment its command line is being set up
     (second,) = _servers(root)
     assert second != first and _gone(first)
     suite.close()
