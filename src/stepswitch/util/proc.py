@@ -14,7 +14,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 DRAIN_S = 2.0  # how long to wait for output still in the pipe once the command has exited
 
@@ -65,10 +64,6 @@ def pump(fd: int, sink: HeadTail) -> None:
     sink.add(decoder.decode(b"", final=True))
 
 
-def _pump(stream: IO[bytes], sink: HeadTail) -> None:
-    pump(stream.fileno(), sink)
-
-
 def track_group(pgid: int) -> None:
     """Count a process group started elsewhere among the live ones (`kill_live_groups`)."""
     with _live_lock:
@@ -117,7 +112,7 @@ def run_in_group(
         _live.add(proc.pid)
     assert proc.stdout is not None
     sink = HeadTail(output_cap)
-    reader = threading.Thread(target=_pump, args=(proc.stdout, sink), daemon=True)
+    reader = threading.Thread(target=pump, args=(proc.stdout.fileno(), sink), daemon=True)
     reader.start()
     # Popen.wait(timeout) polls with sleeps of up to 50 ms, so every command would be noticed
     # late; a thread blocked in waitpid and an Event wait with a timeout notice the exit at once.
