@@ -210,6 +210,12 @@ def test_edit_keeps_crlf_line_endings(ws):
     assert (ws.root / "win.txt").read_bytes() == b"1\r\n2\r\n"
 
 
+def test_edit_keeps_bytes_that_are_not_utf8(ws):
+    (ws.root / "latin1.txt").write_bytes(b"caf\xe9 = 1\nx = 2\n")
+    assert call(ws, "edit", path="latin1.txt", old="x = 2", new="x = 3").ok
+    assert (ws.root / "latin1.txt").read_bytes() == b"caf\xe9 = 1\nx = 3\n"
+
+
 def test_edit_with_no_match_is_refused_showing_the_nearest_lines(ws):
     result = call(ws, "edit", path="src/pkg/mod.py", old="  return a-b", new="x")
     assert result.refused
@@ -241,6 +247,15 @@ def test_write_file_creates_missing_folders_and_reports_the_changed_path(ws):
     result = call(ws, "write_file", path="/workspace/new/deep/x.py", content="x = 1\n")
     assert result.changed_paths == ("new/deep/x.py",)
     assert (ws.root / "new/deep/x.py").read_text() == "x = 1\n"
+
+
+def test_write_file_over_a_script_keeps_it_executable(ws):
+    script = ws.root / "run.sh"
+    script.write_text("echo 1\n")
+    script.chmod(0o755)
+    assert call(ws, "write_file", path="run.sh", content="echo 2\n").output.startswith("Overwrote")
+    assert script.read_text() == "echo 2\n"
+    assert os.access(script, os.X_OK)
 
 
 def test_write_file_to_a_protected_path_is_refused(ws):

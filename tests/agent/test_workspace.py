@@ -67,6 +67,29 @@ def test_resolve_follows_a_symlink_that_stays_inside(ws):
     assert ws.resolve("alias.py") == ws.root / "src" / "pkg" / "mod.py"
 
 
+def test_resolve_refuses_a_loop_of_links_instead_of_raising(ws):
+    (ws.root / "loop").symlink_to(ws.root / "loop")
+    with pytest.raises(PathRefused, match="loop of symbolic links"):
+        ws.resolve("loop/x")
+
+
+def test_lexical_names_the_path_by_its_text_without_following_links(ws, tmp_path):
+    (ws.root / "out").symlink_to(tmp_path)
+    assert ws.lexical("out/secret.txt") == "out/secret.txt"  # safe_fs refuses it when opened
+    assert ws.lexical("/repo/src/./pkg//mod.py") == "src/pkg/mod.py"
+    assert ws.lexical(str(ws.root / "src" / "pkg" / "..")) == "src"
+    assert ws.lexical(str(ws.root)) == "."
+    with pytest.raises(PathRefused):
+        ws.lexical("src/../../x")
+
+
+def test_lexical_maps_an_absolute_path_under_another_name_of_the_root(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    ws = Workspace(tmp_path / "alias")
+    assert ws.lexical(str(tmp_path / "alias" / "src" / "a.py")) == "src/a.py"
+
+
 def test_path_refused_message_names_the_path_and_the_fix(ws):
     with pytest.raises(PathRefused) as info:
         ws.resolve("../x")
@@ -80,6 +103,14 @@ def test_protected_patterns_cover_files_and_everything_under_folders(ws):
     assert ws.protected_by("/repo/deep/x.snap") == "**/*.snap"
     assert not ws.is_protected("src/pkg/mod.py")
     assert not ws.is_protected("sub/gate.toml")  # patterns are anchored at the root
+
+
+def test_protected_by_does_not_raise_when_a_folder_has_become_a_link_leading_out(ws, tmp_path):
+    # It used to resolve the path a second time and crash the run with a ValueError.
+    (tmp_path / "host").mkdir()
+    (ws.root / "tests").symlink_to(tmp_path / "host")
+    assert ws.protected_by(ws.root / "tests" / "golden" / "a.txt") == "tests/golden"
+    assert ws.protected_by(ws.root / "tests" / "other.txt") is None
 
 
 def test_git_data_is_always_protected(ws):

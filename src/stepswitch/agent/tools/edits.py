@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import Path
 from typing import Any
 
 from stepswitch.agent.tools.base import FunctionTool, ToolResult, numbered, refuse, schema
-from stepswitch.agent.tools.files import missing, text_lines
+from stepswitch.agent.tools.files import is_folder, missing, refusing_links, text_lines
 from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.util.safe_fs import Beneath
 
 # read shows each line as f"{n:>6}\t{line}"; models often copy that prefix into edit.
 READ_PREFIX_RE = re.compile(r"^ *\d+\t")
@@ -17,18 +17,20 @@ READ_PREFIX_RE = re.compile(r"^ *\d+\t")
 _SNIPPET_LINES = 12
 
 
-def load(real: Path) -> str:
-    # surrogateescape and newline="" give back bytes that are not UTF-8, and CRLF, as they were.
-    with real.open(encoding="utf-8", errors="surrogateescape", newline="") as handle:
-        return handle.read()
+def load(tree: Beneath, rel: str) -> str:
+    # surrogateescape gives back bytes that are not UTF-8 as they were; CRLF stays as it is.
+    with tree.open_file(rel) as handle:
+        return handle.read().decode("utf-8", errors="surrogateescape")
 
 
-def save(real: Path, text: str) -> None:
-    real.write_text(text, encoding="utf-8", errors="surrogateescape", newline="")
+def save(tree: Beneath, rel: str, text: str, *, make_folders: bool = False) -> bool:
+    """Write text atomically, never through a link; whether the file was there before."""
+    data = text.encode("utf-8", errors="surrogateescape")
+    return tree.write(rel, data, make_folders=make_folders)
 
 
-def protected_refusal(ws: Workspace, path: str, real: Path) -> ToolResult | None:
-    pattern = ws.protected_by(real)
+def protected_refusal(ws: Workspace, path: str, rel: str) -> ToolResult | None:
+    pattern = ws.protected_by(rel)
     if pattern is None:
         return None
     return refuse(
@@ -69,42 +71,48 @@ def _not_found(path: str, text: str, old: str) -> ToolResult:
     )
 
 
+@refusing_links
 def _edit(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
     old: str = args["old"]
     new: str = args["new"]
-    real = ws.resolve(path)
-    if (refusal := protected_refusal(ws, path, real) or missing(path, real)) is not None:
+    rel = ws.lexical(path)
+    if (refusal := protected_refusal(ws, path, rel)) is not None:
         return refusal
-    if real.is_dir():
-        return refuse(f"{path!r} is a folder; edit changes one file. Use list_dir to pick a file.")
-    if not old:
-        return refuse(
-            "old is empty. Copy the exact text to replace from read's output; "
-            "to create a file or replace all of it, use write_file."
-        )
-    text = load(real)
-    if old not in text and carries_read_prefixes(old):
-        old = strip_read_prefixes(old)
-        new = strip_read_prefixes(new) if carries_read_prefixes(new) else new
-    if old not in text and "\r\n" in text and "\r" not in old:  # a CRLF file edited with "\n"
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-    count = text.count(old)
-    if count == 0:
-        return _not_found(path, text, old)
-    if count > 1:
-        starts = [m.start() for m in re.finditer(re.escape(old), text)][:10]
-        where = ", ".join(str(_line_of(text, i)) for i in starts)
-        return refuse(
-            f"old matches {count} places in {path!r} (lines {where}). Include more of the "
-            "surrounding lines in old so that it matches exactly one place."
-        )
-    if old == new:
-        return refuse("old and new are the same, so nothing would change. Send the new text.")
-    at = text.index(old)
-    updated = text.replace(old, new, 1)
-    save(real, updated)
-    rel = ws.relative(real)
+    with Beneath(ws.root) as tree:
+        found = tree.stat(rel)
+        if found is None:
+            return missing(path, rel)
+        if is_folder(found):
+            return refuse(
+                f"{path!r} is a folder; edit changes one file. Use list_dir to pick a file."
+            )
+        if not old:
+            return refuse(
+                "old is empty. Copy the exact text to replace from read's output; "
+                "to create a file or replace all of it, use write_file."
+            )
+        text = load(tree, rel)
+        if old not in text and carries_read_prefixes(old):
+            old = strip_read_prefixes(old)
+            new = strip_read_prefixes(new) if carries_read_prefixes(new) else new
+        if old not in text and "\r\n" in text and "\r" not in old:  # a CRLF file edited with "\n"
+            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        count = text.count(old)
+        if count == 0:
+            return _not_found(path, text, old)
+        if count > 1:
+            starts = [m.start() for m in re.finditer(re.escape(old), text)][:10]
+            where = ", ".join(str(_line_of(text, i)) for i in starts)
+            return refuse(
+                f"old matches {count} places in {path!r} (lines {where}). Include more of the "
+                "surrounding lines in old so that it matches exactly one place."
+            )
+        if old == new:
+            return refuse("old and new are the same, so nothing would change. Send the new text.")
+        at = text.index(old)
+        updated = text.replace(old, new, 1)
+        save(tree, rel, updated)
     first = _line_of(text, at)
     new_lines = text_lines(updated)[first - 1 :]
     shown = new_lines[: min(len(text_lines(new)) or 1, _SNIPPET_LINES)]
@@ -115,18 +123,20 @@ def _edit(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     return ToolResult(output=f"{summary}\n{numbered(shown, first)}", changed_paths=(rel,))
 
 
+@refusing_links
 def _write_file(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
     content: str = args["content"]
-    real = ws.resolve(path)
-    if (refusal := protected_refusal(ws, path, real)) is not None:
+    rel = ws.lexical(path)
+    if (refusal := protected_refusal(ws, path, rel)) is not None:
         return refusal
-    if real.is_dir():
-        return refuse(f"{path!r} is a folder. Give the path of a file to write, e.g. {path}/x.py.")
-    existed = real.exists()
-    real.parent.mkdir(parents=True, exist_ok=True)
-    save(real, content)
-    rel = ws.relative(real)
+    with Beneath(ws.root) as tree:
+        found = tree.stat(rel)
+        if found is not None and is_folder(found):
+            return refuse(
+                f"{path!r} is a folder. Give the path of a file to write, e.g. {path}/x.py."
+            )
+        existed = save(tree, rel, content, make_folders=True)
     verb = "Overwrote" if existed else "Created"
     return ToolResult(
         output=f"{verb} {rel} ({len(text_lines(content))} lines).", changed_paths=(rel,)

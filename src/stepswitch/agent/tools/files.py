@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import itertools
 import os
 import re
-from collections.abc import Iterator
-from pathlib import Path
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
 from stepswitch.agent.tools.base import FunctionTool, ToolResult, numbered, refuse, schema
-from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.agent.workspace.paths import PathRefused, Workspace
 from stepswitch.util.globs import glob_match
+from stepswitch.util.safe_fs import Beneath, UnsafePath
 
 LIST_LIMIT = 500
 FIND_LIMIT = 500
@@ -18,6 +23,7 @@ SEARCH_LIMIT = 200
 SEARCH_LINE_CHARS = 200
 SEARCH_MAX_FILE_BYTES = 4_000_000
 READ_MAX_LINES = 400
+BINARY_SNIFF_BYTES = 8192  # a NUL byte among the first ones makes a file binary
 
 # Walks skip these below the folder asked for: git's data, caches and installed dependencies.
 SKIP_DIRS = frozenset(
@@ -26,10 +32,30 @@ SKIP_DIRS = frozenset(
 
 _PATH = {"type": "string", "description": "Path relative to the repository root."}
 
+# list_dir marks folders with "/" and links with "@" (as ls -F does); no tool follows a link.
+_MARKS = {"folder": "/", "link": "@"}
 
-def is_binary(real: Path) -> bool:
-    with real.open("rb") as handle:
-        return b"\0" in handle.read(8192)
+
+ToolFunction = Callable[[Workspace, dict[str, Any]], ToolResult]
+
+
+def refusing_links(fn: ToolFunction) -> ToolFunction:
+    """fn with a link on its path (safe_fs never follows one) turned into a refusal that tells
+    the model what to do, instead of an exception."""
+
+    @functools.wraps(fn)
+    def guarded(ws: Workspace, args: dict[str, Any]) -> ToolResult:
+        try:
+            return fn(ws, args)
+        except UnsafePath as err:
+            return refuse(str(PathRefused(str(args.get("path", ".")), err.why)))
+
+    return guarded
+
+
+def text_of(data: bytes) -> str:
+    """data as read shows it: UTF-8, undecodable bytes replaced, \r\n and \r read as \n."""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def text_lines(text: str) -> list[str]:
@@ -40,43 +66,40 @@ def text_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def missing(path: str, real: Path) -> ToolResult | None:
-    """The refusal for a path that is not there, or None when it exists."""
-    if real.exists():
-        return None
+def missing(path: str, rel: str) -> ToolResult:
+    """The refusal for a path that is not there."""
     return refuse(
         f"{path!r} does not exist in the repository. Use find_files (e.g. pattern "
-        f"{'**/' + real.name!r}) or list_dir to find the right path, then call again."
+        f"{'**/' + PurePosixPath(rel).name!r}) or list_dir to find the right path, then call again."
     )
 
 
-def in_glob(ws: Workspace, pattern: str, real: Path, base: Path) -> bool:
+def is_folder(found: os.stat_result) -> bool:
+    return stat.S_ISDIR(found.st_mode)
+
+
+def in_glob(pattern: str, rel: str, base: str, base_is_folder: bool) -> bool:
     """Whether a file matches, the pattern taken relative to the searched folder or to the root."""
-    under_base = real.relative_to(base).as_posix() if base.is_dir() else real.name
-    return glob_match(pattern, under_base) or glob_match(pattern, ws.relative(real))
+    if not base_is_folder:
+        under_base = PurePosixPath(rel).name
+    else:
+        under_base = rel if base == "." else rel.removeprefix(base + "/")
+    return glob_match(pattern, under_base) or glob_match(pattern, rel)
 
 
-def walk_files(base: Path) -> Iterator[Path]:
-    """Files under base in sorted order, skipping SKIP_DIRS and not following folder links."""
-    if base.is_file():
-        yield base
-        return
-    for folder, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files):
-            yield Path(folder, name)
-
-
+@refusing_links
 def _list_dir(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path = args.get("path", ".")
-    real = ws.resolve(path)
-    if (refusal := missing(path, real)) is not None:
-        return refusal
-    if not real.is_dir():
-        return refuse(f"{path!r} is a file, not a folder. Use read to see its contents.")
-    entries = sorted(
-        (e.name + "/" if e.is_dir() else e.name) for e in real.iterdir() if e.name != ".git"
-    )
+    rel = ws.lexical(path)
+    with Beneath(ws.root) as tree:
+        found = tree.stat(rel)
+        if found is None:
+            return missing(path, rel)
+        if not is_folder(found):
+            return refuse(f"{path!r} is a file, not a folder. Use read to see its contents.")
+        entries = sorted(
+            e.name + _MARKS.get(e.kind, "") for e in tree.entries(rel) if e.name != ".git"
+        )
     shown = entries[:LIST_LIMIT]
     text = "\n".join(shown) if shown else "(empty folder)"
     if len(entries) > LIST_LIMIT:
@@ -84,6 +107,7 @@ def _list_dir(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     return ToolResult(output=text)
 
 
+@refusing_links
 def _find_files(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     pattern: str = args["pattern"].strip()
     path = args.get("path", ".")
@@ -92,17 +116,16 @@ def _find_files(ws: Workspace, args: dict[str, Any]) -> ToolResult:
             f"Pattern {pattern!r} is absolute. Give a pattern relative to the folder in path, "
             "e.g. pattern '**/*.py' with path 'src'."
         )
-    base = ws.resolve(path)
-    if (refusal := missing(path, base)) is not None:
-        return refusal
-    found: list[str] = []
-    more = False
-    for real in walk_files(base):
-        if in_glob(ws, pattern, real, base):
-            if len(found) == FIND_LIMIT:
-                more = True
-                break
-            found.append(ws.relative(real))
+    base = ws.lexical(path)
+    with Beneath(ws.root) as tree:
+        top = tree.stat(base)
+        if top is None:
+            return missing(path, base)
+        with contextlib.closing(tree.files(base, SKIP_DIRS)) as files:
+            matching = (rel for rel in files if in_glob(pattern, rel, base, is_folder(top)))
+            found = list(itertools.islice(matching, FIND_LIMIT + 1))
+    more = len(found) > FIND_LIMIT
+    found = found[:FIND_LIMIT]
     if not found:
         return ToolResult(output=f"No files match {pattern!r} under {path!r}.")
     text = "\n".join(found)
@@ -111,6 +134,33 @@ def _find_files(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     return ToolResult(output=text)
 
 
+def searchable_text(tree: Beneath, rel: str) -> str | None:
+    """rel's text for search; None for a binary or oversized file, or one that changed since it
+    was listed (now a link, a FIFO, or gone): search skips it."""
+    try:
+        handle = tree.open_file(rel)
+    except (UnsafePath, OSError):
+        return None
+    with handle:
+        if os.fstat(handle.fileno()).st_size > SEARCH_MAX_FILE_BYTES:
+            return None
+        head = handle.read(BINARY_SNIFF_BYTES)
+        if b"\0" in head:
+            return None
+        return text_of(head + handle.read())
+
+
+def matching_lines(tree: Beneath, files: Iterator[str], regex: re.Pattern[str]) -> Iterator[str]:
+    """'path:line: text' for each line of the files that the regex matches, long lines cut."""
+    for rel in files:
+        text = searchable_text(tree, rel)
+        for n, line in enumerate(text_lines(text or ""), start=1):
+            if regex.search(line):
+                cut = line[:SEARCH_LINE_CHARS] + (" [...]" if len(line) > SEARCH_LINE_CHARS else "")
+                yield f"{rel}:{n}: {cut}"
+
+
+@refusing_links
 def _search(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path = args.get("path", ".")
     glob: str | None = args.get("glob")
@@ -121,29 +171,16 @@ def _search(ws: Workspace, args: dict[str, Any]) -> ToolResult:
             f"Invalid regular expression {args['pattern']!r}: {err}. Send a Python regex; "
             "escape special characters such as ( [ . * + ? with a backslash to match them as text."
         )
-    base = ws.resolve(path)
-    if (refusal := missing(path, base)) is not None:
-        return refusal
-    hits: list[str] = []
-    more = False
-    for real in walk_files(base):
-        rel = ws.relative(real) if real.resolve().is_relative_to(ws.root) else None
-        if rel is None or not real.is_file():  # a link leading out of the repository stays unread
-            continue
-        if glob and not in_glob(ws, glob, real, base):
-            continue
-        if real.stat().st_size > SEARCH_MAX_FILE_BYTES or is_binary(real):
-            continue
-        text = real.read_text(encoding="utf-8", errors="replace")
-        for n, line in enumerate(text_lines(text), start=1):
-            if regex.search(line):
-                if len(hits) == SEARCH_LIMIT:
-                    more = True
-                    break
-                cut = line[:SEARCH_LINE_CHARS] + (" [...]" if len(line) > SEARCH_LINE_CHARS else "")
-                hits.append(f"{rel}:{n}: {cut}")
-        if more:
-            break
+    base = ws.lexical(path)
+    with Beneath(ws.root) as tree:
+        top = tree.stat(base)
+        if top is None:
+            return missing(path, base)
+        with contextlib.closing(tree.files(base, SKIP_DIRS)) as files:
+            globbed = (r for r in files if not glob or in_glob(glob, r, base, is_folder(top)))
+            hits = list(itertools.islice(matching_lines(tree, globbed, regex), SEARCH_LIMIT + 1))
+    more = len(hits) > SEARCH_LIMIT
+    hits = hits[:SEARCH_LIMIT]
     if not hits:
         return ToolResult(output=f"No matches for {args['pattern']!r} under {path!r}.")
     out = "\n".join(hits)
@@ -152,16 +189,25 @@ def _search(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     return ToolResult(output=out)
 
 
+@refusing_links
 def _read(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
-    real = ws.resolve(path)
-    if (refusal := missing(path, real)) is not None:
-        return refusal
-    if real.is_dir():
-        return refuse(f"{path!r} is a folder. Use list_dir to see it, then read one of its files.")
-    if is_binary(real):
-        return refuse(f"{path!r} is a binary file ({real.stat().st_size} bytes); read shows text.")
-    lines = text_lines(real.read_text(encoding="utf-8", errors="replace"))
+    rel = ws.lexical(path)
+    with Beneath(ws.root) as tree:
+        found = tree.stat(rel)
+        if found is None:
+            return missing(path, rel)
+        if is_folder(found):
+            return refuse(
+                f"{path!r} is a folder. Use list_dir to see it, then read one of its files."
+            )
+        with tree.open_file(rel) as handle:
+            head = handle.read(BINARY_SNIFF_BYTES)
+            if b"\0" in head:
+                size = os.fstat(handle.fileno()).st_size
+                return refuse(f"{path!r} is a binary file ({size} bytes); read shows text.")
+            data = head + handle.read()
+    lines = text_lines(text_of(data))
     if not lines:
         return ToolResult(output=f"({path} is empty)")
     start = max(1, int(args.get("start_line", 1)))
@@ -193,7 +239,8 @@ def _read(ws: Workspace, args: dict[str, Any]) -> ToolResult:
 
 LIST_DIR = FunctionTool(
     "list_dir",
-    "List a folder of the repository: sorted entries, folders end with '/'.",
+    "List a folder of the repository: sorted entries, folders end with '/', symbolic links "
+    "with '@' (the file tools do not follow links).",
     schema(
         {"path": {**_PATH, "description": "Folder relative to the repository root (default '.')."}}
     ),

@@ -20,6 +20,21 @@ ALWAYS_PROTECTED = (".git",)
 PATH_FIX = "paths must be inside the repository; use a path relative to its root, e.g. src/x.py"
 
 
+def _folded(names: list[str], *, absolute: bool) -> list[str] | None:
+    """names without "." and empty ones, each ".." taking out the name before it; None when a
+    relative path climbs above its start ("/.." is "/", as the OS has it)."""
+    folded: list[str] = []
+    for name in names:
+        if name == "..":
+            if not folded and not absolute:
+                return None
+            if folded:
+                folded.pop()
+        elif name not in ("", "."):
+            folded.append(name)
+    return folded
+
+
 class PathRefused(Exception):
     """A model's path leads outside the worktree; the message names the fix for the model."""
 
@@ -43,40 +58,62 @@ class Workspace:
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", Path(self.root).expanduser().resolve())
 
-    def resolve(self, path: str) -> Path:
-        """The real path inside root a model's path names; raises PathRefused for anything else."""
+    def lexical(self, path: str) -> str:
+        """The root-relative posix path ("." for the root) a model's path names, worked out from
+        its text: nothing below the root is looked at, so a folder swapped for a link meanwhile
+        cannot change the answer (the file tools then open it with safe_fs, refusing links).
+        Raises PathRefused for a path outside root."""
         raw = path.strip() or "."
         if "\0" in raw:  # the OS would raise ValueError, which is no refusal
             raise PathRefused(path, "contains a NUL character")
-        given = Path(raw)
-        if given.is_absolute():
-            given = self._from_absolute(raw, given)
-        target = (self.root / given).resolve()
-        if not target.is_relative_to(self.root):
-            why = "is outside the repository"
-            if (self.root / given).is_symlink() or any(
-                p.is_symlink() for p in (self.root / given).parents if p.is_relative_to(self.root)
-            ):
-                why = "leads outside the repository through a symbolic link"
-            raise PathRefused(path, why)
-        return target
+        absolute = raw.startswith("/")
+        names = _folded(raw.split("/"), absolute=absolute)
+        if names is None:
+            raise PathRefused(path)
+        if absolute:
+            names = self._below_root(path, names)
+        return "/".join(names) or "."
 
-    def _from_absolute(self, raw: str, given: Path) -> Path:
-        if given.resolve().is_relative_to(self.root) or given.is_relative_to(self.root):
-            return given
-        parts = given.parts  # ("/", "repo", "src", "x.py")
-        if len(parts) >= 2 and parts[1] in CONTAINER_ROOTS:
-            return Path(*parts[2:]) if len(parts) > 2 else Path(".")
-        raise PathRefused(raw)
+    def _below_root(self, path: str, names: list[str]) -> list[str]:
+        """The names of an absolute path below root: under it as written, under a name of it
+        that links lead to (checked shortest first, so no link inside root is followed), or
+        under a container prefix such as /repo."""
+        root = list(self.root.parts[1:])
+        if names[: len(root)] == root:
+            return names[len(root) :]
+        for depth in range(len(names) + 1):
+            try:
+                real = Path("/", *names[:depth]).resolve()
+            except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+                break
+            if real.is_relative_to(self.root):
+                return [*real.relative_to(self.root).parts, *names[depth:]]
+        if names and names[0] in CONTAINER_ROOTS:
+            return names[1:]
+        raise PathRefused(path)
+
+    def resolve(self, path: str) -> Path:
+        """The real path inside root a model's path names, following links: for run's leading
+        cd, whose folder a process enters by name anyway. The file tools use lexical instead.
+        Raises PathRefused for anything outside root."""
+        rel = self.lexical(path)
+        try:
+            target = (self.root / rel).resolve()
+        except (OSError, RuntimeError):
+            raise PathRefused(path, "leads through a loop of symbolic links") from None
+        if not target.is_relative_to(self.root):
+            raise PathRefused(path, "leads outside the repository through a symbolic link")
+        return target
 
     def relative(self, real: Path) -> str:
         """A resolved path inside root as the posix path models and records use ("." for root)."""
         return real.relative_to(self.root).as_posix() or "."
 
     def protected_by(self, path: str | Path) -> str | None:
-        """The pattern that forbids writing `path` (a model path or a resolved one), if any."""
-        real = path if isinstance(path, Path) and path.is_absolute() else self.resolve(str(path))
-        rel = self.relative(real.resolve())
+        """The pattern that forbids writing `path` (a model's path or one under root), if any.
+        Worked out from the path's text, so a folder that changes under it cannot make it raise;
+        the file tools refuse links, so the text names the file they write."""
+        rel = self.lexical(str(path))
         # A pattern that names a folder protects everything under it.
         candidates = [rel, *(p.as_posix() for p in PurePosixPath(rel).parents if str(p) != ".")]
         for pattern in (*ALWAYS_PROTECTED, *self.protected):
