@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -8,6 +10,7 @@ import pytest
 
 from stepswitch.errors import ConfigError, UsageError
 from stepswitch.gates.interpreter import (
+    Interpreter,
     check_imports,
     find_interpreter,
     gate_environment,
@@ -92,15 +95,83 @@ def test_the_layout_gives_the_source_root_and_the_top_level_packages(
     assert layout.packages == packages
 
 
-def test_the_gate_environment_puts_the_worktree_source_first_on_the_path(tmp_path: Path) -> None:
+def _sys_path(python: Path, cwd: Path, env: dict[str, str]) -> list[str]:
+    code = "import json, sys; print(json.dumps(sys.path))"
+    done = subprocess.run(
+        [str(python), "-c", code], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return list(json.loads(done.stdout))
+
+
+def test_the_gate_environment_activates_the_interpreters_virtualenv(tmp_path: Path) -> None:
     write_repo(tmp_path, {"src/calc/__init__.py": ""})
     venv = tmp_path / "venv"
     python = fake_python(venv)
     found = find_interpreter(tmp_path, {"VIRTUAL_ENV": str(venv)})
     env = gate_environment(tmp_path, {"PYTHONPATH": "/elsewhere", "PATH": "/usr/bin"}, found)
-    assert env["PYTHONPATH"].split(os.pathsep) == [str(tmp_path / "src"), "/elsewhere"]
     assert env["PATH"].split(os.pathsep)[0] == str(python.parent)
     assert env["VIRTUAL_ENV"] == str(venv)
+
+
+def test_the_gates_python_has_the_worktree_source_first_then_the_pythonpath_it_had(
+    tmp_path: Path,
+) -> None:
+    write_repo(tmp_path, {"src/calc/__init__.py": ""})
+    python = Path(sys.executable)
+    given = {**os.environ, "PYTHONPATH": "/elsewhere"}
+    env = gate_environment(tmp_path, given, Interpreter(python, "ssw's own"))
+    path = _sys_path(python, tmp_path, env)
+    site_packages = next(i for i, p in enumerate(path) if p.endswith("site-packages"))
+    # `-c` puts "" first; then the source folder and the given PYTHONPATH, before the stdlib.
+    assert path[:3] == ["", str(tmp_path / "src"), "/elsewhere"]
+    assert site_packages > 2
+
+
+def test_a_gate_environment_made_from_a_gate_environment_keeps_the_first_ones_folders(
+    tmp_path: Path,
+) -> None:
+    # ssw started by a gate (its own tests): what the outer gates put first still comes next.
+    outer, inner = (write_repo(tmp_path / n, {"src/calc/__init__.py": ""}) for n in ("o", "i"))
+    python = Path(sys.executable)
+    given = {**os.environ, "PYTHONPATH": "/elsewhere"}
+    env = gate_environment(outer, given, Interpreter(python, "ssw's own"))
+    env = gate_environment(inner, env, Interpreter(python, "ssw's own"))
+    path = _sys_path(python, tmp_path, env)
+    assert path[:4] == ["", str(inner / "src"), str(outer / "src"), "/elsewhere"]
+
+
+def test_a_sitecustomize_in_the_worktree_does_not_run_when_the_gates_python_starts(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "started"
+    hostile = f"open({str(marker)!r}, 'a').write('ran')\n"
+    write_repo(tmp_path, {"calc/__init__.py": CALC, "sitecustomize.py": hostile})
+    python = Path(sys.executable)
+    env = gate_environment(tmp_path, dict(os.environ), Interpreter(python, "ssw's own"))
+    path = _sys_path(python, tmp_path, env)
+    assert path[1] == str(tmp_path)  # the flat layout's source folder: the worktree itself
+    assert not marker.exists()
+    old = {**env, "PYTHONPATH": str(tmp_path)}  # the control: the worktree on PYTHONPATH
+    _sys_path(python, tmp_path, old)
+    assert marker.read_text() == "ran"
+
+
+def test_the_interpreters_own_sitecustomize_still_runs_before_the_worktree_is_on_the_path(
+    tmp_path: Path,
+) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = (venv / "lib").glob("python3*/site-packages")
+    seen = tmp_path / "seen.json"
+    (site / "sitecustomize.py").write_text(
+        f"import json, sys\nopen({str(seen)!r}, 'w').write(json.dumps(sys.path))\n"
+    )
+    worktree = write_repo(tmp_path / "wt", {"src/calc/__init__.py": CALC})
+    python = venv / "bin" / "python"
+    env = gate_environment(worktree, dict(os.environ), Interpreter(python, "a venv"))
+    path = _sys_path(python, worktree, env)
+    assert path[1] == str(worktree / "src")
+    assert str(worktree / "src") not in json.loads(seen.read_text())  # it ran before
 
 
 def test_the_pre_flight_finds_the_worktrees_code_with_the_gate_environment(

@@ -5,6 +5,7 @@ runs the usual way, and says so."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
 import shlex
@@ -260,3 +261,59 @@ def test_inside_the_sandbox_a_test_cannot_read_the_warm_pytest(tmp_path: Path) -
     result = suite.run(None)
     assert result.test_stages and result.test_stages[0].warm, result.warm_notes
     assert result.passed, result.report
+
+
+# A test that leaves a process in a session of its own, out of reach of the stage's process group,
+# holding a flock on a file of the worktree until it is killed.
+ESCAPING = """
+    import fcntl
+    import os
+    import signal
+    from pathlib import Path
+
+    def test_leave_a_grandchild_in_a_session_of_its_own():
+        took, told = os.pipe()
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                held = open(Path(__file__).parents[1] / "escaped.lock", "w")
+                fcntl.flock(held, fcntl.LOCK_EX)
+                os.write(told, b"x")
+                while True:
+                    signal.pause()
+            os._exit(0)
+        os.wait()
+        assert os.read(took, 1) == b"x"
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ("bwrap", "unshare"))
+def test_what_a_stage_started_in_a_session_of_its_own_ends_with_the_gate_run(
+    tmp_path: Path, backend: str
+) -> None:
+    from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
+
+    try:
+        sandbox = choose_sandbox(backend)
+    except UsageError as exc:
+        pytest.skip(f"{backend} does not run here: {exc}")
+    root = write_repo(tmp_path / "repo", {**CALC, "tests/test_escape.py": ESCAPING}, git=True)
+    home = tmp_path / "home"
+    (home / "tmp").mkdir(parents=True)
+    package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(home / "tmp")}
+    policy = policy_for_worktree(root, root, home, env, read_only=(package,))
+    gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
+    suite = GateSuite(
+        GateConfig((gate,), "test"),
+        root,
+        env,
+        state_dir=tmp_path / "state",
+        confinement=Confinement(sandbox, policy),
+    )
+    result = suite.run(None)
+    assert result.passed and result.test_stages[0].warm, result.report
+    # No waiting: when the gate run returns, its warm pytest's sandbox is gone, all of it.
+    with open(root / "escaped.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

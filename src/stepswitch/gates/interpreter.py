@@ -11,10 +11,26 @@ The interpreter is chosen in this order (the first that applies wins):
 
 Whatever installs the project into that interpreter (an editable install's `.pth` or finder, a
 plain install, nothing), the gates put the worktree's own source folder (`src/` for a src layout,
-else the worktree itself) first on PYTHONPATH, before site-packages, so the tests import the code
+else the worktree itself) first on sys.path, before site-packages, so the tests import the code
 the model edited. `check_imports` verifies it before the first paid call: it imports each
 top-level package of the project with the gates' interpreter and environment, in the worktree,
 and refuses when one resolves outside it (or does not import at all).
+
+No file of the worktree runs when that interpreter starts. Python's `site` imports the first
+`sitecustomize` (and, with the user site on, `usercustomize`) it finds on sys.path, and at that
+moment sys.path holds PYTHONPATH but not yet the script's folder or, for `python -m pytest`, the
+current one (both are added after `site`). So the worktree is kept off PYTHONPATH: PYTHONPATH
+holds only ssw's start-up folder (`ssw_pytest/ssw_start`, in ssw's own package, read-only in the
+sandbox), whose `sitecustomize` puts SSW_PYTHONPATH (the source folder, then any PYTHONPATH the
+environment had) in its place once `site` is done, and runs the interpreter's own sitecustomize.
+PYTHONNOUSERSITE=1 turns the user site off: the sandbox's scratch HOME is writable, and a `.pth`
+or `usercustomize` put in its ~/.local would run at start-up too. The model's `run` tool gets the
+same environment, so its `python -m pytest` or `python -c 'import pkg'` imports as the gates do.
+Not done: `-I`/`-E` (they drop PYTHONPATH, the start-up folder and the gates' pytest plugin with
+it) and `-P`/PYTHONSAFEPATH (the folder it leaves out is added only after `site`, and the tests
+expect it there). A gate command that runs Python with `-S` skips the start-up module, so it does
+not see the source folder first; neither does one that replaces PYTHONPATH (the pre-flight's
+refusal does not cover those either).
 """
 
 from __future__ import annotations
@@ -36,6 +52,9 @@ from stepswitch.errors import ConfigError, UsageError
 
 PYTHON_KEY = "python"
 PROBE_TIMEOUT_S = 60.0
+# The folder of the gates' start-up module, and the variable that module reads (see above).
+START_UP = Path(__file__).resolve().parent / "ssw_pytest" / "ssw_start"
+DEFERRED_PATH = "SSW_PYTHONPATH"
 # Top-level folders that are never the project's importable code.
 NOT_CODE = frozenset(
     {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "bench"}
@@ -159,7 +178,7 @@ def find_interpreter(root: Path, environ: Mapping[str, str] | None = None) -> In
 
 @dataclass(frozen=True)
 class Layout:
-    source_root: Path  # the folder that goes first on PYTHONPATH: <root>/src or <root>
+    source_root: Path  # the folder that goes first on sys.path: <root>/src or <root>
     packages: tuple[str, ...]  # the project's top-level import names, found in source_root
 
 
@@ -206,16 +225,28 @@ def project_layout(root: Path) -> Layout:
 # -- the environment ----------------------------------------------------------------------------
 
 
+def _python_path(env: Mapping[str, str]) -> list[str]:
+    """The folders PYTHONPATH stands for in `env`: the start-up folder for what it defers."""
+    found: list[str] = []
+    for entry in env.get("PYTHONPATH", "").split(os.pathsep):
+        found += env.get(DEFERRED_PATH, "").split(os.pathsep) if entry == str(START_UP) else [entry]
+    return [p for p in found if p]
+
+
 def gate_environment(
     root: Path, env: Mapping[str, str], interpreter: Interpreter, layout: Layout | None = None
 ) -> dict[str, str]:
     """`env` (already without secrets) for gates in the worktree at `root`: the worktree's source
-    first on PYTHONPATH, and the interpreter's virtual environment active (first on PATH)."""
+    first on sys.path once `site` has run (not before: see the module's docstring), no user site,
+    and the interpreter's virtual environment active (first on PATH)."""
     layout = layout or project_layout(root)
     out = dict(env)
     out.pop("PYTHONHOME", None)
-    kept = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    out["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(layout.source_root), *kept]))
+    # Every entry waits for `site`: a relative one or one inside the worktree would expose it.
+    deferred = dict.fromkeys([str(layout.source_root), *_python_path(env)])
+    out["PYTHONPATH"] = str(START_UP)
+    out[DEFERRED_PATH] = os.pathsep.join(deferred)
+    out["PYTHONNOUSERSITE"] = "1"
     venv = interpreter.venv
     if venv is not None:
         out["VIRTUAL_ENV"] = str(venv)
@@ -229,7 +260,8 @@ def gate_environment(
 # -- the pre-flight check -----------------------------------------------------------------------
 
 # Run as a file from a temporary folder, not with -c: neither the worktree nor the current
-# folder is put first on sys.path for it, so it sees what PYTHONPATH and site-packages give.
+# folder is put first on sys.path for it, so it sees what the gates' start-up module and
+# site-packages give.
 _PROBE = """
 import importlib, json, sys
 out = {}
@@ -282,6 +314,8 @@ def check_imports(
                 [str(interpreter.python), str(script), *layout.packages],
                 cwd=root,
                 env=dict(env),
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # the project's code at import: no terminal
                 capture_output=True,
                 text=True,
                 timeout=PROBE_TIMEOUT_S,

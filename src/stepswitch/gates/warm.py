@@ -12,6 +12,16 @@ and only with the environment it was started with (apart from the two names each
 any other command, a server that is not ready or that ends mid-stage, runs the stage the usual
 way, so the verdict always comes from a complete pytest run. It runs inside the gates' sandbox,
 reached through a socket pair ssw holds the only other end of.
+
+A thread reads the server's hello as soon as it comes. A server that says it cannot stand in
+(something it imported comes from the tests' folder: code the model can write ran in it), or that
+ends or garbles its hello, is killed with its whole sandbox at once, not left to the next stage's
+`ready`: in `ssw run` that server would otherwise live on beside the model's next steps. Ending a
+sandbox means killing the first process of its PID namespace (the child of what ssw started,
+under bwrap and unshare alike) and waiting for what ssw started: the kernel ends every other
+process of a namespace before its first one is gone, so when `close` returns, nothing the server
+started is running, threads and `setsid` grandchildren included. Killing only ssw's own child
+returns before that: the namespace then dies a moment later, by a parent-death signal.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -53,8 +64,42 @@ def pytest_args(command: str, python: Path, env: Mapping[str, str]) -> list[str]
     return words[3:]
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _kill_namespace(pid: int) -> None:
+    """SIGKILL the first process of the PID namespace that `pid` (bwrap or unshare, started by
+    ssw) made: its child. Each is signalled through a pidfd opened while it is still `pid`'s
+    child, so a pid reused meanwhile is never hit."""
+    for child in _children(pid):
+        try:
+            pidfd = os.pidfd_open(child)
+        except OSError:
+            continue  # already gone
+        try:
+            if child in _children(pid):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        except OSError:
+            pass
+        finally:
+            os.close(pidfd)
+
+
+def _hello(line: bytes | None) -> dict[str, object]:
+    try:
+        hello = json.loads(line) if line else {}
+    except ValueError:
+        return {}
+    return hello if isinstance(hello, dict) else {}
+
+
 class WarmPytest:
-    """One server, started at once; `run` waits for it to be ready."""
+    """One server, started at once, its hello read by a thread as soon as it comes; `run` waits
+    for that hello."""
 
     def __init__(
         self, python: Path, env: Mapping[str, str], root: Path, confinement: Confinement | None
@@ -62,8 +107,11 @@ class WarmPytest:
         self.env = dict(env)
         self.root = root
         self.why = ""  # why it cannot stand in, once known: "is not used: ..."
-        self._ready: bool | None = None
+        self._ready: bool | None = None  # None until the hello is read (or it is closed)
         self._buffer = b""
+        self._heard = threading.Event()  # set once `_ready` is decided for good
+        self._lock = threading.Lock()  # one closing at a time; a second waits for the first
+        self._namespaced = confinement is not None and confinement.sandbox.confines
         ours, theirs = socket.socketpair()
         argv = [str(python), str(SERVER), str(theirs.fileno())]
         try:
@@ -83,21 +131,33 @@ class WarmPytest:
         finally:
             theirs.close()
         self._sock = ours
-        if self._proc is not None:
-            track_group(self._proc.pid)
+        if self._proc is None:
+            self._heard.set()
+            return
+        track_group(self._proc.pid)
+        threading.Thread(target=self._listen, name="ssw-warm-hello", daemon=True).start()
+
+    def _listen(self) -> None:
+        """Read the hello; end the server at once when it cannot stand in."""
+        hello = _hello(self._line(READY_TIMEOUT_S))
+        with self._lock:
+            if self._ready is None:  # not closed meanwhile
+                self._ready = hello.get("ready") is True
+                if not self._ready:
+                    self.why = f"is not used: {hello.get('why') or 'it did not start'}"
+        if not self._ready:
+            self._end(grace_s=0.0)
+        self._heard.set()
 
     def ready(self, timeout_s: float = READY_TIMEOUT_S) -> bool:
-        if self._ready is None:
-            line = self._line(timeout_s)
-            try:
-                hello = json.loads(line) if line else {}
-            except ValueError:
-                hello = {}
-            self._ready = hello.get("ready") is True
-            if not self._ready:
-                self.why = f"is not used: {hello.get('why') or 'it did not start'}"
-                self.close()
-        return self._ready
+        """Wait (at most `timeout_s`) for the hello; whether the server can stand in."""
+        if not self._heard.wait(timeout_s):
+            with self._lock:
+                if self._ready is None:
+                    self._ready = False
+                    self.why = "is not used: it did not start"
+            self._end(grace_s=0.0)
+        return self._ready is True
 
     def run(
         self, args: list[str], env: Mapping[str, str], timeout_s: float, output_cap: int
@@ -147,12 +207,12 @@ class WarmPytest:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            self._sock.settimeout(left)
             try:
+                self._sock.settimeout(left)
                 chunk = self._sock.recv(65536)
             except TimeoutError:
                 return None
-            except OSError:
+            except OSError:  # closed here, by `close` from another thread
                 chunk = b""
             if not chunk:
                 return b""
@@ -166,12 +226,30 @@ class WarmPytest:
         self.close()
 
     def close(self) -> None:
-        """End the server and whatever stage it runs; idempotent."""
-        self._sock.close()
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=CLOSE_WAIT_S)
-        kill_group(proc.pid)
-        proc.wait()
+        """End the server and whatever stage it runs, and its sandbox; idempotent. The server
+        ends by itself when its socket closes (killing a running stage first); if it has not
+        within CLOSE_WAIT_S, it is killed."""
+        with self._lock:
+            if self._ready is None:
+                self._ready = False
+                self.why = self.why or "was closed before it was ready"
+        self._end(grace_s=CLOSE_WAIT_S)
+
+    def _end(self, grace_s: float) -> None:
+        """Close the socket; after `grace_s` for the server to end by itself, kill its sandbox.
+        Returns once it is gone (a second caller, once the first has finished)."""
+        with self._lock:
+            with contextlib.suppress(OSError):
+                self._sock.shutdown(socket.SHUT_RDWR)  # wakes the thread reading the hello
+            self._sock.close()
+            proc, self._proc = self._proc, None
+            if proc is None:
+                return
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=grace_s)
+            if proc.returncode is None and self._namespaced:
+                _kill_namespace(proc.pid)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=CLOSE_WAIT_S)
+            kill_group(proc.pid)  # without a namespace, or one that would not end: the group
+            proc.wait()
