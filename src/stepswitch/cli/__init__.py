@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 
-# Commands that run the agent's or the gates' commands: keys leave ssw's own environment first.
-AGENT_COMMANDS = frozenset({"run", "demo", "bench"})
+# Commands that run the agent's or the gates' commands: keys leave ssw's own environment first,
+# since an unconfined command (ssw gates, --sandbox none) reads it in /proc/<ssw pid>/environ.
+AGENT_COMMANDS = frozenset({"run", "demo", "bench", "gates"})
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from stepswitch.errors import UsageError
+from stepswitch.util.text import escape_controls
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -40,11 +41,12 @@ def render_validation(result: object) -> str:
 
     assert isinstance(result, TaskValidation)
     if result.problem is not None:
-        return f"INVALID  {result.task}: {result.problem}"
+        return escape_controls(f"INVALID  {result.task}: {result.problem}")
     start = result.start.summary() if result.start else "-"
     runs = {r.summary() for r in result.reference}
     reference = f"{runs.pop()} x{len(result.reference)}" if len(runs) == 1 else "; ".join(runs)
-    return f"valid    {result.task}  (start: {start}; reference: {reference})"
+    # The summaries quote the tests' output.
+    return escape_controls(f"valid    {result.task}  (start: {start}; reference: {reference})")
 
 
 @bench_app.command("validate")
@@ -133,10 +135,11 @@ def _row_line(row: ResultRow) -> str:
 
     mark = "passed" if row.passed else "FAILED" if row.outcome != "harness_error" else "HARNESS"
     why = "" if row.passed else f": {row.outcome}: {row.reason[:120]}"
-    return (
+    line = (
         f"{mark:<7} {row.task} {row.contestant}#{row.attempt} "
         f"{format_usd(row.dollars_low, row.dollars_high)} {row.minutes:.2f} min{why}"
     )
+    return escape_controls(line, keep_newlines=False)  # the reason may quote the model
 
 
 class BarProgress:
@@ -188,6 +191,7 @@ class BarProgress:
             self._bar.update(self._task, advance=1, passed=self.passed, dollars=self._usd())
 
     def notice(self, text: str) -> None:
+        text = escape_controls(text)
         if self._bar is not None:
             self._bar.console.print(text, highlight=False, markup=False)
         else:
@@ -293,7 +297,8 @@ def run(
     from stepswitch.bench.task import load_suite
     from stepswitch.ledger import Budget
     from stepswitch.registry.presets import load_registry
-    from stepswitch.util.sandbox import NONE_NOTICE, choose_sandbox
+    from stepswitch.util.keys import secrets_notice
+    from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox, sandbox_home
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
@@ -308,6 +313,8 @@ def run(
         Budget("bench", "check", budget_usd_total)  # a UsageError for 0, inf, nan
     if not choose_sandbox(sandbox).confines:
         typer.echo(NONE_NOTICE, err=True)
+        with sandbox_home() as home:  # the environment each task run's commands are given
+            typer.echo(escape_controls(secrets_notice(child_env(os.environ, home))), err=True)
     suite_names = list(dict.fromkeys(t.suite for t in tasks))
     root = out or default_out([c.name for c in contestants], suite_names, runs_per_task)
     spec = BenchSpec(
@@ -325,7 +332,7 @@ def run(
     if as_json:
         typer.echo(json.dumps(result.summary, indent=2))
     else:
-        typer.echo(render_summary(result.summary))
+        typer.echo(escape_controls(render_summary(result.summary)))
         where = result.root
         with contextlib.suppress(ValueError):
             where = where.relative_to(Path.cwd())
@@ -335,7 +342,7 @@ def run(
             "interrupted": "interrupted; run the same command to resume",
             "failed": f"stopped: {result.why}; run the same command to resume",
         }[result.status]
-        typer.echo(f"\n{where}: {ending}")
+        typer.echo(escape_controls(f"\n{where}: {ending}"))
     raise typer.Exit(result.exit_code)
 
 
@@ -353,7 +360,7 @@ def summary(
     from stepswitch.bench.runner import summarize_folder
 
     found = summarize_folder(run)
-    typer.echo(json.dumps(found, indent=2) if as_json else render_summary(found))
+    typer.echo(json.dumps(found, indent=2) if as_json else escape_controls(render_summary(found)))
 
 
 # --- import ---

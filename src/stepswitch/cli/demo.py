@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from stepswitch.cli.render import escaped
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.demo.as_if import AsIfBill, as_if_models
 from stepswitch.demo.demo import POLICY, SCRIPT, TASK, prepare_sample
@@ -24,23 +25,24 @@ REPLAY = "replay"  # the replay page's folder inside the run folder
 def run_demo(
     target: Path | None, print_line: Callable[[str], None], sandbox: str = "auto"
 ) -> RunRecord:
-    as_if = AsIfBill(as_if_models(load_registry()), print_line)  # refuses before anything is made
+    show = escaped(print_line)  # the bill names the model's steps; paths may hold controls too
+    as_if = AsIfBill(as_if_models(load_registry()), show)  # refuses before anything is made
     repo = prepare_sample(target or Path(tempfile.mkdtemp(prefix="ssw-demo-")))
     # The sample's tests run with this Python (it has pytest), whatever PATH says.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    print_line(f"demo repository: {repo}")
-    print_line(f"task: {TASK}")
+    show(f"demo repository: {repo}")
+    show(f"task: {TASK}")
     record = run_local(
         RunOptions(repo=repo, task=TASK, policy_path=POLICY, script=SCRIPT, sandbox=sandbox),
         print_line,
         extra_sinks=(as_if,),
     )
-    print_line(f"see the change: git -C {repo} show {record.branch}")
+    show(f"see the change: git -C {repo} show {record.branch}")
     folder = repo.resolve() / ".ssw" / "runs" / record.run_id
     try:
         built = build_site([folder], folder / REPLAY, title=f"Stepswitch demo run {record.run_id}")
     except UsageError as exc:  # the run stands; its exit code is the run's, not the page's
-        print_line(f"replay page: not built ({exc})")
+        show(f"replay page: not built ({exc})")
         return record
-    print_line(f"replay page: {built.page}")
+    show(f"replay page: {built.page}")
     return record

@@ -11,6 +11,7 @@ from stepswitch.gates.config import GateConfig
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
 from stepswitch.util.env import clean_env
+from stepswitch.util.text import escape_controls
 
 
 def _secret_names() -> frozenset[str]:
@@ -36,6 +37,7 @@ def _seconds(value: float | None) -> str:
 
 
 def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[str] | None) -> str:
+    """The verdicts as terminal text: the failing gate's output, escaped, under them."""
     names = ", ".join(g.name for g in config.gates)
     lines = [f"gates for {root} ({config.source}: {names})"]
     lines.append(
@@ -80,7 +82,7 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
     )
     if failed is not None:
         lines += ["", failed.report]
-    return "\n".join(lines)
+    return escape_controls("\n".join(lines))  # a command's output and names from the repository
 
 
 def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
@@ -92,7 +94,7 @@ def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
         raise UsageError(f"{path} is not a folder")
     config = load_gates(root)
     if not config.gates:
-        return f"gates for {root} ({config.source}): none, nothing to check", 0
+        return escape_controls(f"gates for {root} ({config.source}): none, nothing to check"), 0
     files = [_relative(root, c) for c in changed] or None
     env = clean_env(_secret_names())
     suite = GateSuite(config, root, env, log_dir=None)

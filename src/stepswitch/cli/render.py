@@ -1,4 +1,6 @@
-"""All terminal text of a run: the sink that prints events as they come, and the bill."""
+"""All terminal text of a run: the sink that prints events as they come, and the bill. Every
+line is printed with its control characters escaped: it holds text from the model, from the
+commands and from the repository."""
 
 from __future__ import annotations
 
@@ -14,8 +16,14 @@ from stepswitch.records.steps import (
     ReviewVerdicts,
     ToolCallRecord,
 )
+from stepswitch.util.text import escape_controls
 
 SCRIPTED_NOTE = "note: every reply came from a script; this says nothing about model quality"
+
+
+def escaped(print_line: Callable[[str], None]) -> Callable[[str], None]:
+    """`print_line` for text that may hold control characters: they are shown escaped."""
+    return lambda line: print_line(escape_controls(line))
 
 
 def money(cost: CostRange | None) -> str:
@@ -85,6 +93,11 @@ class TerminalPrinter:
             self.print_line(line)
 
     def lines(self, event: Event) -> list[str]:
+        if isinstance(event, ModelStep):  # one line, so the model's text cannot forge a line
+            return [escape_controls(format_step(event), keep_newlines=False)]
+        return [escape_controls(line) for line in self._lines(event)]
+
+    def _lines(self, event: Event) -> list[str]:
         if isinstance(event, Notice):
             return [event.text]
         if isinstance(event, RunUpdate):

@@ -5,16 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from stepswitch.util.secrets import is_secret_name
+from stepswitch.util.secrets import looks_secret
 
 
 def clean_env(extra_secret_names: Iterable[str] = ()) -> dict[str, str]:
-    """os.environ without API keys, tokens, passwords and the given variable names."""
+    """os.environ without what looks secret (util.secrets) and the given variable names."""
     extra = {n.upper() for n in extra_secret_names}
     env = {
         name: value
         for name, value in os.environ.items()
-        if not is_secret_name(name) and name.upper() not in extra
+        if not looks_secret(name, value) and name.upper() not in extra
     }
     # Bytecode written by the project's tests is not part of the change.
     env["PYTHONDONTWRITEBYTECODE"] = "1"

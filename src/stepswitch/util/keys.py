@@ -10,29 +10,24 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
-from stepswitch.util.secrets import is_secret_name
+from stepswitch.util.secrets import looks_secret
+
+# looks_secret is util.secrets's, named here too for the callers that check keys by it.
+__all__ = [
+    "MARKER",
+    "held_keys",
+    "hide_keys",
+    "looks_secret",
+    "secrets_in_reach",
+    "secrets_notice",
+]
 
 MARKER = "SSW_KEYS_FD"  # set only for the re-exec'd process: the pipe's descriptor number
-
-# Names util.secrets does not catch yet: personal access tokens, DSNs, session cookies.
-_MORE_SECRET_SUFFIXES = ("_PAT", "_DSN", "_COOKIE", "_AUTH", "_PASS")
-_URL_WITH_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@", re.IGNORECASE)
 _F_SETPIPE_SZ = 1031
-
-
-def looks_secret(name: str, value: str) -> bool:
-    """A secret by its name, or a URL that carries a password (DATABASE_URL=postgres://u:p@h)."""
-    upper = name.upper()
-    return (
-        is_secret_name(name)
-        or upper.endswith(_MORE_SECRET_SUFFIXES)
-        or bool(_URL_WITH_PASSWORD.match(value))
-    )
-
 
 _held: dict[str, str] = {}  # what hide_keys took out of the environment, for held_keys
 
@@ -87,3 +82,33 @@ def _receive(fd_text: str) -> dict[str, str]:
     except (ValueError, OSError):
         return {}  # a stale marker from outside: nothing was handed over
     return {str(k): str(v) for k, v in data.items()}
+
+
+def _own_environ() -> dict[str, str]:
+    """ssw's environment as any process of the user's reads it: /proc/<pid>/environ."""
+    try:
+        raw = Path("/proc/self/environ").read_bytes()
+    except OSError:  # no /proc to read it from; on Windows hide_keys cleaned only os.environ
+        return {**os.environ, **(_held if sys.platform == "win32" else {})}
+    pairs = (entry.partition(b"=") for entry in raw.split(b"\0") if entry)
+    return {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, _, v in pairs}
+
+
+def secrets_in_reach(command_env: Mapping[str, str]) -> list[str]:
+    """The secret-looking variables an unconfined command can read: those in `command_env`, the
+    environment it is given, and those still in ssw's own (its parent's /proc shows it)."""
+    names = {name for name, value in command_env.items() if looks_secret(name, value)}
+    names |= {name for name, value in _own_environ().items() if looks_secret(name, value)}
+    return sorted(names)
+
+
+def secrets_notice(command_env: Mapping[str, str]) -> str:
+    """One line for the start of an unconfined run: which secret-looking variables its commands
+    can read, or that they can read none (and which ones were taken out of their way)."""
+    names = secrets_in_reach(command_env)
+    if names:
+        return f"secrets: the commands can read {', '.join(names)} (not taken out of their way)"
+    if not _held:
+        return "secrets: none can be read by the commands (no secret-looking variable is set)"
+    taken = ", ".join(sorted(_held))
+    return f"secrets: none can be read by the commands ({taken} taken out of every environment)"

@@ -1,0 +1,34 @@
+"""Text from a model, a command or a commit, made safe to print: a terminal acts on control
+characters (ESC sequences retitle it, clear it, move the cursor; CR and backspace overwrite what
+was shown), and bidi overrides make a line read differently from what it holds."""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but tab and newline, DEL, C1 controls (a terminal may take U+009B as CSI), the
+# bidi embeddings, overrides and isolates, and lone surrogates (no terminal encoding has them).
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE = re.compile(f"[{_CONTROLS}]")
+_UNSAFE_OR_LAYOUT = re.compile(f"[\t\n{_CONTROLS}]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def escape_controls(text: str, *, keep_newlines: bool = True) -> str:
+    """`text` with every control character shown as its escape, e.g. ESC as the four characters
+    `\\x1b`, CR as `\\r`, U+202E as `\\u202e`. With `keep_newlines`, newlines and tabs stay as
+    they are (a CR right before a newline is dropped: it moves nothing); without, they are
+    escaped too, for one-line text. Backslashes are left alone, so the result is for reading,
+    not for decoding back."""
+    if keep_newlines:
+        return _UNSAFE.sub(_escape, text.replace("\r\n", "\n"))
+    return _UNSAFE_OR_LAYOUT.sub(_escape, text)
