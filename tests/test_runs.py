@@ -22,10 +22,13 @@ from stepswitch.agent.workspace.runs import (
     unrecorded_commits,
 )
 from stepswitch.agent.workspace.worktree import (
+    Worktree,
     check_clean,
+    commit_all,
     create_worktree,
     exclude_ssw_folder,
     lock_path,
+    open_worktree,
     remove_worktree,
 )
 from stepswitch.errors import UsageError
@@ -88,6 +91,12 @@ class Runner:
             if stream is not None:
                 stream.close()
         self.proc.wait(timeout=30)
+
+
+def opened(repo: Path, run_id: str) -> Worktree:
+    worktree = open_worktree(repo, run_id)
+    assert worktree is not None
+    return worktree
 
 
 def ssw(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -220,7 +229,7 @@ def test_clean_keeps_a_branch_with_commits_on_no_other_branch_unless_forced(
 ):
     worktree = repo / ".ssw" / "worktrees" / killed
     (worktree / "calc" / "ops.py").write_text("def mean(values):\n    return 0\n")
-    git(worktree, "commit", "-qam", "Half a fix")
+    commit_all(opened(repo, killed), "Half a fix")
 
     kept = ssw(repo, "runs", "clean", killed)
     assert kept.returncode == 1
@@ -255,8 +264,7 @@ def test_a_merged_branch_of_a_finished_run_is_deleted_and_an_unmerged_one_kept(r
     for run_id in ("20261201-000000-merged", "20261201-000000-unmerg"):
         worktree = create_worktree(repo, run_id)
         (worktree.path / f"{run_id}.txt").write_text("the change\n")
-        git(worktree.path, "add", "-A")
-        git(worktree.path, "commit", "-qm", f"change {run_id}")
+        commit_all(worktree, f"change {run_id}")
         remove_worktree(worktree)
     git(repo, "merge", "-q", "--ff-only", "ssw/20261201-000000-merged")
 
@@ -270,7 +278,7 @@ def test_a_merged_branch_of_a_finished_run_is_deleted_and_an_unmerged_one_kept(r
 def test_a_squash_merged_change_counts_as_recorded(repo: Path):
     worktree = create_worktree(repo, "20261201-000000-squash")
     (worktree.path / "calc" / "ops.py").write_text("def mean(values):\n    return 1\n")
-    git(worktree.path, "commit", "-qam", "the change")
+    commit_all(worktree, "the change")
     remove_worktree(worktree)
     git(repo, "cherry-pick", "ssw/20261201-000000-squash")
 

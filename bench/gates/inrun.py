@@ -133,7 +133,7 @@ def main() -> int:
         env = clean_env()
         config = load_gates(root)
         tests = next(g for g in config.gates if isinstance(g, TestsGate))
-        suite = GateSuite(config, root, env)
+        suite = GateSuite(config, root, env, tree=worktree.git)
         check = suite.preflight()
         print(suite.interpreter_line(), "|", check.line(), flush=True)
         full_x = ["bash", "-c", tests.stage_command(None)]
@@ -151,7 +151,7 @@ def main() -> int:
         if rc != 0:
             raise SystemExit(f"the clean tree fails its gates:\n{out[-3000:]}")
         common.wait_quiet("the run's pre-flight")
-        repo_gates = RepoGates(config, root, env, worktree.base_commit)
+        repo_gates = RepoGates(config, root, env, worktree.base_commit, tree=worktree.git)
         repo_gates.preflight()  # as `ssw run` does: baseline, call map (kept), warm pytest
         for index, m in enumerate(mutations):
             common.wait_quiet(str(m["id"]))

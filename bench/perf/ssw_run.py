@@ -227,7 +227,7 @@ def main() -> None:
         home=home,
         sandbox=sandbox,
         registry=registry,
-        base_commit=worktree.base_commit,
+        tree=worktree.git,
         log_dir=None,
         preflight=False,
     )
@@ -238,6 +238,7 @@ def main() -> None:
         task=task.TASK,
         policy=policy,
         workspace=ws,
+        tree=worktree.git,
         ledger=ledger,
         folder=folder,
         ids=RunIds(run_id=run_id, task_id=run_id),

@@ -50,6 +50,7 @@ class FakeContestant:
     other_model   the provider says it served another model
     priced        like null, on a priced model, with sizeable usage (budgets)
     block         like null, but EDIT on `block_task` waits until `release` exists (300 s max)
+    git_attack    RUN runs `attack` (shell text) in its copy; no fix
     """
 
     name: str
@@ -57,6 +58,7 @@ class FakeContestant:
     model: str = "scripted-small"
     block_task: str = ""
     release: str = ""
+    attack: str = ""
 
     @property
     def kind(self) -> str:
@@ -116,6 +118,8 @@ class FakeProvider:
         if step is StepType.REVIEW:
             return self._reply(request, content=json.dumps({"verdict": "approve", "reasons": "."}))
         first = request.messages[-1].role == "user"
+        if step is StepType.RUN and first and self.c.behaviour == "git_attack":
+            return self._reply(request, calls=[("run", {"command": self.c.attack})])
         if step is StepType.EDIT and first and not self.edited:
             self.edited = True
             writes = self._writes()

@@ -4,8 +4,9 @@ import shutil
 
 import pytest
 
-from stepswitch.bench.grading_folder import export_commit, grade, lay_out, run_pytest
+from stepswitch.bench.grading_folder import grade, lay_out, run_pytest
 from stepswitch.bench.task import HIDDEN_FOLDER, load_task
+from stepswitch.util.git_checkouts import checkout_tree
 from tests.bench import FIXED, commit_all, write_task
 
 
@@ -82,7 +83,9 @@ def test_grade_of_the_committed_tree_ignores_uncommitted_edits(task, tmp_path):
     repo = agent_tree(task, tmp_path, {"calc.py": FIXED})
     commit_all(repo)
     (repo / "calc.py").write_text("def add(a, b):\n    return 0\n")
-    export_commit(repo, "HEAD", tmp_path / "exported")
+    tree = checkout_tree(repo)
+    assert tree is not None
+    tree.check_out("HEAD", tmp_path / "exported")
     verdict = grade(task, tmp_path / "exported", tmp_path)
     assert verdict.passed, verdict.output
     assert verdict.summary() == "1 passed"

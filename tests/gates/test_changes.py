@@ -7,6 +7,7 @@ import pytest
 from stepswitch.cli.gates import gates_command
 from stepswitch.errors import UsageError
 from stepswitch.gates.changes import changed_since, complete_changes
+from stepswitch.util.git_checkouts import checkout_tree
 from tests.gates import run_git, write_repo
 
 TONS = {
@@ -19,7 +20,10 @@ TONS = {
 def test_a_rename_reports_both_the_old_and_the_new_path(tmp_path: Path) -> None:
     write_repo(tmp_path, TONS, git=True)
     run_git(tmp_path, "mv", "boltons/mathutils.py", "boltons/mathtools.py")
-    assert changed_since(tmp_path, "HEAD") == ["boltons/mathtools.py", "boltons/mathutils.py"]
+    assert changed_since(checkout_tree(tmp_path), "HEAD") == [
+        "boltons/mathtools.py",
+        "boltons/mathutils.py",
+    ]
 
 
 def test_deleted_and_new_untracked_files_are_reported(tmp_path: Path) -> None:
@@ -28,7 +32,7 @@ def test_deleted_and_new_untracked_files_are_reported(tmp_path: Path) -> None:
     (tmp_path / "boltons" / "new.py").write_text("Y = 2\n")
     (tmp_path / "boltons" / "__pycache__").mkdir()
     (tmp_path / "boltons" / "__pycache__" / "new.cpython-311.pyc").write_bytes(b"")
-    assert changed_since(tmp_path, "HEAD") == ["boltons/new.py", "boltons/other.py"]
+    assert changed_since(checkout_tree(tmp_path), "HEAD") == ["boltons/new.py", "boltons/other.py"]
 
 
 def test_a_mangled_path_from_the_caller_is_dropped_and_the_real_ones_added(
@@ -37,7 +41,7 @@ def test_a_mangled_path_from_the_caller_is_dropped_and_the_real_ones_added(
     write_repo(tmp_path, TONS, git=True)
     run_git(tmp_path, "mv", "boltons/mathutils.py", "boltons/mathtools.py")
     given = ["boltons/mathtools.py", "tons/mathutils.py"]  # what a bad porcelain parse gives
-    assert complete_changes(tmp_path, given, "HEAD") == [
+    assert complete_changes(checkout_tree(tmp_path), given, "HEAD") == [
         "boltons/mathtools.py",
         "boltons/mathutils.py",
     ]
@@ -45,7 +49,9 @@ def test_a_mangled_path_from_the_caller_is_dropped_and_the_real_ones_added(
 
 def test_outside_git_the_given_list_is_kept(tmp_path: Path) -> None:
     write_repo(tmp_path, TONS)
-    assert complete_changes(tmp_path, ["boltons/other.py"], "HEAD") == ["boltons/other.py"]
+    assert complete_changes(checkout_tree(tmp_path), ["boltons/other.py"], "HEAD") == [
+        "boltons/other.py"
+    ]
 
 
 @pytest.mark.parametrize("path", ["../x.py", "boltons/../../x.py", "/etc/passwd"])

@@ -1,5 +1,5 @@
 """Inside a real run (`run_local`, the scripted provider): a gate that cannot run is refused before
-the first call, and what the `run` tool does to the gates' truth (rewrite a golden file, `git mv`
+the first call, and what the `run` tool does to the gates' truth (rewrite a golden file, move
 a protected one) fails the gates, naming the paths."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_a_golden_file_rewritten_and_a_protected_file_moved_by_the_run_tool_fail
         '[gates.reference]\nkind = "protected"\npaths = ["data/**"]\n'
     )
     configure(repo, gates, {"golden/mean.json": "2.0\n", "data/ref.csv": "a\n1\n"})
-    forge = "printf '1.5\\n' > golden/mean.json && git mv data/ref.csv ref.csv"
+    forge = "printf '1.5\\n' > golden/mean.json && mv data/ref.csv ref.csv"
     same = BUG_LINE + "  # unchanged"
     replies = [
         done("plan"),

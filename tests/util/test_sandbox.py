@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from stepswitch.agent.workspace.worktree import create_worktree
 from stepswitch.errors import UsageError
 from stepswitch.util import sandbox as sb
 from stepswitch.util.keys import looks_secret
@@ -69,8 +70,7 @@ def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     (repo / "notes.txt").write_text(CHECKOUT_CANARY)
     _git(repo, "add", "notes.txt")
     _git(repo, "commit", "-qm", "base")
-    worktree = repo / ".ssw" / "worktrees" / "t1"
-    _git(repo, "worktree", "add", "-q", "-b", "ssw/t1", str(worktree))
+    worktree = create_worktree(repo, "t1").path  # as a run makes it: no git metadata in it
     return {"root": tmp_path, "home": user_home, "repo": repo, "worktree": worktree}
 
 
@@ -114,6 +114,7 @@ print("ok")')"
 echo "PROBE pid1 $(cat /proc/1/comm)"
 echo made > made-in-worktree.txt
 echo "PROBE git $(git status --short 2>&1 | tr '\n' ' ')"
+echo "PROBE gitdir $(ls -a "$REPO/.git" 2>&1 | tr '\n' ' ')"
 """
 
 
@@ -130,7 +131,7 @@ from stepswitch.util.sandbox import choose_sandbox, child_env, policy_for_worktr
 sandbox = choose_sandbox({sandbox.name!r})
 repo, worktree = Path({str(layout["repo"])!r}), Path({str(layout["worktree"])!r})
 with sandbox_home() as home:
-    env = child_env(os.environ, home, extra_allowed=["USER_HOME", "OUTSIDE", "PY", "PORT"])
+    env = child_env(os.environ, home, extra_allowed=["USER_HOME", "OUTSIDE", "PY", "PORT", "REPO"])
     policy = policy_for_worktree(worktree, repo, home, env, network={network!r})
     argv = sandbox.argv(["bash", "-c", sys.argv[1]], policy, worktree)
     done = subprocess.run(argv, env=policy.env, cwd=worktree, capture_output=True, text=True,
@@ -139,6 +140,7 @@ print(done.stdout + done.stderr)
 """
     env = {k: v for k, v in os.environ.items() if not looks_secret(k, v)} | CANARIES
     env |= {"USER_HOME": str(layout["home"]), "OUTSIDE": str(layout["root"])}
+    env |= {"REPO": str(layout["repo"])}
     env |= {"PY": sys.executable, "PORT": str(port)}
     done = subprocess.run(
         [sys.executable, "-c", script, PROBES],
@@ -162,7 +164,7 @@ print(done.stdout + done.stderr)
 def test_no_canary_reaches_a_sandboxed_command_and_nothing_outside_the_worktree_changes(
     name: str, layout: dict[str, Path], listener: int
 ) -> None:
-    outside = (layout["worktree"], layout["repo"] / ".git" / "worktrees" / "t1")
+    outside = (layout["worktree"], layout["repo"] / ".ssw")
     before = _snapshot(layout["root"], outside)
     seen = _probe(name, layout, listener)
     for value in [*CANARIES.values(), HOME_CANARY, CHECKOUT_CANARY]:
@@ -174,7 +176,8 @@ def test_no_canary_reaches_a_sandboxed_command_and_nothing_outside_the_worktree_
     assert "CONNECTED" not in seen["net"]
     assert seen["loopback"] == "ok"  # a test suite's own local servers still work
     assert seen["pid1"] != "systemd" and "init" not in seen["pid1"]
-    assert "?? made-in-worktree.txt" in seen["git"]  # git works in the linked worktree
+    assert "not a git repository" in seen["git"]  # nothing of git's in the worktree
+    assert "No such file or directory" in seen["gitdir"]  # the repository's git folder: hidden
     assert (layout["worktree"] / "made-in-worktree.txt").read_text() == "made\n"
     assert _snapshot(layout["root"], outside) == before
 
@@ -339,13 +342,12 @@ def test_writable_folder_must_exist(tmp_path: Path) -> None:
         mount_plan(SandboxPolicy(writable=(tmp_path / "gone",)))
 
 
-def test_policy_for_worktree_shows_git_and_hides_home_and_checkout(
+def test_policy_for_worktree_shows_nothing_of_git_and_hides_home_and_checkout(
     layout: dict[str, Path],
 ) -> None:
     with sandbox_home() as home:
         policy = policy_for_worktree(layout["worktree"], layout["repo"], home, {})
-    admin = (layout["repo"] / ".git" / "worktrees" / "t1").resolve()
-    assert admin in policy.writable and layout["worktree"] in policy.writable
-    assert (layout["repo"] / ".git").resolve() in policy.read_only
+    assert policy.writable == (layout["worktree"], home)
+    assert not [p for p in policy.read_only if p.is_relative_to(layout["repo"])]
     assert set(policy.hidden) == {layout["home"], layout["repo"]}
     assert json.dumps(dict(policy.env)) == "{}"

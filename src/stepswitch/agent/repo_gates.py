@@ -11,6 +11,7 @@ from stepswitch.gates.bytecode import drop_bytecode
 from stepswitch.gates.config import GateConfig
 from stepswitch.gates.preflight import Baseline, preflight_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
+from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement
 
 
@@ -26,10 +27,13 @@ class RepoGates:
         base_commit: str,
         log_dir: Path | None = None,
         confinement: Confinement | None = None,
+        tree: TreeGit | None = None,  # the run's work tree, its git named outright
     ) -> None:
         self.config = config
         self.base_commit = base_commit
-        self._suite = GateSuite(config, root, dict(env), log_dir, confinement=confinement)
+        self._suite = GateSuite(
+            config, root, dict(env), log_dir, confinement=confinement, tree=tree
+        )
         self.baseline: Baseline | None = None  # set by preflight
 
     @property

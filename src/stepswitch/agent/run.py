@@ -24,7 +24,6 @@ from stepswitch.agent.workspace.worktree import (
     Worktree,
     changed_paths,
     commit_all,
-    describe_checkout,
     diff_stats,
     diff_text,
 )
@@ -35,6 +34,9 @@ from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import ChangedFile, RunIds, RunRecord
 from stepswitch.records.steps import Finish, GateRecord
 from stepswitch.registry.presets import Price, ProviderSpec, load_registry
+from stepswitch.util.git_checkouts import checkout_tree
+from stepswitch.util.git_objects import EMPTY_TREE
+from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.wire.types import ToolCall
 
@@ -72,12 +74,16 @@ def run_task(
     repo_root: Path | None = None,  # paths in the record are relative to it
     allow_dirty: bool = False,
     baseline_gates: Sequence[Mapping[str, object]] = (),  # the gates before any edit (pre-flight)
+    tree: TreeGit | None = None,  # the work tree's git, named outright; None: the checkout's own
 ) -> RunRecord:
     if not task.strip():
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
     models = worker_models(policy, registry if registry is not None else load_registry())
-    base_commit, branch = describe_checkout(workspace.root)
-    worktree = Worktree(repo_root or workspace.root, workspace.root, branch, base_commit)
+    tree = tree or checkout_tree(workspace.root)
+    if tree is None or tree.prefix or tree.base_commit == EMPTY_TREE:
+        raise UsageError(f"{workspace.root} is not the top of a git checkout with a commit")
+    base_commit, branch = tree.base_commit, tree.branch.removeprefix("refs/heads/")
+    worktree = Worktree(repo_root or workspace.root, workspace.root, branch, base_commit, tree)
     events = Events(ids.run_id, [RecordWriter(folder), *sinks])
     began = time.monotonic()
     record = RunRecord(
@@ -149,8 +155,7 @@ def run_task(
     trailer = f"\n\nSsw-Run: {ids.run_id}" + ("\nSsw-Model: scripted" if record.scripted else "")
     record.commit = commit_all(worktree, message.rstrip() + trailer)
     record.changed_files = [
-        ChangedFile(path=p, added=a, deleted=d)
-        for p, a, d in diff_stats(workspace.root, base_commit)
+        ChangedFile(path=p, added=a, deleted=d) for p, a, d in diff_stats(tree, record.commit)
     ]
     record.totals = session.totals
     record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,6 +1,6 @@
 """Grading: a fresh folder outside the agent's worktree, the hidden tests copied in, one pytest run.
 
-`lay_out` copies a run's tree (`export_commit` gives the committed one), puts back the start's
+`lay_out` copies a run's tree (TreeGit.check_out gives the committed one), puts back the start's
 test files and pytest configuration, removes what could stand in for the test runner, and copies
 the hidden tests to `.ssw_hidden/`. `run_pytest` runs a command there inside the sandbox the bench
 chose (util/sandbox.py: the grading folder and a scratch HOME writable, the interpreters and the
@@ -20,7 +20,6 @@ import select
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -152,22 +151,6 @@ class TestVerdict:
 def copy_tree(source: Path, dest: Path) -> None:
     """Copy a project's files, without its git folder."""
     shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-
-
-def export_commit(repo: Path, commit: str, dest: Path) -> None:
-    """The files of `commit` in `repo`, as committed (nothing uncommitted), into `dest`."""
-    dest.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryFile() as archive:
-        subprocess.run(
-            ["git", "archive", "--format=tar", commit],
-            cwd=repo,
-            stdout=archive,
-            stderr=subprocess.PIPE,
-            check=True,
-        )
-        archive.seek(0)
-        with tarfile.open(fileobj=archive) as tar:
-            tar.extractall(dest, filter="data")
 
 
 def is_test_file(rel: Path) -> bool:
@@ -500,7 +483,7 @@ def parse_junit(data: bytes, exit_status: int, duration_s: float, output: str) -
 
 
 def grade(task: Task, tree: Path, scratch: Path, sandbox: Sandbox | None = None) -> TestVerdict:
-    """The hidden tests' verdict on a run's tree (`export_commit` gives the committed one),
+    """The hidden tests' verdict on a run's tree (TreeGit.check_out gives the committed one),
     run inside `sandbox` (a bench passes the one its agent ran in; None: unconfined)."""
     folder = Path(tempfile.mkdtemp(prefix="grading-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +26,7 @@ from stepswitch.bench.contestants import LABELS, Contestant
 from stepswitch.bench.task import Task
 from stepswitch.errors import UsageError
 from stepswitch.registry.presets import Price, ProviderSpec
+from stepswitch.util.git import run_git
 
 SCHEMA_VERSION = 1
 RUN_FILE = "run.json"
@@ -97,22 +97,22 @@ class BenchRecord(_Record):
         }
 
 
-def _out(*argv: str, cwd: Path | None = None) -> str | None:
-    try:
-        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
 def source_commit() -> tuple[str | None, bool | None]:
     """The commit of the repository ssw runs from, and whether its tree had changes."""
     here = Path(__file__).resolve().parent
-    commit = _out("git", "rev-parse", "HEAD", cwd=here)
+    commit = _git_out(here, "rev-parse", "HEAD")
     if commit is None:
         return None, None
-    status = _out("git", "status", "--porcelain", "--untracked-files=no", cwd=here)
+    status = _git_out(here, "status", "--porcelain", "--untracked-files=no")
     return commit, bool(status) if status is not None else None
+
+
+def _git_out(cwd: Path, *args: str) -> str | None:
+    try:
+        done = run_git(cwd, *args, user_config=True)
+    except UsageError:
+        return None
+    return done.out.strip() if done.status == 0 else None
 
 
 def versions() -> dict[str, str]:
@@ -122,7 +122,7 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "pydantic": pydantic.VERSION,
-        "git": (_out("git", "--version") or "?").removeprefix("git version "),
+        "git": (_git_out(Path.cwd(), "--version") or "?").removeprefix("git version "),
     }
     try:
         import pytest

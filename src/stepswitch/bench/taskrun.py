@@ -33,7 +33,7 @@ from stepswitch.agent.workspace.setup import set_up_workspace
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.gitops import change_patch, commit_base
-from stepswitch.bench.grading_folder import TestVerdict, copy_tree, export_commit, grade
+from stepswitch.bench.grading_folder import TestVerdict, copy_tree, grade
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.readback import (
     SCRATCH_PREFIX,
@@ -52,6 +52,7 @@ from stepswitch.records.folder import LoadedRun, RunFolder
 from stepswitch.records.run import RunIds, RunRecord
 from stepswitch.records.steps import GateVerdicts
 from stepswitch.registry.presets import load_registry
+from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Sandbox, choose_sandbox
 
 
@@ -180,7 +181,7 @@ def _from_record(row: ResultRow, record: RunRecord, loaded: LoadedRun | None) ->
 def _grade_into(
     row: ResultRow,
     task: Task,
-    checkout: Path,
+    checkout: TreeGit,
     commit: str,
     scratch: Path,
     record_dir: Path,
@@ -192,7 +193,7 @@ def _grade_into(
     verdict: TestVerdict | None = None
     try:
         tree = scratch / "graded"
-        export_commit(checkout, commit, tree)
+        checkout.check_out(commit, tree)  # read from the git folder the contestant never saw
         (scratch / "grading").mkdir()
         verdict = grade(task, tree, scratch / "grading", sandbox=sandbox)
     except Exception as exc:  # a crash is data: counted, never dropped
@@ -232,7 +233,8 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     checkout = scratch / "repo"
     copy_tree(task.repo, checkout)
     _write_task_gates(task, checkout)
-    base = commit_base(checkout)
+    copy = commit_base(checkout, scratch / "git")  # beside the copy: out of the sandbox's view
+    base = copy.base_commit
     policy = contestant.load_policy()
     registry = load_registry()
     home = scratch / "home"
@@ -249,7 +251,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
             home=home,
             sandbox=sandbox,
             registry=registry,
-            base_commit=base,
+            tree=copy,
             log_dir=folder.logs,
             network=ctx.network,
         )
@@ -260,6 +262,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
             task=task.instruction,
             policy=policy,
             workspace=run_ws.workspace,
+            tree=copy,
             ledger=ledger,
             folder=folder,
             ids=RunIds(
@@ -289,12 +292,12 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     _from_record(row, record, loaded)
     if record.commit:
         (record_dir / "change.patch").write_text(
-            change_patch(checkout, base, record.commit), encoding="utf-8", errors="surrogateescape"
+            change_patch(copy, base, record.commit), encoding="utf-8", errors="surrogateescape"
         )
     if interrupted:
         row.reason = f"interrupted: {record.reason}; kept as a failure, not run again"
     elif record.commit and row.outcome != "harness_error":
-        _grade_into(row, task, checkout, record.commit, scratch, record_dir, sandbox)
+        _grade_into(row, task, copy, record.commit, scratch, record_dir, sandbox)
     gates = sum(g.duration_s for e in (loaded.of(GateVerdicts) if loaded else []) for g in e.gates)
     row.timings = {
         "setup_s": set_up - began,  # the copy, its base commit, the contestant's providers

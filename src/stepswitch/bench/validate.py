@@ -19,8 +19,6 @@ and per task its folder's sha256, its checks and its verdict.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,8 +37,8 @@ from stepswitch.bench.grading_folder import (
 from stepswitch.bench.task import HIDDEN_FOLDER, Task
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
+from stepswitch.util.git import GitResult, run_git
 
-GIT_TIMEOUT_S = 60.0
 REFERENCE_RUNS = 2
 
 
@@ -82,23 +80,9 @@ class TaskValidation:
         return self.problem is None
 
 
-def _git(folder: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(home),
-        "LANG": "C.UTF-8",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    ident = ["-c", "user.name=ssw", "-c", "user.email=ssw@localhost", "-c", "commit.gpgsign=false"]
-    return subprocess.run(
-        ["git", *ident, *args],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=GIT_TIMEOUT_S,
-        check=False,
-    )
+def _git(folder: Path, home: Path, *args: str) -> GitResult:
+    ident = ["-c", "user.name=ssw", "-c", "user.email=ssw@localhost"]
+    return run_git(folder, *ident, *args, env={"HOME": str(home)})
 
 
 def _first_line(text: str) -> str:
@@ -119,15 +103,13 @@ def _apply_reference(task: Task, tree: Path, home: Path, found: _Found) -> None:
     copy_tree(task.repo, tree)
     for args in (("init", "-q"), ("add", "-A"), ("commit", "-qm", "start")):
         done = _git(tree, home, *args)
-        if done.returncode != 0:
-            raise RuntimeError(f"git {args[0]}: {_first_line(done.stderr)}")
+        if done.status != 0:
+            raise RuntimeError(f"git {args[0]}: {_first_line(done.err)}")
     for patch in task.patches:
         done = _git(tree, home, "apply", "--whitespace=nowarn", str(patch.resolve()))
-        if done.returncode != 0:
+        if done.status != 0:
             rel = patch.relative_to(task.folder).as_posix()
-            raise found.fail(
-                "reference_applies", f"{rel} does not apply: {_first_line(done.stderr)}"
-            )
+            raise found.fail("reference_applies", f"{rel} does not apply: {_first_line(done.err)}")
     shown = ", ".join(p.relative_to(task.folder).as_posix() for p in task.patches)
     found.ok("reference_applies", f"git apply: {shown}")
 

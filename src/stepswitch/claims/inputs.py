@@ -7,12 +7,12 @@ import csv
 import hashlib
 import io
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from stepswitch.errors import UsageError
+from stepswitch.util.git import run_git
 
 # Caches and build output inside an evidence folder say nothing about the evidence.
 SKIPPED = frozenset(
@@ -45,15 +45,16 @@ def _git_files(folder: Path) -> set[Path] | None:
     """The files below `folder` that git would commit (tracked, or untracked and not ignored);
     None outside a git checkout. A file git ignores (a run's ledger) is never evidence."""
     try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
-            cwd=folder,
-            capture_output=True,
-            check=True,
+        done = run_git(
+            folder,
+            *("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."),
+            user_config=True,
         )
-    except (OSError, subprocess.CalledProcessError):
+    except UsageError:
         return None
-    return {folder / name for name in done.stdout.decode().split("\0") if name}
+    if done.status != 0:
+        return None
+    return {folder / name for name in done.out.split("\0") if name}
 
 
 def tree_files(folder: Path) -> list[Path]:

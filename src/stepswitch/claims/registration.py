@@ -5,7 +5,6 @@ the registration, or was made for another claim, is refused for the claim."""
 from __future__ import annotations
 
 import functools
-import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,13 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from stepswitch.claims.inputs import Inputs
 from stepswitch.claims.model import Claim, ClaimId
 from stepswitch.errors import ConfigError, UsageError
+from stepswitch.util.git import run_git
 
 REGISTRATIONS_FILE = "claims/registrations.yaml"
 HEADER = (
     "# Written by `ssw claims register ID`: the claim's text hash, the commit and the time it was\n"
     "# registered, before any run it depends on. ssw prove refuses evidence that started earlier.\n"
 )
-GIT_TIMEOUT_S = 30.0
 
 
 class Registration(BaseModel):
@@ -80,16 +79,10 @@ def write_registrations(root: Path, registrations: dict[str, Registration]) -> N
 def _git(root: Path, *args: str) -> str | None:
     """git's stdout, or None when git cannot answer (no git, not a repository, unknown object)."""
     try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        done = run_git(root, *args, user_config=True)
+    except UsageError:
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return done.out.strip() if done.status == 0 else None
 
 
 def head_commit(root: Path) -> str:

@@ -29,7 +29,7 @@ from stepswitch.agent.workspace.worktree import (
     exclude_ssw_folder,
     remove_worktree,
 )
-from stepswitch.cli.render import TerminalPrinter
+from stepswitch.cli.render import TerminalPrinter, escaped
 from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.scripted import load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
@@ -38,8 +38,8 @@ from stepswitch.policy.model import load_policy, with_overrides
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import RunIds, RunRecord
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, load_registry
-from stepswitch.util.keys import held_keys
-from stepswitch.util.sandbox import NONE_NOTICE, choose_sandbox, sandbox_home
+from stepswitch.util.keys import held_keys, secrets_notice
+from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox, sandbox_home
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,7 @@ def run_local(
     run_id = new_run_id()
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
     printer = TerminalPrinter(print_line)
+    show = escaped(print_line)  # notices name files of the repository, which may hold controls
     with ExitStack() as cleanup, sigterm_interrupts():  # undone in reverse
         exclude_ssw_folder(repo)  # before the ledger or anything else lands in .ssw/
         base_urls: dict[str, str] = {}
@@ -149,7 +150,7 @@ def run_local(
             dirty_notice(repo, dirty) if dirty else None,
         ):
             if notice:
-                print_line(notice)
+                show(notice)
         providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
         cleanup.callback(providers.close)
         home = cleanup.enter_context(sandbox_home())
@@ -157,13 +158,15 @@ def run_local(
         cleanup.callback(remove_worktree, worktree)
         if not sandbox.confines:
             print_line(NONE_NOTICE)
+            # The commands' environment, as set_up_workspace makes it: which secrets they can read.
+            show(secrets_notice(child_env(os.environ, home)))
         run_ws = set_up_workspace(
             worktree.path,
             repo=repo,
             home=home,
             sandbox=sandbox,
             registry=registry,
-            base_commit=worktree.base_commit,
+            tree=worktree.git,
             log_dir=folder.logs,
             network=options.network,
         )
@@ -176,6 +179,7 @@ def run_local(
             task=options.task,
             policy=policy,
             workspace=run_ws.workspace,
+            tree=worktree.git,
             ledger=ledger,
             folder=folder,
             ids=RunIds(run_id=run_id, task_id=run_id),

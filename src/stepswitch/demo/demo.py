@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from stepswitch.errors import UsageError
+from stepswitch.util.git import git_out
 
 HERE = Path(__file__).parent
 POLICY = HERE / "policy.toml"
@@ -23,12 +22,11 @@ def prepare_sample(target: Path) -> Path:
         raise UsageError(f"{target} is not empty; pick a new folder for the demo")
     shutil.copytree(HERE / "sample", target, dirs_exist_ok=True)
     env = {
-        **os.environ,
         "GIT_AUTHOR_NAME": "demo",
         "GIT_AUTHOR_EMAIL": "demo@localhost",
         "GIT_COMMITTER_NAME": "demo",
         "GIT_COMMITTER_EMAIL": "demo@localhost",
     }
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "sample"]):
-        subprocess.run(["git", *args], cwd=target, env=env, check=True, capture_output=True)
+        git_out(target, *args, env=env)
     return target

@@ -21,10 +21,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from stepswitch.errors import UsageError
-from stepswitch.util.git import run_git
+from stepswitch.util.git_tree import TreeGit
 
 CALL_MAP_FILE = "call-map.json"
-GIT_TIMEOUT_S = 60.0
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 
 
@@ -138,33 +137,17 @@ class CallMap:
         return rootdir / name if recorded == root else None
 
 
-def changed_lines(
-    root: Path, commit: str, env: Mapping[str, str] | None = None
-) -> dict[str, list[int]] | None:
+def changed_lines(tree: TreeGit | None, commit: str) -> dict[str, list[int]] | None:
     """For each file that differs from `commit` (its name at `commit`), the base commit's lines
     the change replaced or removed; a pure insertion gives no line but keeps the file in the
     result with what surrounds it, so it is never "fully covered". None when git cannot say."""
+    if tree is None:
+        return None
     try:
-        done = run_git(
-            root,
-            "diff",
-            "-U0",
-            "--no-color",
-            "--no-ext-diff",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            "-M",
-            "--relative",
-            commit,
-            "--",
-            env=env,
-            timeout=GIT_TIMEOUT_S,
-        )
+        text = tree.diff("-U0", "--src-prefix=a/", "--dst-prefix=b/", "-M", base=commit)
     except UsageError:
         return None
-    if done.status != 0:
-        return None
-    return parse_unified_zero(done.out)
+    return parse_unified_zero(text)
 
 
 INSERTED = -1  # stands in a file's list for "lines were inserted here": never in a map

@@ -11,9 +11,9 @@ nothing impacted it goes straight to the full suite.
 
 Every gate is a subprocess in the workspace with a timeout and an environment without API keys
 (`runner.run_gate`), run by the interpreter `gates.interpreter` chooses with the worktree's own
-source first on PYTHONPATH; a gate command that cannot start, times out or reads a malformed file
-is a failing verdict with the reason. An exception in this code (a bug of ours) is a HarnessError,
-never a verdict a model would be paid to fix.
+source first on sys.path (after start-up: ADR 0019); a gate command that cannot start, times out
+or reads a malformed file is a failing verdict with the reason. An exception in this code (a bug
+of ours) is a HarnessError, never a verdict a model would be paid to fix.
 
 The impacted stages run the project's own pytest collection with the `ssw_select` plugin
 (stepswitch/gates/ssw_pytest/), which leaves the other test modules out and orders the items, so
@@ -80,6 +80,7 @@ from stepswitch.gates.runner import (
 )
 from stepswitch.gates.tree_diff import TreeView
 from stepswitch.gates.warm import WarmPytest, pytest_args
+from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement
 
 # The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
@@ -221,11 +222,12 @@ def _safe_name(name: str) -> str:
 class GateSuite:
     """The gates of one repository, run against one workspace after each edit.
 
-    `env` is the environment without secrets; the gates run with `gate_env`, which adds the
-    worktree's source first on PYTHONPATH and activates `interpreter` (found by
-    `gates.interpreter.find_interpreter` unless given). Measured test durations are kept in
-    `state_dir` (default: <checkout>/.ssw/cache when <checkout>/.ssw exists) to order later runs.
-    The repository's git folder is found here, before any edit (`gates.base`): golden values,
+    `env` is the environment without secrets; the gates run with `gate_env`, which puts the
+    worktree's source first on sys.path once Python has started, and activates `interpreter`
+    (found by `gates.interpreter.find_interpreter` unless given). Measured test durations are kept
+    in `state_dir` (default: <checkout>/.ssw/cache when <checkout>/.ssw exists) to order later runs.
+    The repository's git folder is named by `tree` (a run's) or found here, before any edit
+    (`gates.base`): golden values,
     protected constants and the files the gates' truth lives in are read from the base commit
     through it, never from the worktree. In a folder outside any repository they cannot be: the
     golden files are read from the folder and the truth check is left out (`ssw gates` only).
@@ -241,6 +243,7 @@ class GateSuite:
         interpreter: Interpreter | None = None,
         state_dir: Path | None = None,
         confinement: Confinement | None = None,  # the run's sandbox, for every gate command
+        tree: TreeGit | None = None,  # a run's work tree; else the checkout holding root
     ) -> None:
         self.config = config
         self.confinement = confinement
@@ -254,7 +257,8 @@ class GateSuite:
         self.state_dir = state_dir if state_dir is not None else (ssw / "cache")
         self._persist = state_dir is not None or ssw.is_dir()
         self._durations: dict[str, float] = self._load_durations()
-        self.base = BaseTree.find(root, env)
+        self.base = BaseTree(tree) if tree is not None else BaseTree.find(root)
+        self.tree = self.base.tree if self.base is not None else None
         self.truth_patterns = protected_patterns(config)
         self._call_map: CallMap | None = None
         self._warm: WarmPytest | None = None
@@ -353,13 +357,15 @@ class GateSuite:
             # One gate run's stages only: nothing a test did in it reaches the next run.
             warm, self._warm = self._warm, None
             if warm is not None:
+                if warm.why.startswith("is not used"):  # refused at start-up: it would again
+                    self._warm_off = warm.why
                 warm.close()
             if self.keep_warm:
                 self.warm_up()
 
     def _run(self, progress: _Progress, changed: list[str] | None, base_commit: str) -> SuiteResult:
         if changed is not None:
-            changed = complete_changes(self.root, changed, base_commit, self.env)
+            changed = complete_changes(self.tree, changed, base_commit)
         skipped: list[str] = []
         not_run: list[str] = []
         # First, the files the gates' truth lives in; a passing check adds no verdict.
@@ -637,7 +643,7 @@ class GateSuite:
         except BaseUnreadable:
             return [], False
         found = self.call_map(commit)
-        lines = changed_lines(self.root, commit, self.env) if found is not None else None
+        lines = changed_lines(self.tree, commit) if found is not None else None
         if found is None or lines is None:
             return [], False
         tests, complete = found.covering(lines)

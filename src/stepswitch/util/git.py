@@ -1,9 +1,13 @@
-"""git through its command line, for the checkout and worktree commands a run makes.
+"""git by its command line: the one git runner of the whole program.
 
-One subprocess per command, no library in between: a run's few git reads (base commit, status,
-diff, commit) cost a fork each and nothing at import (docs/decisions/0018-git-command-line.md).
-Output is decoded as UTF-8 with surrogate escapes (paths need not be UTF-8) and loses one
-trailing newline, as git's porcelain would be read by a shell."""
+One subprocess per command, no library in between (docs/decisions/0018-start-up-costs.md).
+Every command runs with git's ways of starting another program switched off (fsmonitor, hooks,
+credential helpers, transports, signing, automatic gc), with no GIT_* variable of the caller's
+and, unless the caller says the repository is the user's own checkout read before any agent ran,
+without system or global configuration (docs/decisions/0020-git-outside-the-agents-reach.md).
+Output is bytes in `GitResult`; `.out` decodes it as UTF-8 with surrogate escapes (paths need
+not be UTF-8) and loses one trailing newline, as git's porcelain would be read by a shell.
+"""
 
 from __future__ import annotations
 
@@ -19,12 +23,38 @@ from stepswitch.errors import UsageError
 
 GIT_TIMEOUT_S = 120.0  # a hung git (a stale lock, a slow filesystem) ends the command, not the run
 
+# Each names a way git could start a program or redirect a write; all of them off, whatever any
+# configuration file says (command-line configuration wins over every file).
+HARDENING = (
+    *("-c", "core.fsmonitor=false"),
+    *("-c", "core.hooksPath=/dev/null"),  # every hook, not only those --no-verify skips
+    *("-c", "core.untrackedCache=false"),
+    *("-c", "core.sshCommand=false"),
+    *("-c", "credential.helper="),
+    *("-c", "protocol.allow=never"),
+    *("-c", "commit.gpgSign=false"),
+    *("-c", "gc.auto=0"),
+    *("-c", "maintenance.auto=false"),
+    *("-c", "submodule.recurse=false"),
+    *("-c", "core.pager=cat"),
+)
+# The caller's environment passes only these; no GIT_DIR, GIT_CONFIG_*, GIT_EXEC_PATH, ....
+_PASSED = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "XDG_CONFIG_HOME")
+
 
 @dataclass(frozen=True)
 class GitResult:
     status: int
-    out: str
-    err: str
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def out(self) -> str:
+        return _text(self.stdout)
+
+    @property
+    def err(self) -> str:
+        return _text(self.stderr).strip()
 
 
 def _text(data: bytes) -> str:
@@ -43,31 +73,74 @@ def _command_name(args: tuple[str, ...]) -> str:
     return ""
 
 
+def git_env(env: Mapping[str, str] | None = None, *, user_config: bool = False) -> dict[str, str]:
+    """The environment a git command gets: a few of `env`'s (default os.environ) names, the
+    extra GIT_* names `env` sets on purpose dropped unless they are ssw's own (identity, index),
+    replacement objects off, no prompt; system and global configuration off unless
+    `user_config` (the user's checkout, read before any agent ran)."""
+    source = os.environ if env is None else env
+    out = {name: source[name] for name in _PASSED if name in source}
+    out.setdefault("PATH", os.defpath)
+    for name in (
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE",
+    ):
+        if env is not None and name in env:  # only what a caller set for this command
+            out[name] = env[name]
+    out.update(
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_OPTIONAL_LOCKS="0",  # a look never rewrites an index
+        GIT_ATTR_NOSYSTEM="1",
+    )
+    if not user_config:
+        out.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    return out
+
+
 def run_git(
     cwd: Path,
     *args: str,
     env: Mapping[str, str] | None = None,
     timeout: float = GIT_TIMEOUT_S,
+    input: bytes | None = None,
+    git_dir: Path | None = None,
+    work_tree: Path | None = None,
+    index: Path | None = None,
+    user_config: bool = False,
 ) -> GitResult:
-    """`git ARGS` in `cwd`; its status and output, whatever the status. A git that cannot start
-    or does not finish in `timeout` (its process group is killed then) is a UsageError naming
-    the command."""
+    """`git ARGS` in `cwd`; its status and output, whatever the status. `git_dir`, `work_tree`
+    and `index` name the repository outright (git then reads no `.git` file or folder in
+    `cwd`). A git that cannot start or does not finish in `timeout` (its process group is killed
+    then) is a UsageError naming the command."""
     if not cwd.is_dir():
         raise UsageError(f"{cwd} is not a folder")
+    full_env = git_env(env, user_config=user_config)
+    if git_dir is not None:
+        full_env["GIT_DIR"] = str(git_dir)
+        # Without a work tree git must not guess one from cwd; with one it must take this one.
+        full_env["GIT_WORK_TREE"] = str(work_tree) if work_tree is not None else str(cwd)
+    if index is not None:
+        full_env["GIT_INDEX_FILE"] = str(index)
+    argv = ["git", *HARDENING, *args]
     try:
         proc = subprocess.Popen(
-            ["git", *args],
+            argv,
             cwd=cwd,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL,
+            env=full_env,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            start_new_session=True,  # a hook it starts dies with it; Ctrl-C does not cut it short
+            start_new_session=True,  # no terminal; what it starts dies with it
         )
     except FileNotFoundError as exc:
         raise UsageError("git is not installed or not on PATH") from exc
     try:
-        out, err = proc.communicate(timeout=timeout)
+        out, err = proc.communicate(input=input, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -75,12 +148,80 @@ def run_git(
         raise UsageError(
             f"{cwd}: git {_command_name(args)} did not finish in {timeout:g} s"
         ) from exc
-    return GitResult(proc.returncode, _text(out), _text(err).strip())
+    return GitResult(proc.returncode, out, err)
 
 
-def git_out(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
+def git_out(
+    cwd: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    git_dir: Path | None = None,
+    work_tree: Path | None = None,
+    index: Path | None = None,
+    input: bytes | None = None,
+    user_config: bool = False,
+) -> str:
     """`git ARGS` in `cwd`; its output, or a UsageError with git's complaint."""
-    done = run_git(cwd, *args, env=env)
+    done = run_git(
+        cwd,
+        *args,
+        env=env,
+        git_dir=git_dir,
+        work_tree=work_tree,
+        index=index,
+        input=input,
+        user_config=user_config,
+    )
     if done.status != 0:
         raise UsageError(f"{cwd}: git {_command_name(args)} failed: {done.err}")
     return done.out
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A checkout as git itself found it, read once before any agent ran; every later command
+    names these folders instead of letting git look for them again."""
+
+    top: Path  # the checkout's top folder
+    git_dir: Path  # its own git folder (HEAD, index): the common one unless a linked worktree
+    common_dir: Path  # objects, refs, config
+    head: str | None  # the commit it is on, None before the first commit
+    branch: str | None  # None when detached
+    excludes_file: str | None  # core.excludesFile as the user's configuration names it
+
+
+def discover(path: Path) -> Checkout | None:
+    """The checkout holding `path` (with the user's configuration: this is the user's own
+    checkout, before a run); None when `path` is in none."""
+    done = run_git(
+        path,
+        *("rev-parse", "--path-format=absolute", "--show-toplevel"),
+        *("--absolute-git-dir", "--git-common-dir"),
+        user_config=True,
+    )
+    lines = done.out.splitlines()
+    if done.status != 0 or len(lines) < 3:
+        return None
+    top, git_dir, common = (Path(line) for line in lines[:3])
+    head = run_git(
+        top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", git_dir=git_dir, work_tree=top
+    )
+    branch = run_git(
+        top, "symbolic-ref", "--short", "--quiet", "HEAD", git_dir=git_dir, work_tree=top
+    )
+    excludes = run_git(
+        top, "config", "--path", "--get", "core.excludesFile", git_dir=git_dir, user_config=True
+    )
+    default_excludes = Path(
+        os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config", "git", "ignore"
+    )
+    return Checkout(
+        top=top,
+        git_dir=git_dir,
+        common_dir=common,
+        head=head.out.strip() if head.status == 0 else None,
+        branch=branch.out.strip() if branch.status == 0 and branch.out.strip() else None,
+        excludes_file=excludes.out.strip()
+        if excludes.status == 0 and excludes.out.strip()
+        else (str(default_excludes) if default_excludes.is_file() else None),
+    )

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from stepswitch.errors import UsageError
-from stepswitch.util.keys import looks_secret
+from stepswitch.util.secrets import looks_secret
 
 BACKENDS = ("bwrap", "unshare", "none")
 NONE_NOTICE = (
@@ -289,7 +289,14 @@ def _working(name: str) -> Sandbox:
         policy = SandboxPolicy(writable=(home,), env=child_env({}, home))
         argv = sandbox.argv(["true"], policy, home)
         try:
-            done = subprocess.run(argv, env=policy.env, capture_output=True, timeout=60)
+            done = subprocess.run(
+                argv,
+                env=policy.env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=60,
+                start_new_session=True,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             why = f"--sandbox {name} cannot start here: {exc}; or --sandbox none"
             raise UsageError(why) from exc
@@ -366,18 +373,6 @@ def _interpreter_prefixes(venv: Path) -> list[Path]:
     return found
 
 
-def git_admin_dir(worktree: Path) -> Path | None:
-    """<repo>/.git/worktrees/<id> for a linked worktree (its .git is a file naming it)."""
-    dot_git = worktree / ".git"
-    if not dot_git.is_file():
-        return None
-    text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
-    if not text.startswith("gitdir:"):
-        return None
-    admin = Path(text.removeprefix("gitdir:").strip())
-    return (admin if admin.is_absolute() else worktree / admin).resolve()
-
-
 def policy_for_worktree(
     worktree: Path,
     repo: Path,
@@ -387,15 +382,11 @@ def policy_for_worktree(
     network: bool = False,
     read_only: Iterable[Path] = (),
 ) -> SandboxPolicy:
-    """The standard policy for a run: the worktree and its git admin folder writable, the
-    repository's .git (objects, refs) and interpreters read-only, the user's home and the
-    repository checkout hidden."""
+    """The standard policy for a run: the worktree writable, the interpreters read-only, the
+    user's home and the repository checkout hidden, its git folder included: the worktree holds
+    no git metadata, and nothing of git's is shown (docs/decisions/0020-*)."""
     writable = [worktree, home]
-    admin = git_admin_dir(worktree)
     shown = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), *read_only]
-    if admin is not None:
-        writable.append(admin)
-        shown.append(admin.parent.parent)  # the common .git: git reads objects and refs there
     for venv in (repo / ".venv", repo / "venv", worktree / ".venv"):
         if venv.is_dir():
             shown += _interpreter_prefixes(venv)

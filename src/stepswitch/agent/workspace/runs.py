@@ -16,9 +16,11 @@ from typing import Any
 
 from stepswitch.agent.workspace.worktree import (
     SSW_FOLDER,
+    changed_paths,
     lock_path,
+    open_worktree,
     some_paths,
-    uncommitted_paths,
+    state_path,
 )
 from stepswitch.errors import SswError, UsageError
 from stepswitch.records.money import CostRange
@@ -218,11 +220,20 @@ def unrecorded_commits(repo: Path, branch: str) -> list[str]:
     return subjects
 
 
+def worktree_changes(repo: Path, run_id: str) -> list[str]:
+    """What a run's work tree holds that its branch's last commit has not."""
+    worktree = open_worktree(repo, run_id)
+    if worktree is None:
+        return ["(its branch is gone: nothing to compare it with)"]
+    return changed_paths(worktree)
+
+
 def _remove_worktree(repo: Path, path: Path) -> None:
-    status, _ = _git(repo, "worktree", "remove", "--force", "--force", str(path), check=False)
-    if status != 0 and path.is_dir():  # a folder git no longer knows: only ours, under .ssw
-        assert path.parent == repo / SSW_FOLDER / "worktrees"
-        shutil.rmtree(path)
+    """A run's folders, only ours under .ssw; a worktree made by an older ssw with `git
+    worktree add` has its entry in git's folder dropped too."""
+    assert path.parent == repo / SSW_FOLDER / "worktrees"
+    shutil.rmtree(path, ignore_errors=True)  # never follows a link out
+    shutil.rmtree(state_path(repo, path.name), ignore_errors=True)
     _forget_worktree(repo, path)
 
 
@@ -280,15 +291,14 @@ def clean_run(repo: Path, entry: RunEntry, force: bool = False) -> Cleaned:
     if entry.worktree is not None:
         rel = entry.worktree.relative_to(repo).as_posix()
         try:
-            dirty = uncommitted_paths(entry.worktree)
-        except UsageError:
+            dirty = worktree_changes(repo, entry.run_id)
+        except (UsageError, OSError):
             dirty = ["(git cannot read it)"]
         if dirty and not force:
             worktree_kept = True
             done.kept.append(
-                f"worktree {rel} has uncommitted changes ({some_paths(dirty)}): commit them "
-                f"there (cd {entry.worktree} && git add -A && git commit), or pass --force to "
-                "drop them"
+                f"worktree {rel} has uncommitted changes ({some_paths(dirty)}): copy what you "
+                f"need out of {entry.worktree}, or pass --force to drop them"
             )
         else:
             _remove_worktree(repo, entry.worktree)

@@ -16,6 +16,7 @@ from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import find_interpreter, gate_environment
 from stepswitch.registry.presets import ProviderSpec, key_variables
+from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement, Sandbox, child_env, policy_for_worktree
 
 
@@ -33,14 +34,15 @@ def set_up_workspace(
     home: Path,
     sandbox: Sandbox,
     registry: Mapping[str, ProviderSpec],
-    base_commit: str,
+    tree: TreeGit,
     log_dir: Path | None,
     network: bool = False,
     preflight: bool = True,
 ) -> RunWorkspace:
-    """The workspace and gates for a run in `checkout` (a worktree of `repo`, or a fresh copy
-    where both are the same folder); runs the gates' pre-flight before any paid call (`ssw run`
-    and the bench always do; `preflight=False` is for bench/perf, which times the loop)."""
+    """The workspace and gates for a run in `checkout` (a work tree of `repo`, or a fresh copy
+    where both are the same folder), whose git `tree` names; runs the gates' pre-flight before
+    any paid call (`ssw run` and the bench always do; `preflight=False` is for bench/perf,
+    which times the loop)."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
     env = child_env(os.environ, home)  # an allow-list: no key, token or password
     # ssw's own package stays readable inside: the gates load its pytest plugin from there.
@@ -57,6 +59,6 @@ def set_up_workspace(
         # The run tool sees the gates' environment: the checkout's code first on the path.
         env=gate_environment(checkout, env, find_interpreter(checkout, env)),
     )
-    gates = RepoGates(config, checkout, env, base_commit, log_dir, confinement)
+    gates = RepoGates(config, checkout, env, tree.base_commit, log_dir, confinement, tree=tree)
     baseline = gates.preflight() if config.gates and preflight else None
     return RunWorkspace(workspace, gates, list(baseline.records()) if baseline else [])

@@ -1,13 +1,17 @@
-"""The run's git worktree: a new branch `ssw/<run-id>`, never the user's checkout."""
+"""The run's work tree: a new branch `ssw/<run-id>`, never the user's checkout, and a folder
+that holds the base commit's files and no git metadata."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.errors import UsageError
-from stepswitch.util.git import git_out, run_git
+from stepswitch.util.git import Checkout, discover, git_out, run_git
+from stepswitch.util.git_tree import TreeGit
+from stepswitch.util.text import escape_controls
 
 AUTHOR = ("Stepswitch", "ssw@localhost")
 SSW_FOLDER = ".ssw"  # in the user's checkout: ledger, worktrees/, runs/
@@ -24,23 +28,25 @@ TOOL_LEFTOVERS = (
 @dataclass(frozen=True)
 class Worktree:
     repo: Path  # the user's checkout
-    path: Path  # where the agent works
+    path: Path  # where the agent works: files only, no git metadata
     branch: str
     base_commit: str
+    git: TreeGit  # the git folder, branch and scratch folder, named from ssw's own records
 
 
-def _check_top(path: Path) -> None:
+def _check_top(path: Path) -> Checkout:
     """`path` is the top of a git checkout (a linked worktree's too), else a UsageError."""
-    top = run_git(path, "rev-parse", "--show-toplevel") if path.is_dir() else None
-    if top is None or top.status != 0 or Path(top.out).resolve() != path.resolve():
+    found = discover(path) if path.is_dir() else None
+    if found is None or found.top.resolve() != path.resolve():
         raise UsageError(f"{path} is not the top of a git repository; run `git init` there")
+    return found
 
 
 def exclude_ssw_folder(repo: Path) -> None:
     """Keep .ssw/ (ledger, worktrees, run records) out of `git status` and `git add -A`, in any
     checkout: git names the exclude file (a linked worktree's is in the common git folder).
     Call it before anything is written to .ssw/; no tracked file changes."""
-    relative = git_out(repo, "rev-parse", "--git-path", "info/exclude")
+    relative = git_out(repo, "rev-parse", "--git-path", "info/exclude", user_config=True)
     exclude = repo / relative  # absolute for a linked worktree, relative to repo otherwise
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
@@ -49,16 +55,16 @@ def exclude_ssw_folder(repo: Path) -> None:
             out.write(("\n" if text and not text.endswith("\n") else "") + SSW_FOLDER + "/\n")
 
 
-def _head_commit(repo: Path) -> str:
-    done = run_git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-    if done.status != 0:
-        raise UsageError(f"{repo} has no commits yet; commit something first")
-    return done.out.strip()
+def _head_commit(checkout: Checkout) -> str:
+    if checkout.head is None:
+        raise UsageError(f"{checkout.top} has no commits yet; commit something first")
+    return checkout.head
 
 
 def uncommitted_paths(repo: Path) -> list[str]:
     """What the checkout has that its HEAD commit has not: changed, staged and untracked files
-    (not ignored ones, not .ssw/, not the tools' caches)."""
+    (not ignored ones, not .ssw/, not the tools' caches). The user's own checkout, read with
+    the user's configuration before any run."""
     out = git_out(
         repo,
         "--no-optional-locks",  # a look, not a change: git must not rewrite the index for it
@@ -70,6 +76,7 @@ def uncommitted_paths(repo: Path) -> list[str]:
         ".",
         f":(exclude){SSW_FOLDER}",
         *TOOL_LEFTOVERS,
+        user_config=True,
     )
     entries = iter(out.split("\0"))
     paths = []
@@ -85,8 +92,7 @@ def check_clean(repo: Path, allow_dirty: bool = False) -> list[str]:
     """Refuse a checkout the run would not see whole: no commits, or uncommitted changes (the
     worktree starts from HEAD, so they would be left out) unless `allow_dirty`. Returns the
     uncommitted paths; makes nothing."""
-    _check_top(repo)
-    _head_commit(repo)
+    _head_commit(_check_top(repo))
     dirty = uncommitted_paths(repo)
     if dirty and not allow_dirty:
         raise UsageError(
@@ -131,75 +137,102 @@ def _hold(lock: Path) -> int:
     return fd
 
 
+def state_path(repo: Path, run_id: str) -> Path:
+    """ssw's own folder for a run's work tree (scratch indexes): hidden from the sandbox."""
+    return repo / SSW_FOLDER / "git" / run_id
+
+
 def create_worktree(repo: Path, run_id: str) -> Worktree:
-    _check_top(repo)
-    base = _head_commit(repo)
+    """A new branch `ssw/<run-id>` at the checkout's last commit and a folder holding that
+    commit's files and nothing of git's: every later git command names the repository's git
+    folder and this folder itself (docs/decisions/0020-git-outside-the-agents-reach.md)."""
+    repo = repo.resolve()  # git runs in ssw's scratch folder: every path it gets is absolute
+    checkout = _check_top(repo)
+    base = _head_commit(checkout)
     exclude_ssw_folder(repo)
     path = repo / SSW_FOLDER / "worktrees" / run_id
     branch = f"ssw/{run_id}"
     lock = lock_path(repo, run_id)
     fd = _hold(lock)  # before the worktree exists: a live run is never taken for a dead one
+    tree = TreeGit(
+        git_dir=checkout.common_dir,
+        work_tree=path,
+        state=state_path(repo, run_id),
+        branch=f"refs/heads/{branch}",
+        base_commit=base,
+        excludes_file=checkout.excludes_file,
+    )
     try:
-        git_out(repo, "worktree", "add", "-b", branch, str(path), base)
+        path.mkdir(parents=True)
+        # The empty old value: the branch must not exist yet.
+        tree.git_ok("update-ref", "-m", "ssw: a run's branch", tree.branch, base, "")
+        tree.check_out()
     except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(tree.state, ignore_errors=True)
         lock.unlink(missing_ok=True)
         os.close(fd)
         raise
     _HELD[path] = fd
-    return Worktree(repo=repo, path=path, branch=branch, base_commit=base)
+    return Worktree(repo=repo, path=path, branch=branch, base_commit=base, git=tree)
+
+
+def open_worktree(repo: Path, run_id: str) -> Worktree | None:
+    """A run's work tree as a later command finds it (`ssw runs clean`), at its branch's last
+    commit: the git folder from the repository, never from anything in the work tree; None when
+    the branch is gone."""
+    repo = repo.resolve()
+    checkout = _check_top(repo)
+    branch = f"ssw/{run_id}"
+    head = run_git(
+        checkout.top, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}",
+        git_dir=checkout.common_dir,
+    )  # fmt: skip
+    if head.status != 0 or not head.out.strip():
+        return None
+    path = repo / SSW_FOLDER / "worktrees" / run_id
+    tree = TreeGit(
+        git_dir=checkout.common_dir,
+        work_tree=path,
+        state=state_path(repo, run_id),
+        branch=f"refs/heads/{branch}",
+        base_commit=head.out.strip(),
+        excludes_file=checkout.excludes_file,
+    )
+    return Worktree(repo=repo, path=path, branch=branch, base_commit=tree.base_commit, git=tree)
 
 
 def changed_paths(worktree: Worktree) -> list[str]:
-    """Files that differ from the base commit, untracked ones included (relative posix paths)."""
-    out = git_out(
-        worktree.path,
-        "status",
-        "--porcelain",
-        "--untracked-files=all",
-        "-z",
-        "--",
-        ".",
-        *TOOL_LEFTOVERS,
-    )
-    paths = []
-    for entry in out.split("\0"):
-        if len(entry) > 3:
-            paths.append(entry[3:])
-    return sorted(set(paths))
+    """Files that differ from the base commit, new ones included (relative posix paths)."""
+    return worktree.git.changed_paths()
 
 
 def diff_text(worktree: Worktree, limit: int = 40_000) -> str:
-    git_out(worktree.path, "add", "-A", "--intent-to-add", "--", ".", *TOOL_LEFTOVERS)
-    text = git_out(worktree.path, "diff", worktree.base_commit)
+    text = worktree.git.diff()
     return text if len(text) <= limit else text[:limit] + "\n[diff cut]"
 
 
 def commit_all(worktree: Worktree, message: str) -> str:
-    git_out(worktree.path, "add", "-A", "--", ".", *TOOL_LEFTOVERS)
-    name, email = AUTHOR
-    identity = {
-        "GIT_AUTHOR_NAME": name,
-        "GIT_AUTHOR_EMAIL": email,
-        "GIT_COMMITTER_NAME": name,
-        "GIT_COMMITTER_EMAIL": email,
-    }
-    git_out(
-        worktree.path,
-        "commit",
-        "-q",
-        "-m",
-        message,
-        "--no-verify",
-        "--allow-empty",
-        env={**os.environ, **identity},
-    )
-    return _head_commit(worktree.path)
+    """Commit everything the work tree holds on the run's branch; the commit's id. Control
+    characters in the message are escaped, and paths git cannot hold are named in it."""
+    tree, left_out = worktree.git.write_tree()
+    # What was left out is said in the commit itself, where whoever takes the change sees it.
+    return worktree.git.commit(commit_message(message, left_out), AUTHOR, tree)
+
+
+def commit_message(message: str, left_out: list[str]) -> str:
+    lines = [escape_controls(message).rstrip()]
+    if left_out:
+        lines.append("\nleft out of this commit: " + "; ".join(left_out))
+    return "\n".join(lines) + "\n"
 
 
 def remove_worktree(worktree: Worktree) -> None:
-    """Drop the working folder; the branch and its commit stay in the user's repository."""
+    """Drop the working folder and ssw's scratch folder for it; the branch and its commit stay
+    in the user's repository."""
     try:
-        git_out(worktree.repo, "worktree", "remove", "--force", str(worktree.path))
+        shutil.rmtree(worktree.path, ignore_errors=True)  # never follows a link out
+        shutil.rmtree(worktree.git.state, ignore_errors=True)
     finally:
         fd = _HELD.pop(worktree.path, None)
         if fd is not None:
@@ -209,16 +242,14 @@ def remove_worktree(worktree: Worktree) -> None:
 
 def describe_checkout(path: Path) -> tuple[str, str]:
     """(base commit, branch) of a checkout made by the caller; a UsageError when it has none."""
-    _check_top(path)
-    base = _head_commit(path)
-    branch = run_git(path, "symbolic-ref", "--short", "--quiet", "HEAD")
-    return base, branch.out.strip() if branch.status == 0 else "(detached)"
+    checkout = _check_top(path)
+    return _head_commit(checkout), checkout.branch or "(detached)"
 
 
-def diff_stats(path: Path, base_commit: str) -> list[tuple[str, int | None, int | None]]:
+def diff_stats(tree: TreeGit, commit: str) -> list[tuple[str, int | None, int | None]]:
     """(path, lines added, lines deleted) of each file the committed change touched; a rename
     is listed under both its old and its new path. None counts for binary files."""
-    out = git_out(path, "diff", "--numstat", "-z", "--no-renames", base_commit, "HEAD")
+    out = tree.diff("--numstat", "-z", "--no-renames", against=commit)
     stats: list[tuple[str, int | None, int | None]] = []
     for entry in out.split("\0"):
         parts = entry.split("\t")

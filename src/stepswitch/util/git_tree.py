@@ -1,0 +1,363 @@
+"""A work tree that holds no git metadata: ssw writes a commit's files into it, reads it back as
+git objects, and commits what it holds on a branch, with the git folder and ssw's own index
+named explicitly and kept where the sandbox cannot see them.
+
+git never works on the tree itself: it lists the tree's untracked files (`ls-files --others`,
+which reads ignore patterns and starts nothing), and everything else is ssw reading files through
+descriptors that never follow a symbolic link, then git building trees, commits and diffs from
+objects. No `.git` file, `commondir`, config, hook, attribute, filter or fsmonitor in the tree
+takes part (docs/decisions/0020-git-outside-the-agents-reach.md).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stepswitch.errors import UsageError
+from stepswitch.util.git import GitResult, run_git
+from stepswitch.util.git_objects import (
+    LINK_MODE,
+    MAX_FILE_BYTES,
+    RACY_NS,
+    SUBMODULE_MODE,
+    Entries,
+    TreeEntry,
+    blob_id,
+    holdable,
+    leftover,
+    read_entry,
+    stamp,
+)
+from stepswitch.util.safe_fs import Beneath, UnsafePath
+
+
+@dataclass
+class TreeGit:
+    """The work tree `work_tree` of the repository whose git folder is `git_dir`,
+    on branch `branch` (a full ref, `refs/heads/...`) from `base_commit`; `state` is ssw's own
+    folder for it (scratch indexes), outside the sandbox's view."""
+
+    git_dir: Path  # the git folder, named outright: objects and refs (a checkout: its own)
+    work_tree: Path
+    state: Path
+    branch: str
+    base_commit: str
+    excludes_file: str | None = None
+    # The index of a checkout that is also the work tree (the library on a plain checkout):
+    # set to each new commit, so `git status` there shows what is committed as committed.
+    checkout_index: Path | None = None
+    prefix: str = ""  # for a subfolder of a checkout: its path in the repository, "sub/"
+    _stamps: dict[str, tuple[tuple[int, ...], TreeEntry]] = field(default_factory=dict)
+    _written: set[str] = field(default_factory=set)
+    _trees: dict[str, Entries] = field(default_factory=dict)  # commit id -> its entries
+
+    @property
+    def index(self) -> Path:
+        # Never written: an empty index, so git lists every file of the tree as untracked and
+        # reads nothing a former command left.
+        return self.state / "empty.index"
+
+    @property
+    def sha256(self) -> bool:
+        return len(self.base_commit) == 64
+
+    def git(self, *args: str, input: bytes | None = None, index: Path | None = None) -> GitResult:
+        config = ("-c", f"core.excludesFile={self.excludes_file or os.devnull}")
+        self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
+        return run_git(
+            self.state,
+            *config,
+            *args,
+            input=input,
+            git_dir=self.git_dir,
+            work_tree=self.work_tree,
+            index=index or self.index,
+        )
+
+    def git_ok(self, *args: str, input: bytes | None = None, index: Path | None = None) -> bytes:
+        done = self.git(*args, input=input, index=index)
+        if done.status != 0:
+            name = next((a for a in args if not a.startswith("-")), "")
+            raise UsageError(f"git {name} failed in {self.git_dir}: {done.err}")
+        return done.stdout
+
+    # -- the base commit ------------------------------------------------------------------------
+
+    def tree_entries(self, rev: str) -> Entries:
+        """Every entry of commit or tree `rev` under the prefix, paths relative to it."""
+        rev = self.base_commit if rev == "HEAD" else rev  # HEAD: the tree's own, not the repo's
+        if rev in self._trees:
+            return self._trees[rev]
+        spec = f"{rev}:{self.prefix.rstrip('/')}" if self.prefix else rev
+        out = self.git_ok("ls-tree", "-r", "-z", "--full-tree", spec)
+        entries: Entries = {}
+        for record in out.split(b"\0"):
+            if record:
+                meta, _, name = record.partition(b"\t")
+                mode, _kind, oid = meta.decode().split()
+                entries[name.decode("utf-8", "surrogateescape")] = TreeEntry(mode, oid)
+        if len(rev) in (40, 64):  # an object id names the same tree for ever
+            self._trees[rev] = entries
+        return entries
+
+    def check_out(self, rev: str | None = None, dest: Path | None = None) -> None:
+        """Write commit `rev`'s files (default the base commit) into the empty folder `dest`
+        (default the work tree, whose files' stamps are then remembered), as their bytes are
+        stored: no filter, no end-of-line conversion, no attribute."""
+        self.state.mkdir(parents=True, exist_ok=True)
+        entries = self.tree_entries(rev or self.base_commit)
+        blobs = [(p, e) for p, e in entries.items() if e.mode != SUBMODULE_MODE]
+        contents = self._cat_blobs(e.oid for _, e in blobs)
+        folder = dest or self.work_tree
+        folder.mkdir(parents=True, exist_ok=True)
+        for path, entry in entries.items():
+            target = folder / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if entry.mode == SUBMODULE_MODE:
+                target.mkdir(exist_ok=True)
+                continue
+            data = contents[entry.oid]
+            if entry.mode == LINK_MODE:
+                os.symlink(os.fsdecode(data), target)
+            else:
+                target.write_bytes(data)
+                if entry.mode == "100755":
+                    target.chmod(0o755)
+            if dest is None:
+                self._remember(path, target.lstat(), entry)
+        self._written |= {e.oid for e in entries.values()}  # the commit's blobs are stored
+
+    def _cat_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return {}
+        out = self.git_ok("cat-file", "--batch", input="".join(o + "\n" for o in wanted).encode())
+        blobs: dict[str, bytes] = {}
+        at = 0
+        for _ in wanted:
+            header_end = out.index(b"\n", at)
+            got, _kind, size = out[at:header_end].decode().split()
+            start = header_end + 1
+            blobs[got] = out[start : start + int(size)]
+            at = start + int(size) + 1
+        return blobs
+
+    # -- what the tree holds --------------------------------------------------------------------
+
+    def listed_paths(self) -> tuple[set[str], set[str]]:
+        """Every file git does not ignore (with an empty index, tracked ones too), relative to
+        the tree's top; and, apart, folders that hold another repository (git does not look in
+        them)."""
+        done = self.git_ok("ls-files", "-z", "--others", "--exclude-standard")
+        paths: set[str] = set()
+        nested: set[str] = set()
+        for raw in done.split(b"\0"):
+            name = raw.decode("utf-8", "surrogateescape")
+            if self.prefix:
+                if not name.startswith(self.prefix):
+                    continue
+                name = name[len(self.prefix) :]
+            if name.endswith("/"):
+                nested.add(name.rstrip("/"))
+            elif name:
+                paths.add(name)
+        return paths, nested
+
+    def snapshot(self, write: bool = False, base: str | None = None) -> tuple[Entries, list[str]]:
+        """What the tree holds now, as tree entries (leftovers of the project's tools and paths
+        git cannot hold aside), and the paths left out with why. With `write`, every blob is
+        stored in the repository, so the entries can be written as a tree."""
+        listed, nested = self.listed_paths()
+        for folder in sorted(nested):  # a repository the agent made: its files are the change's
+            listed |= set(self._files_under(folder))
+        base_entries = self.tree_entries(base or self.base_commit)
+        listed |= set(base_entries)  # tracked files that match an ignore pattern too
+        self._written |= {e.oid for e in base_entries.values()}
+        entries: Entries = {}
+        left_out: list[str] = []
+        beneath = Beneath(self.work_tree / self.prefix if self.prefix else self.work_tree)
+        try:
+            for path in sorted(listed):
+                if leftover(path):
+                    continue
+                if not holdable(path):
+                    left_out.append(f"{path}: git cannot hold this path")
+                    continue
+                if path in base_entries and base_entries[path].mode == SUBMODULE_MODE:
+                    entries[path] = base_entries[path]
+                    continue
+                try:
+                    entry = self._entry(beneath, path, write)
+                except _TooLarge as exc:
+                    left_out.append(str(exc))
+                    continue
+                if entry is not None:
+                    entries[path] = entry
+        finally:
+            beneath.close()
+        return entries, left_out
+
+    def _files_under(self, folder: str) -> Iterator[str]:
+        root = self.work_tree / self.prefix / folder
+        for here, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in files:
+                yield (Path(here) / name).relative_to(self.work_tree / self.prefix).as_posix()
+            for name in dirs:
+                if os.path.islink(os.path.join(here, name)):
+                    yield (Path(here) / name).relative_to(self.work_tree / self.prefix).as_posix()
+
+    def _entry(self, beneath: Beneath, path: str, write: bool) -> TreeEntry | None:
+        """The entry for `path` now; None when it is no file or link (gone, a folder, reached
+        through a link); _TooLarge for a file over MAX_FILE_BYTES."""
+        folder, _, name = path.rpartition("/")
+        try:
+            parent = beneath.open(folder, os.O_RDONLY | os.O_DIRECTORY)  # no link on the way
+        except (UnsafePath, OSError):
+            return None
+        try:
+            try:
+                info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            except OSError:
+                return None
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_FILE_BYTES:
+                raise _TooLarge(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB")
+            known = self._stamps.get(path)
+            if (
+                known is not None
+                and known[0] == stamp(info)
+                and (not write or known[1].oid in self._written)
+            ):
+                return known[1]
+            read = read_entry(parent, name)
+        finally:
+            os.close(parent)
+        if read is None:
+            return None
+        mode, data, opened = read
+        oid = blob_id(data, self.sha256)
+        if write and oid not in self._written:
+            stored = self.git_ok("hash-object", "-w", "--no-filters", "--stdin", input=data)
+            if stored.decode().strip() != oid:
+                raise UsageError(f"git stored {path} under another id than its content's")
+            self._written.add(oid)
+        entry = TreeEntry(mode, oid)
+        self._remember(path, opened, entry)
+        return entry
+
+    def _remember(self, path: str, info: os.stat_result, entry: TreeEntry) -> None:
+        # A file changed within the clock's resolution of its stamp could keep its stamp
+        # ("racy" in git's words): only a stamp older than that is trusted later.
+        settled = time.time_ns() - RACY_NS
+        if stat.S_ISREG(info.st_mode) and max(info.st_mtime_ns, info.st_ctime_ns) < settled:
+            self._stamps[path] = (stamp(info), entry)
+
+    def changed_paths(self, base: str | None = None) -> list[str]:
+        """Paths that differ from `base` (default the base commit): added, modified, deleted."""
+        now, _ = self.snapshot(base=base)
+        then = self.tree_entries(base or self.base_commit)
+        return sorted(p for p in {*now, *then} if not leftover(p) and now.get(p) != then.get(p))
+
+    def write_tree(self) -> tuple[str, list[str]]:
+        """The tree object of what the work tree holds, and the paths left out with why."""
+        entries, left_out = self.snapshot(write=True)
+        self.state.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix="snapshot-", suffix=".index", dir=self.state)
+        os.close(handle)
+        scratch = Path(name)
+        scratch.unlink()  # git makes it anew: an empty file is no index
+        if self.prefix:  # a subfolder: the rest of the repository as the base commit has it
+            outside = self.git_ok("ls-tree", "-r", "-z", "--full-tree", self.base_commit)
+            rows = [r + b"\0" for r in outside.split(b"\0") if r and not _under(r, self.prefix)]
+        else:
+            rows = []
+        rows += [
+            f"{e.mode} {e.oid}\t{self.prefix}{p}".encode("utf-8", "surrogateescape") + b"\0"
+            for p, e in entries.items()
+        ]
+        try:
+            added = self.git(
+                "update-index", "-z", "--index-info", input=b"".join(rows), index=scratch
+            )
+            if added.status != 0:
+                raise UsageError(f"git update-index failed in {self.git_dir}: {added.err}")
+            # git skips a path it will not hold (`.GIT`, `git~1`, a linked .gitmodules), said so.
+            for line in added.err.splitlines():
+                if line.startswith("Ignoring path "):
+                    left_out.append(f"{line.removeprefix('Ignoring path ')}: git refused it")
+            tree = self.git_ok("write-tree", index=scratch).decode().strip()
+        finally:
+            scratch.unlink(missing_ok=True)
+        return tree, left_out
+
+    def diff(self, *args: str, against: str | None = None, base: str | None = None) -> str:
+        """`git diff ARGS` between `base` (default the base commit) and `against` (default: what
+        the tree holds now), from objects only: no external diff, no text conversion."""
+        other = against or self.write_tree()[0]
+        base = self.base_commit if base in (None, "HEAD") else base
+        relative = ("--relative=" + self.prefix.rstrip("/"),) if self.prefix else ()
+        out = self.git_ok(
+            "diff", "--no-ext-diff", "--no-textconv", "--no-color", *relative, *args,
+            base, other, "--",
+        )  # fmt: skip
+        return out.decode("utf-8", "surrogateescape")
+
+    # -- the branch -----------------------------------------------------------------------------
+
+    def head(self) -> str:
+        """The branch's commit."""
+        return self.git_ok("rev-parse", "--verify", f"{self.branch}^{{commit}}").decode().strip()
+
+    def commit(
+        self,
+        message: str,
+        author: tuple[str, str],
+        tree: str,
+        parents: tuple[str, ...] | None = None,
+    ) -> str:
+        """Commit `tree` (from write_tree) on the branch, after `parents` (default: the branch's
+        commit; none makes the branch); the new commit. No hook runs: commit-tree and update-ref
+        start none."""
+        parents = (self.head(),) if parents is None else parents
+        name, email = author
+        identity = {
+            "GIT_AUTHOR_NAME": name,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email,
+            "PATH": os.environ.get("PATH", os.defpath),
+        }
+        done = run_git(
+            self.state,
+            "commit-tree",
+            tree,
+            *(arg for parent in parents for arg in ("-p", parent)),
+            "-F",
+            "-",
+            input=message.encode("utf-8", "surrogateescape"),
+            env=identity,
+            git_dir=self.git_dir,
+        )
+        if done.status != 0:
+            raise UsageError(f"git commit-tree failed in {self.git_dir}: {done.err}")
+        commit = done.out.strip()
+        old = parents[0] if parents else ""  # the branch moves only from where ssw left it
+        self.git_ok("update-ref", "-m", "ssw: commit the run's change", self.branch, commit, old)
+        if self.checkout_index is not None:
+            self.git_ok("read-tree", commit, index=self.checkout_index)
+        return commit
+
+
+class _TooLarge(Exception):
+    """A file the snapshot leaves out for its size; the message names it."""
+
+
+def _under(record: bytes, prefix: str) -> bool:
+    _meta, _, name = record.partition(b"\t")
+    return name.decode("utf-8", "surrogateescape").startswith(prefix)
