@@ -23,6 +23,10 @@ class UsageError(SswError):
     exit_code = 2
 
 
+class GitTimedOut(UsageError):
+    """A git command that did not finish in its time (its process group was killed)."""
+
+
 class ConfigError(UsageError):
     """A file the user controls is malformed: names the file, the key and the fix."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from stepswitch.util import git_tree
 from stepswitch.util.git import run_git
 from stepswitch.util.git_objects import MAX_FILE_BYTES
 from stepswitch.util.git_tree import TreeGit
@@ -187,3 +188,19 @@ def test_a_work_tree_snapshot_and_its_diff_run_no_filter_or_text_conversion(
     (repo / "pkg" / "mod.py").write_text("X = 4\n")
     _git(repo, "add", "-A")
     assert marker.exists()
+
+
+def test_a_fifo_named_gitignore_does_not_hang_the_commit(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # git opens every folder's .gitignore; a FIFO never opens. ssw takes it out (git could not
+    # commit it anyway), says so, and lists the tree again.
+    monkeypatch.setattr(git_tree, "LIST_TIMEOUT_S", 1.0)
+    tree = _tree(repo, tmp_path)
+    os.mkfifo(tree.work_tree / "pkg" / ".gitignore")
+    (tree.work_tree / "pkg" / "mod.py").write_text("X = 5\n")
+
+    commit, left_out = _commit(tree)
+
+    assert left_out == ["pkg/.gitignore: not a file (git would wait on it for ever); removed"]
+    assert _git(repo, "show", f"{commit}:pkg/mod.py") == "X = 5\n"

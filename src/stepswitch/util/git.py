@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepswitch.errors import UsageError
+from stepswitch.errors import GitTimedOut, UsageError
 
 GIT_TIMEOUT_S = 120.0  # a hung git (a stale lock, a slow filesystem) ends the command, not the run
 
@@ -145,7 +145,7 @@ def run_git(
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        raise UsageError(
+        raise GitTimedOut(
             f"{cwd}: git {_command_name(args)} did not finish in {timeout:g} s"
         ) from exc
     return GitResult(proc.returncode, out, err)

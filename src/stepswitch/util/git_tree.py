@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stepswitch.errors import UsageError
-from stepswitch.util.git import GitResult, run_git
+from stepswitch.errors import GitTimedOut, UsageError
+from stepswitch.util.git import GIT_TIMEOUT_S, GitResult, run_git
 from stepswitch.util.git_objects import (
     LINK_MODE,
     MAX_FILE_BYTES,
@@ -35,6 +35,9 @@ from stepswitch.util.git_objects import (
     stamp,
 )
 from stepswitch.util.safe_fs import Beneath, UnsafePath
+
+# Listing a tree takes a second or two; far longer means git waits on something the tree holds.
+LIST_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -56,6 +59,7 @@ class TreeGit:
     _stamps: dict[str, tuple[tuple[int, ...], TreeEntry]] = field(default_factory=dict)
     _written: set[str] = field(default_factory=set)
     _trees: dict[str, Entries] = field(default_factory=dict)  # commit id -> its entries
+    _removed: list[str] = field(default_factory=list)  # what ssw had to take out of the tree
 
     @property
     def index(self) -> Path:
@@ -67,7 +71,13 @@ class TreeGit:
     def sha256(self) -> bool:
         return len(self.base_commit) == 64
 
-    def git(self, *args: str, input: bytes | None = None, index: Path | None = None) -> GitResult:
+    def git(
+        self,
+        *args: str,
+        input: bytes | None = None,
+        index: Path | None = None,
+        timeout: float = GIT_TIMEOUT_S,
+    ) -> GitResult:
         config = ("-c", f"core.excludesFile={self.excludes_file or os.devnull}")
         self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
         return run_git(
@@ -78,6 +88,7 @@ class TreeGit:
             git_dir=self.git_dir,
             work_tree=self.work_tree,
             index=index or self.index,
+            timeout=timeout,
         )
 
     def git_ok(self, *args: str, input: bytes | None = None, index: Path | None = None) -> bytes:
@@ -154,7 +165,18 @@ class TreeGit:
         """Every file git does not ignore (with an empty index, tracked ones too), relative to
         the tree's top; and, apart, folders that hold another repository (git does not look in
         them)."""
-        done = self.git_ok("ls-files", "-z", "--others", "--exclude-standard")
+        args = ("ls-files", "-z", "--others", "--exclude-standard")
+        try:
+            listed = self.git(*args, timeout=LIST_TIMEOUT_S)
+        except GitTimedOut:
+            # git opens each folder's .gitignore: one that is a FIFO never opens. It cannot be
+            # committed either, so it goes, said so; then git lists the tree again.
+            if not self._remove_blocking_ignores():
+                raise
+            listed = self.git(*args)
+        if listed.status != 0:
+            raise UsageError(f"git ls-files failed in {self.git_dir}: {listed.err}")
+        done = listed.stdout
         paths: set[str] = set()
         nested: set[str] = set()
         for raw in done.split(b"\0"):
@@ -169,6 +191,23 @@ class TreeGit:
                 paths.add(name)
         return paths, nested
 
+    def _remove_blocking_ignores(self) -> list[str]:
+        """Remove every `.gitignore` in the tree that is neither a file nor a link nor a folder
+        (a FIFO, a socket); the paths removed, also kept for the snapshot's left-out list."""
+        removed = []
+        for here, dirs, files in os.walk(self.work_tree):  # follows no link to a folder
+            dirs[:] = [d for d in dirs if d != ".git"]
+            if ".gitignore" in files:
+                path = Path(here, ".gitignore")
+                kind = path.lstat().st_mode
+                if not (stat.S_ISREG(kind) or stat.S_ISLNK(kind)):
+                    path.unlink()
+                    removed.append(path.relative_to(self.work_tree).as_posix())
+        self._removed += [
+            f"{p}: not a file (git would wait on it for ever); removed" for p in removed
+        ]
+        return removed
+
     def snapshot(self, write: bool = False, base: str | None = None) -> tuple[Entries, list[str]]:
         """What the tree holds now, as tree entries (leftovers of the project's tools and paths
         git cannot hold aside), and the paths left out with why. With `write`, every blob is
@@ -180,7 +219,7 @@ class TreeGit:
         listed |= set(base_entries)  # tracked files that match an ignore pattern too
         self._written |= {e.oid for e in base_entries.values()}
         entries: Entries = {}
-        left_out: list[str] = []
+        left_out: list[str] = list(self._removed)
         beneath = Beneath(self.work_tree / self.prefix if self.prefix else self.work_tree)
         try:
             for path in sorted(listed):
