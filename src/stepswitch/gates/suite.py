@@ -81,6 +81,7 @@ from stepswitch.gates.runner import (
 from stepswitch.gates.tree_diff import TreeView
 from stepswitch.gates.warm import WarmPytest, pytest_args
 from stepswitch.util.git_tree import TreeGit
+from stepswitch.util.safe_fs import UnsafePath, read_beneath
 from stepswitch.util.sandbox import Confinement
 
 # The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
@@ -753,7 +754,10 @@ class GateSuite:
             return malformed_expected(gate.name, gate.expected, str(exc))
         if gate.actual is not None:
             return self._golden_from_file(gate, expected, began)
-        handle, out_name = tempfile.mkstemp(prefix="ssw-golden-", suffix=f".{fmt}")
+        # The gates' TMPDIR (the scratch HOME's tmp/ in a run) is the same folder inside the
+        # sandbox and out: the host's own /tmp is not (the sandbox has a private one).
+        scratch = Path(self.gate_env.get("TMPDIR") or tempfile.gettempdir())
+        handle, out_name = tempfile.mkstemp(prefix="ssw-golden-", suffix=f".{fmt}", dir=scratch)
         os.close(handle)
         out_path = Path(out_name)
         try:
@@ -762,7 +766,11 @@ class GateSuite:
             ran = self.command(gate.name, command, gate.timeout_s)
             if not ran.passed:
                 return ran
-            text = out_path.read_text(encoding="utf-8", errors="replace")
+            try:
+                text = read_beneath(scratch, out_path.name)  # the command could swap it
+            except (OSError, UnsafePath) as exc:
+                why = f"{gate.name}: failed: its output could not be read back ({exc})"
+                return GateResult(gate.name, False, time.monotonic() - began, why, why)
         finally:
             out_path.unlink(missing_ok=True)
         return golden_verdict(

@@ -406,3 +406,10 @@ class Beneath:
             os.close(folder)
             raise
         return folder
+
+
+def read_beneath(root: Path, rel: str, limit: int = 64 * 1024 * 1024) -> str:
+    """The text of the regular file `rel` under `root` (UTF-8, undecodable bytes replaced), read
+    without following a link anywhere, `root` included; at most `limit` bytes."""
+    with Beneath(root) as tree, tree.open_file(rel) as handle:
+        return handle.read(limit).decode("utf-8", errors="replace")
