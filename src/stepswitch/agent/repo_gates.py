@@ -75,5 +75,5 @@ class RepoGates:
 
     def run(self, changed: list[str]) -> SuiteResult:
         # Bytecode the agent's commands left in the worktree is never what the gates test.
-        drop_bytecode(self._suite.root)
+        drop_bytecode(self._suite.root, keep=self._suite.interpreter.venv)
         return self._suite.run(changed, self.base_commit)
