@@ -78,6 +78,7 @@ from stepswitch.gates.runner import (
     gate_result,
     run_gate,
 )
+from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules
 from stepswitch.gates.tree_diff import TreeView
 from stepswitch.gates.warm import WarmPytest, pytest_args
 from stepswitch.util.git_tree import TreeGit
@@ -373,6 +374,9 @@ class GateSuite:
         truth = self._guarded(TRUTH_CHECK, lambda: self.truth_check(base_commit))
         if truth is not None and not truth.passed:
             self._record(truth, progress)
+        shadow = self._guarded(SHADOW_CHECK, lambda: self.shadow_check(base_commit))
+        if shadow is not None and not shadow.passed and not progress.results:
+            self._record(shadow, progress)
         for gate in self.config.gates:
             if not gate.applies_to(changed):
                 skipped.append(gate.name)
@@ -807,6 +811,27 @@ class GateSuite:
             gate.atol,
             time.monotonic() - began,
             ran.log,
+        )
+
+    def shadow_check(self, base: str) -> GateResult | None:
+        """Modules the change added at the worktree's root or source root that shadow the
+        standard library or an installed distribution (`gates.shadowing`): any fails, naming
+        them. None without a base commit to tell added from the project's own."""
+        if self.base is None:
+            return None
+        began = time.monotonic()
+        try:
+            base_paths = set(self.base.entries(self.base.commit(base)))
+        except BaseUnreadable:
+            return None  # the truth check says why
+        roots = (self.root, self.layout.source_root)
+        problems = shadowing_modules(roots, self.root, base_paths, self.interpreter.python)
+        return protected_verdict(
+            SHADOW_CHECK,
+            problems,
+            time.monotonic() - began,
+            "the change adds modules imported instead of the standard library's or a package's",
+            SHADOW_FIX,
         )
 
     # -- protected ------------------------------------------------------------------------------

@@ -1,0 +1,108 @@
+"""Modules the change adds where they would be imported instead of the standard library's or an
+installed distribution's: the worktree's root and its source root come first on the tests'
+sys.path, so a new `argparse.py` or `iniconfig.py` there runs inside pytest itself, before any
+test, and can rig what it reports. Such a file is a failing verdict naming it, never run.
+
+Only what the change adds counts: a module the base commit already holds at the root (many
+projects keep a `test/` package, which shadows the standard library's) is the project's own.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+SHADOW_CHECK = "ssw:shadowing"
+SHADOW_FIX = (
+    "Rename or remove these files: a module at the root of the tree is imported before the "
+    "standard library and the installed packages, pytest's own among them."
+)
+PROBE_TIMEOUT_S = 60.0
+# Names some distributions install by mistake (their own tests, docs): nothing imports them as
+# that distribution's, so a project's folder of that name shadows nothing.
+_STRAY_TOP_LEVELS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "scripts"})
+
+# Run isolated (-I: no PYTHON* variable, no user site, no current folder on sys.path): what the
+# interpreter itself and its site-packages provide, nothing of the worktree.
+_PROBE = """
+import json, sys
+from importlib import metadata
+names = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+installed = {}
+for name, dists in metadata.packages_distributions().items():
+    installed[name] = sorted(set(dists))
+print(json.dumps({"stdlib": sorted(names), "installed": installed}))
+"""
+
+
+@functools.cache
+def provided_names(python: Path) -> tuple[frozenset[str], dict[str, str]]:
+    """The standard library's top-level module names of `python`, and the top-level names its
+    installed distributions provide (name -> distribution); empty when it cannot say."""
+    with tempfile.TemporaryDirectory(prefix="ssw-names-") as folder:
+        script = Path(folder) / "ssw_names.py"
+        script.write_text(_PROBE, encoding="utf-8")
+        try:
+            done = subprocess.run(
+                [str(python), "-I", str(script)],
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=PROBE_TIMEOUT_S,
+                check=False,
+                start_new_session=True,
+            )
+            data = json.loads(done.stdout) if done.returncode == 0 else {}
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            data = {}
+    installed = {str(k): ", ".join(v) for k, v in dict(data.get("installed", {})).items()}
+    return frozenset(data.get("stdlib", ())), installed
+
+
+def _module_name(entry: Path) -> str | None:
+    """The top-level module a root entry is imported as, if it is one a regular import finds
+    first (a namespace folder without __init__.py does not shadow a module found later)."""
+    if entry.is_symlink():
+        return None
+    name = entry.name
+    if entry.is_dir():
+        return name if (entry / "__init__.py").is_file() and name.isidentifier() else None
+    stem, _, suffix = name.partition(".")
+    if suffix in ("py", "pyc", "pyw", "so") or suffix.endswith(".so"):
+        return stem if stem.isidentifier() else None
+    return None
+
+
+def shadowing_modules(
+    roots: Iterable[Path], top: Path, base_paths: set[str], python: Path
+) -> list[str]:
+    """One line per module the change added in a folder of `roots` (under the worktree `top`)
+    that shadows a standard-library module or an installed distribution's; `base_paths` are
+    the base commit's files (relative to `top`)."""
+    stdlib, installed = provided_names(python)
+    base_tops = {p.split("/")[0] for p in base_paths} | {
+        "/".join(p.split("/")[:2]) for p in base_paths
+    }
+    found: list[str] = []
+    for root in dict.fromkeys(roots):
+        try:
+            entries = sorted(root.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            name = _module_name(entry)
+            rel = entry.relative_to(top).as_posix()
+            if name is None or rel in base_tops:
+                continue
+            if name in stdlib:
+                found.append(f"{rel}: added, and shadows the standard library's module {name}")
+            elif name in installed and name not in _STRAY_TOP_LEVELS:
+                found.append(
+                    f"{rel}: added, and shadows module {name} of the installed {installed[name]}"
+                )
+    return found
