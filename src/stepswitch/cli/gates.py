@@ -4,11 +4,13 @@ path outside PATH, or tests that would import the project from outside PATH (the
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from stepswitch.errors import SswError, UsageError
 from stepswitch.gates.config import GateConfig
 from stepswitch.gates.detect import load_gates
+from stepswitch.gates.interpreter import check_imports, gate_environment
 from stepswitch.gates.suite import GateSuite, SuiteResult
 from stepswitch.util.env import clean_env
 from stepswitch.util.text import escape_controls
@@ -98,6 +100,28 @@ def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
     files = [_relative(root, c) for c in changed] or None
     env = clean_env(_secret_names())
     suite = GateSuite(config, root, env, log_dir=None)
-    suite.preflight()  # UsageError when the tests would import code from outside `root`
+    note = _check_imports(suite)
     result = suite.run(files, "HEAD")
-    return render(root, config, result, files), 0 if result.passed else 1
+    text = render(root, config, result, files)
+    return (f"{note}\n{text}" if note else text), 0 if result.passed else 1
+
+
+def _check_imports(suite: GateSuite) -> str:
+    """The pre-flight's import check belongs to the untouched start: a setup that cannot import
+    the project is a UsageError (exit 2), but a change that breaks the import is the gates' to
+    judge (their tests fail on it). Returns a note for the second case, else ""."""
+    try:
+        suite.preflight()
+        return ""
+    except UsageError as broken:
+        tree = suite.tree
+        if tree is None or not tree.changed_paths():
+            raise
+        with tempfile.TemporaryDirectory(prefix="ssw-start-") as folder:
+            start = Path(folder) / "start"
+            tree.check_out("HEAD", start)
+            at_start = start / tree.prefix if tree.prefix else start
+            interpreter = suite.interpreter
+            env = gate_environment(at_start, suite.env, interpreter)
+            check_imports(at_start, env, interpreter)  # raises: the setup, not the change
+        return f"gates: the change breaks the import the untouched start passes ({broken})"
