@@ -227,3 +227,45 @@ def test_protected_paths_hold_the_gate_config_golden_files_and_protected_paths(
 def test_detected_gates_protect_only_a_would_be_stepswitch_toml(tmp_path: Path) -> None:
     write_repo(tmp_path, {"tests/test_a.py": ""})
     assert protected_paths(load_gates(tmp_path)) == (".stepswitch.toml",)
+
+
+def test_a_tool_configured_but_missing_from_the_projects_environment_is_no_gate(
+    tmp_path: Path,
+) -> None:
+    # The project has its own environment, without ruff or mypy: ssw's copies would judge it by
+    # another version (issue 21: the untouched tree failed at format and types, no test ran).
+    write_repo(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.ruff]\nline-length = 100\n[tool.mypy]\nstrict = true\n",
+            ".venv/bin/python": "#!/bin/sh\n",
+            "tests/test_a.py": "def test_a():\n    pass\n",
+        },
+    )
+    (tmp_path / ".venv/bin/python").chmod(0o755)
+    (tmp_path / ".venv/pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+
+    config = detect_gates(tmp_path)
+
+    assert [g.name for g in config.gates] == ["tests"]
+    assert config.notes == (
+        "gates: no format and lint gate: the project configures ruff, but its environment has no "
+        "ruff (install it there, or configure the gates in [tool.stepswitch.gates])",
+        "gates: no types gate: the project configures mypy, but its environment has no mypy "
+        "(install it there, or configure the gates in [tool.stepswitch.gates])",
+    )
+
+
+def test_a_tool_among_the_development_dependencies_counts_as_configured(tmp_path: Path) -> None:
+    write_repo(
+        tmp_path,
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\n[project.optional-dependencies]\n'
+                'dev = ["ruff>=0.5", "mypy[reports]==1.0"]\n'
+            ),
+            "src/pkg/__init__.py": "",
+        },
+    )
+    names = [g.name for g in detect_gates(tmp_path).gates]
+    assert names == ["format", "lint", "types"]  # from ssw's Python: the project has no venv

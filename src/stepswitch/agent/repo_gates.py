@@ -43,8 +43,10 @@ class RepoGates:
     @property
     def description(self) -> str:
         if not self.config.gates:
-            return "  no gates configured or detected: only the review judges this change"
+            lines = ["  no gates configured or detected: only the review judges this change"]
+            return "\n".join([*lines, *(f"  {note}" for note in self.config.notes)])
         lines = [f"  gates ({self.config.source}): {', '.join(self.names)}"]
+        lines += [f"  {note}" for note in self.config.notes]
         lines.append(f"  {self._suite.interpreter_line()}")
         if warm := self._suite.warm_line():
             lines.append(f"  {warm}")

@@ -41,7 +41,7 @@ def _seconds(value: float | None) -> str:
 def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[str] | None) -> str:
     """The verdicts as terminal text: the failing gate's output, escaped, under them."""
     names = ", ".join(g.name for g in config.gates)
-    lines = [f"gates for {root} ({config.source}: {names})"]
+    lines = [f"gates for {root} ({config.source}: {names})", *config.notes]
     lines.append(
         "changed: " + (", ".join(changed) if changed else "not given, so every gate runs in full")
     )

@@ -170,6 +170,7 @@ class GateConfig:
     gates: tuple[GateSpec, ...]
     source: str  # "pyproject.toml [tool.stepswitch.gates]", ".stepswitch.toml [gates]", "detected"
     config_file: str | None = None  # the file that holds the configuration, relative to the root
+    notes: tuple[str, ...] = ()  # what detection left out and why, for the run's start
 
     @property
     def detected(self) -> bool:

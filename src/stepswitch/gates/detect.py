@@ -1,10 +1,13 @@
 """Gates for a repository that configures none: format, lint and types when it configures the
-tools, pytest when it has tests. Tools are looked up in the repository's own virtual environment
-first. See the docstring of stepswitch/gates/config.py for what is detected and why."""
+tool (its table, its own config file, or the tool among its development dependencies) and the
+project's environment has it, pytest when it has tests. A tool configured but missing from the
+project's environment is no gate (ssw's own copy would judge the project by another version and
+configuration), said so at the run's start. See stepswitch/gates/config.py for more."""
 
 from __future__ import annotations
 
 import configparser
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,7 @@ from stepswitch.gates.config import (
     read_gate_config,
 )
 from stepswitch.gates.impacted import is_test_file, python_files
-from stepswitch.gates.tools import pytest_command, tool_command
+from stepswitch.gates.tools import environment_tool, pytest_command
 
 
 def load_gates(root: Path) -> GateConfig:
@@ -45,38 +48,91 @@ def _quiet_toml(path: Path) -> dict[str, Any]:
 _PY_GLOBS = ("*.py", "*.pyi")
 
 
+def _dev_requirements(data: dict[str, Any]) -> set[str]:
+    """Distribution names among the project's optional and development dependencies."""
+    found: list[object] = []
+    project = data.get("project", {})
+    if isinstance(project, dict) and isinstance(project.get("optional-dependencies"), dict):
+        for group in project["optional-dependencies"].values():
+            found += group if isinstance(group, list) else []
+    groups = data.get("dependency-groups", {})
+    if isinstance(groups, dict):
+        for group in groups.values():
+            found += group if isinstance(group, list) else []
+    poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+    if isinstance(poetry, dict):
+        for table in [poetry.get("dev-dependencies"), *_poetry_groups(poetry)]:
+            found += list(table) if isinstance(table, dict) else []
+    names = set()
+    for entry in found:
+        if isinstance(entry, str):
+            names.add(re.split(r"[\s\[<>=!~;@(]", entry.strip(), maxsplit=1)[0].lower())
+    return names
+
+
+def _poetry_groups(poetry: dict[str, Any]) -> list[object]:
+    groups = poetry.get("group", {})
+    if not isinstance(groups, dict):
+        return []
+    return [g.get("dependencies") for g in groups.values() if isinstance(g, dict)]
+
+
 def detect_gates(root: Path) -> GateConfig:
     """Gates for a repository without configuration: the checks it already uses, cheapest first."""
-    tool = _quiet_toml(root / PYPROJECT).get("tool", {})
+    data = _quiet_toml(root / PYPROJECT)
+    tool = data.get("tool", {})
     tool = tool if isinstance(tool, dict) else {}
+    dev = _dev_requirements(data)
     gates: list[GateSpec] = []
+    notes: list[str] = []
     ruff_files = ("ruff.toml", ".ruff.toml")
-    if "ruff" in tool or any((root / f).is_file() for f in ruff_files):
-        ruff = tool_command(root, "ruff")
+    if "ruff" in tool or "ruff" in dev or any((root / f).is_file() for f in ruff_files):
+        ruff = environment_tool(root, "ruff")
         ruff_globs = (*_PY_GLOBS, PYPROJECT, *ruff_files)
-        gates.append(
-            CommandGate(
-                name="format", command=f"{ruff} format --check .", timeout_s=120.0, globs=ruff_globs
+        if ruff is None:
+            notes.append(_missing("ruff", "format and lint"))
+        else:
+            gates.append(
+                CommandGate(
+                    name="format",
+                    command=f"{ruff} format --check .",
+                    timeout_s=120.0,
+                    globs=ruff_globs,
+                )
             )
-        )
-        gates.append(
-            CommandGate(
-                name="lint",
-                command=f"{ruff} check --output-format concise .",
-                timeout_s=120.0,
-                globs=ruff_globs,
+            gates.append(
+                CommandGate(
+                    name="lint",
+                    command=f"{ruff} check --output-format concise .",
+                    timeout_s=120.0,
+                    globs=ruff_globs,
+                )
             )
-        )
     mypy_args = _mypy_args(root, tool)
+    if mypy_args is None and "mypy" in dev:
+        mypy_args = "src" if (root / "src").is_dir() else "."
     if mypy_args is not None:
-        command = f"{tool_command(root, 'mypy')} {mypy_args}".strip()
-        mypy_globs = (*_PY_GLOBS, PYPROJECT, "mypy.ini", ".mypy.ini", "setup.cfg")
-        gates.append(CommandGate(name="types", command=command, timeout_s=600.0, globs=mypy_globs))
+        mypy = environment_tool(root, "mypy")
+        if mypy is None:
+            notes.append(_missing("mypy", "types"))
+        else:
+            command = f"{mypy} {mypy_args}".strip()
+            mypy_globs = (*_PY_GLOBS, PYPROJECT, "mypy.ini", ".mypy.ini", "setup.cfg")
+            gates.append(
+                CommandGate(name="types", command=command, timeout_s=600.0, globs=mypy_globs)
+            )
     if any(is_test_file(f) for f in python_files(root)):
         gates.append(
             TestsGate(name="tests", kind="tests", command=pytest_command(root), timeout_s=1800.0)
         )
-    return GateConfig(tuple(gates), "detected")
+    return GateConfig(tuple(gates), "detected", notes=tuple(notes))
+
+
+def _missing(tool: str, gates: str) -> str:
+    return (
+        f"gates: no {gates} gate: the project configures {tool}, but its environment has no "
+        f"{tool} (install it there, or configure the gates in [tool.stepswitch.gates])"
+    )
 
 
 def _mypy_args(root: Path, tool: dict[str, Any]) -> str | None:

@@ -23,18 +23,21 @@ import re
 import shlex
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from stepswitch.errors import ConfigError
 from stepswitch.gates.base import BaseUnreadable
 from stepswitch.gates.config import (
+    CommandGate,
     GateConfig,
     GateSpec,
     GoldenGate,
     ProtectedGate,
     TestsGate,
 )
+from stepswitch.gates.findings import KnownFindings, findings
 from stepswitch.gates.golden import NO_SUCH_FILE, GoldenFormatError
 from stepswitch.gates.interpreter import ImportCheck
 from stepswitch.gates.protected import (
@@ -89,6 +92,8 @@ class Baseline:
     imports: ImportCheck | None = None
     base_commit: str = ""
     call_map: str = ""  # what the pre-flight says of the call map (gates.callmap)
+    # Command gates failing before any edit whose findings could be read: how many there were.
+    judged: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def already_failing(self) -> tuple[BaselineGate, ...]:
@@ -104,6 +109,13 @@ class Baseline:
         if self.call_map:
             out.append(self.call_map)
         for gate in self.already_failing:
+            count = self.judged.get(gate.name)
+            if count is not None:
+                out.append(
+                    f"gates: {gate.name} already fails before any edit ({count} finding(s)), so "
+                    "the change is judged by the findings it adds"
+                )
+                continue
             out.append(
                 f"gates: {gate.name} already fails before any edit, so the change must also "
                 f"fix it: {_detail(gate.report)}"
@@ -338,10 +350,15 @@ def preflight_gates(suite: GateSuite, base_commit: str, log_dir: Path | None = N
     truth = suite.truth_check(commit)
     if truth is not None and not truth.passed:
         verdicts.append(_verdict(suite, truth, log_dir))
+    judged: dict[str, int] = {}
     for gate in config.gates:
         began = time.monotonic()
         result = _once(suite, commit, gate)
         verdicts.append(_verdict(suite, result, log_dir, time.monotonic() - began))
+        start = findings(result.log) if isinstance(gate, CommandGate) else None
+        if not result.passed and start:  # from here on, judged by what the change adds
+            suite.known_findings[gate.name] = KnownFindings(gate.name, start)
+            judged[gate.name] = sum(start.values())
     # The tests that ran each line, traced once on the untouched tree: they run first after an
     # edit to those lines (the stage `tests:covered`).
     collected = all(g.passed for g in verdicts if _is_collect(g.name))
@@ -350,7 +367,7 @@ def preflight_gates(suite: GateSuite, base_commit: str, log_dir: Path | None = N
         if collected
         else "gates: no call map: the tests do not collect before any edit"
     )
-    return Baseline(tuple(verdicts), imports, commit, call_map)
+    return Baseline(tuple(verdicts), imports, commit, call_map, judged)
 
 
 def _verdict(

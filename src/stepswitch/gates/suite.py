@@ -50,6 +50,7 @@ from stepswitch.gates.config import (
     TestsGate,
     protected_patterns,
 )
+from stepswitch.gates.findings import KnownFindings, judged
 from stepswitch.gates.golden import (
     NO_SUCH_FILE,
     GoldenFormatError,
@@ -265,6 +266,8 @@ class GateSuite:
         self._call_map: CallMap | None = None
         self._warm: WarmPytest | None = None
         self.keep_warm = False  # `ssw run`: start the next run's warm pytest as one ends
+        # Command gates that failed before any edit, and what they found then (the pre-flight).
+        self.known_findings: dict[str, KnownFindings] = {}
         self._warm_off = ""  # why no warm pytest is started any more
 
     # -- before the first paid call -------------------------------------------------------------
@@ -423,9 +426,12 @@ class GateSuite:
             self._record(self.check(gate, base), progress)
 
     def check(self, gate: CommandGate | GoldenGate | ProtectedGate, base: str) -> GateResult:
-        """One gate that is not the tests gate, once, on the tree as it is."""
+        """One gate that is not the tests gate, once, on the tree as it is; a command gate that
+        already failed before any edit is judged by the findings the change adds."""
         if isinstance(gate, CommandGate):
-            return self.command(gate.name, gate.command, gate.timeout_s)
+            result = self.command(gate.name, gate.command, gate.timeout_s)
+            known = self.known_findings.get(gate.name)
+            return result if result.passed or known is None else judged(result, known)
         if isinstance(gate, GoldenGate):
             return self._golden(gate, base)
         return self._protected(gate, base)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import shutil
-import sys
 from pathlib import Path
 
 
@@ -20,17 +18,17 @@ def _executable(path: Path) -> bool:
     return path.is_file() and bool(path.stat().st_mode & 0o111)
 
 
-def tool_command(root: Path, name: str) -> str:
-    """The repository's own copy of a tool, else the one on PATH, else Stepswitch's, else the bare
-    name (which then fails as "command not found")."""
-    for folder in _venv_bins(root):
+def environment_tool(root: Path, name: str) -> str | None:
+    """The project's own copy of a tool: in the repository's virtual environment, else beside
+    the gates' interpreter (ssw's own Python when the project has no environment); None when
+    that environment lacks it. Never a copy from elsewhere on PATH, whose version and plugins
+    are not the project's."""
+    from stepswitch.gates.interpreter import find_interpreter
+
+    for folder in [*_venv_bins(root), find_interpreter(root).python.parent]:
         if _executable(folder / name):
             return shlex.quote(str(folder / name))
-    on_path = shutil.which(name)
-    if on_path:
-        return shlex.quote(on_path)
-    beside = Path(sys.executable).parent / name
-    return shlex.quote(str(beside)) if _executable(beside) else name
+    return None
 
 
 def pytest_command(root: Path) -> str:
