@@ -294,3 +294,69 @@ def test_a_failure_outside_the_first_two_files_is_found_by_the_covered_rest(
     first, rest = result.test_stages
     assert first.passed and first.files is not None and first.files <= 2 and not rest.passed
     assert rest.first_failure == "tests/test_zz_exact.py::test_area_exactly"
+
+
+# -- a trace too long to wait for: in the background, on a copy of the start -------------------
+
+
+@pytest.mark.slow  # real pytest runs
+def test_a_background_trace_maps_a_copy_of_the_start_while_the_worktree_changes(
+    tmp_path: Path,
+) -> None:
+    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    suite = _suite(root, tmp_path / "state")
+    commit = run_git(root, "rev-parse", "HEAD").strip()
+
+    line = suite.record_call_map(commit, background=True)
+    # The agent edits at once: the trace runs on the start's files, not on these.
+    _edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
+    assert line.startswith(f"gates: call map: tracing the full suite at {commit[:12]} in the")
+    assert suite.wait_for_call_map(120)
+
+    found = suite.call_map(commit)
+    assert found is not None
+    assert found.covering({"geo/shapes.py": [5]}) == (
+        ["tests/test_shape_sign.py::test_negative"],
+        True,
+    )
+    result = suite.run(["geo/shapes.py"])
+    assert result.stages == ("tests:covered",) and not result.passed
+    assert any(n.startswith("gates: call map: 5 tests traced") for n in result.warm_notes)
+    assert not [p for p in (tmp_path / "repo").parent.iterdir() if p.name.startswith("ssw-start")]
+    suite.close()
+
+
+@pytest.mark.slow  # real pytest runs
+def test_the_end_of_the_task_ends_a_background_trace_that_has_not(tmp_path: Path) -> None:
+    # A test that waits on a FIFO nobody writes: the trace never ends on its own.
+    files = {
+        **GEOMETRY,
+        "tests/test_wait.py": """
+            import os
+
+            def test_waits():
+                path = os.path.join(os.environ["TMPDIR"], "never")
+                if not os.path.exists(path):
+                    os.mkfifo(path)
+                open(path).read()
+        """,
+    }
+    root = write_repo(tmp_path / "repo", files, git=True)
+    (tmp_path / "tmp").mkdir()
+    suite = GateSuite(
+        GateConfig((TestsGate(name="tests", kind="tests", command=pytest_command(root)),), "t"),
+        root,
+        {**os.environ, "TMPDIR": str(tmp_path / "tmp")},
+        state_dir=tmp_path / "state",
+    )
+    commit = run_git(root, "rev-parse", "HEAD").strip()
+    suite.record_call_map(commit, background=True)
+    tracing = suite._tracing
+    assert tracing is not None and not tracing.wait(0.5)  # still running
+
+    suite.close()
+
+    assert tracing.wait(0) and tracing.news() == (
+        "gates: no call map: the task ended before the trace did"
+    )
+    assert not tracing.copy.exists()

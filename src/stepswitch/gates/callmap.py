@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+import shutil
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -175,3 +177,43 @@ def parse_unified_zero(text: str) -> dict[str, list[int]]:
         else:
             current += range(start, start + count)
     return out
+
+
+class BackgroundTrace:
+    """A call map traced on a thread of its own (`GateSuite.record_call_map(background=True)`)
+    in `copy`, a copy of the base commit's files that is removed when it ends; `stop` kills the
+    traced suite and waits for the thread."""
+
+    def __init__(self, trace: Callable[[threading.Event], str], copy: Path) -> None:
+        self.copy = copy
+        self.line: str | None = None  # how it went, once it has
+        self._told = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(trace,), daemon=True)
+        self._thread.start()
+
+    def _run(self, trace: Callable[[threading.Event], str]) -> None:
+        try:
+            self.line = trace(self._stop)
+        except Exception as exc:  # a bug of ours: no map, said so, the run goes on
+            self.line = f"gates: no call map: tracing failed ({type(exc).__name__}: {exc})"
+        finally:
+            shutil.rmtree(self.copy, ignore_errors=True)
+        if self._stop.is_set():
+            self.line = "gates: no call map: the task ended before the trace did"
+
+    def news(self) -> str | None:
+        """How it went, the first time this is asked once it has ended; else None."""
+        if self.line is None or self._told:
+            return None
+        self._told = True
+        return self.line
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait for the trace to end, at most `timeout_s`; whether it has."""
+        self._thread.join(timeout=timeout_s)
+        return not self._thread.is_alive()
+
+    def stop(self, wait_s: float = 60.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout=wait_s)

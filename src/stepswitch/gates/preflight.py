@@ -362,12 +362,23 @@ def preflight_gates(suite: GateSuite, base_commit: str, log_dir: Path | None = N
     # The tests that ran each line, traced once on the untouched tree: they run first after an
     # edit to those lines (the stage `tests:covered`).
     collected = all(g.passed for g in verdicts if _is_collect(g.name))
+    tests = sum(_collected_count(g.report) for g in verdicts if _is_collect(g.name))
     call_map = (
-        suite.record_call_map(commit)
+        suite.record_call_map(commit, background=suite.trace_estimate_s(tests) > FOREGROUND_S)
         if collected
         else "gates: no call map: the tests do not collect before any edit"
     )
     return Baseline(tuple(verdicts), imports, commit, call_map, judged)
+
+
+# A trace expected to take longer than this runs in the background (`record_call_map`): the
+# first paid call need not wait for it.
+FOREGROUND_S = 120.0
+
+
+def _collected_count(report: str) -> int:
+    found = re.search(r"collected (\d+) test", report)
+    return int(found[1]) if found else 0
 
 
 def _verdict(

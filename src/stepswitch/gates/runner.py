@@ -4,6 +4,7 @@ environment without API keys. A gate that cannot run is a failing gate with the 
 from __future__ import annotations
 
 import shlex
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,11 @@ class GateResult:
 
 
 def run_gate(
-    gate: Gate, root: Path, env: dict[str, str], confinement: Confinement | None = None
+    gate: Gate,
+    root: Path,
+    env: dict[str, str],
+    confinement: Confinement | None = None,
+    stop: threading.Event | None = None,
 ) -> GateResult:
     argv = ["bash", "-c", gate.command]
     done = run_in_group(
@@ -40,6 +45,7 @@ def run_gate(
         env=env,
         timeout_s=gate.timeout_s,
         output_cap=LOG_CAP_CHARS,
+        stop=stop,
     )
     return gate_result(gate, done)
 

@@ -30,6 +30,7 @@ import os
 import re
 import shlex
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -39,7 +40,7 @@ from typing import TypeVar
 
 from stepswitch.errors import HarnessError
 from stepswitch.gates.base import BaseTree, BaseUnreadable, is_commit_id
-from stepswitch.gates.callmap import CALL_MAP_FILE, CallMap, changed_lines
+from stepswitch.gates.callmap import CALL_MAP_FILE, BackgroundTrace, CallMap, changed_lines
 from stepswitch.gates.changes import complete_changes
 from stepswitch.gates.config import (
     CommandGate,
@@ -61,6 +62,7 @@ from stepswitch.gates.golden import (
 )
 from stepswitch.gates.impacted import impacted_tiers, named_tests
 from stepswitch.gates.interpreter import (
+    DEFERRED_PATH,
     ImportCheck,
     Interpreter,
     check_imports,
@@ -268,6 +270,7 @@ class GateSuite:
         self.keep_warm = False  # `ssw run`: start the next run's warm pytest as one ends
         # Command gates that failed before any edit, and what they found then (the pre-flight).
         self.known_findings: dict[str, KnownFindings] = {}
+        self._tracing: BackgroundTrace | None = None  # the call map, traced on a thread
         self._warm_off = ""  # why no warm pytest is started any more
 
     # -- before the first paid call -------------------------------------------------------------
@@ -296,10 +299,13 @@ class GateSuite:
         self._call_map = found
         return found
 
-    def record_call_map(self, commit: str) -> str:
+    def record_call_map(self, commit: str, background: bool = False) -> str:
         """Run the full suite once on the untouched tree at `commit`, tracing which tests run
         which lines (`gates.callmap`), unless a map of `commit` is already kept. Returns the line
-        the run's start shows; a suite that cannot be traced leaves no map, and says why."""
+        the run's start shows; a suite that cannot be traced leaves no map, and says why.
+        `background`: trace a copy of the commit's files on a thread instead (a large suite
+        takes many times its own length to trace), the stages following the import graph until
+        the map is ready; the first gate run after it says how it went."""
         gate = next((g for g in self.config.gates if isinstance(g, TestsGate)), None)
         if gate is None:
             return ""
@@ -307,6 +313,43 @@ class GateSuite:
             return "gates: call map: off (call_map = false)"
         if self.call_map(commit) is not None:
             return f"gates: call map: kept from an earlier run at {commit[:12]}"
+        if not background or self.tree is None:
+            timeout = min(gate.timeout_s, CALL_MAP_TIMEOUT_S)
+            return self._trace(gate, commit, self.root, self.gate_env, timeout, None)
+        copy = Path(tempfile.mkdtemp(prefix="ssw-start-", dir=self.gate_env.get("TMPDIR")))
+        self.tree.check_out(commit, copy)
+        root = copy / self.tree.prefix if self.tree.prefix else copy
+        env = gate_environment(root, self.env, self.interpreter, project_layout(root))
+        self._tracing = BackgroundTrace(
+            lambda stop: self._trace(gate, commit, root, env, gate.timeout_s, stop), copy
+        )
+        return (
+            f"gates: call map: tracing the full suite at {commit[:12]} in the background, on a "
+            "copy of its files; until it is ready the stages follow the import graph"
+        )
+
+    def wait_for_call_map(self, timeout_s: float) -> bool:
+        """Wait for a background trace to end (at most `timeout_s`); whether none still runs."""
+        return self._tracing is None or self._tracing.wait(timeout_s)
+
+    def trace_estimate_s(self, tests: int) -> float:
+        """How long tracing the full suite may take: five times the suite's measured length
+        when earlier runs measured it (the trace costs three to six times the suite), else a
+        tenth of a second per collected test."""
+        known = sum(self._durations.values())
+        return 5 * known if known else 0.1 * tests
+
+    def _trace(
+        self,
+        gate: TestsGate,
+        commit: str,
+        root: Path,
+        gate_env: dict[str, str],
+        timeout: float,
+        stop: threading.Event | None,
+    ) -> str:
+        """The traced full suite in `root` (the worktree, or a copy of `commit`'s files); the
+        map is kept when it is made. Returns the line that says how it went."""
         scratch = self.gate_env.get("TMPDIR") or None
         with tempfile.TemporaryDirectory(prefix="ssw-callmap-", dir=scratch) as folder:
             out = Path(folder) / "calls.json"
@@ -314,22 +357,25 @@ class GateSuite:
             spec: dict[str, object] = {
                 "files": None,
                 "durations": str(durations),
-                "calls": {"root": str(self.root), "out": str(out)},
+                "calls": {"root": str(root), "out": str(out)},
             }
-            env = self._stage_env(spec, Path(folder))
-            command = gate.stage_command(None)
-            timeout = min(gate.timeout_s, CALL_MAP_TIMEOUT_S)
+            env = {**self._stage_env(spec, Path(folder)), DEFERRED_PATH: gate_env[DEFERRED_PATH]}
             began = time.monotonic()
-            result = self.command(f"{gate.name}:call-map", command, timeout, env)
+            name = f"{gate.name}:call-map"
+            result = run_gate(
+                Gate(name, gate.stage_command(None), timeout), root, env, self.confinement, stop
+            )
             seconds = time.monotonic() - began
-            self._learn_durations(durations)
-            why = result.report.splitlines()[0] if result.report else "no output"
+            if root == self.root:
+                self._learn_durations(durations)
+            report = gate_report(result)
+            why = report.splitlines()[0] if report else "no output"
             try:
                 data = json.loads(out.read_text(encoding="utf-8"))
             except (OSError, ValueError):  # pytest ended before its session did
                 return f"gates: no call map: the traced full suite wrote none ({why})"
         try:
-            recorded = CallMap.parse(commit, str(self.root), data)
+            recorded = CallMap.parse(commit, str(root), data)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             return f"gates: no call map: the traced suite wrote a malformed one ({exc})"
         if not recorded.tests:
@@ -373,6 +419,8 @@ class GateSuite:
             changed = complete_changes(self.tree, changed, base_commit)
         skipped: list[str] = []
         not_run: list[str] = []
+        if self._tracing is not None and (news := self._tracing.news()):
+            progress.warm_notes.append(news)  # the background call map has ended: how it went
         # First, the files the gates' truth lives in; a passing check adds no verdict.
         truth = self._guarded(TRUTH_CHECK, lambda: self.truth_check(base_commit))
         if truth is not None and not truth.passed:
@@ -554,7 +602,10 @@ class GateSuite:
         return self._warm is not None and self._warm.ready()
 
     def close(self) -> None:
-        """End the warm pytest, if one runs (the end of a task)."""
+        """End the warm pytest and a background trace, if they run (the end of a task)."""
+        tracing, self._tracing = self._tracing, None
+        if tracing is not None:
+            tracing.stop()
         self.keep_warm = False
         warm, self._warm = self._warm, None
         if warm is not None:

@@ -93,8 +93,10 @@ def run_in_group(
     env: Mapping[str, str],
     timeout_s: float,
     output_cap: int,
+    stop: threading.Event | None = None,
 ) -> ProcResult:
-    """Run argv to its end or its timeout; never raises for the command's own failures."""
+    """Run argv to its end, its timeout, or `stop` being set (then it is killed and counts as
+    timed out); never raises for the command's own failures."""
     began = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -123,6 +125,13 @@ def run_in_group(
         exited.set()
 
     threading.Thread(target=wait_for_exit, daemon=True).start()
+    if stop is not None:  # the caller may end it early: `stop` ends the wait as an exit would
+
+        def wait_for_stop() -> None:
+            stop.wait()
+            exited.set()
+
+        threading.Thread(target=wait_for_stop, daemon=True).start()
     try:
         timed_out = not exited.wait(timeout=max(0.0, timeout_s))
     finally:
@@ -132,5 +141,6 @@ def run_in_group(
     reader.join(timeout=DRAIN_S)  # a process that left the group may still hold the pipe
     if not reader.is_alive():
         proc.stdout.close()
+    timed_out = timed_out or (stop is not None and stop.is_set())
     code = None if timed_out else proc.returncode
     return ProcResult(code, sink.text(), time.monotonic() - began, timed_out=timed_out)
