@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import textwrap
+import threading
 from pathlib import Path
 
 
@@ -29,3 +31,16 @@ def run_git(root: Path, *args: str) -> str:
         ["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True
     )
     return done.stdout
+
+
+def lock_freed(path: Path, timeout_s: float) -> bool:
+    """Whether the flock on `path` is free within `timeout_s` (a thread blocks in flock)."""
+    got = threading.Event()
+
+    def take() -> None:
+        with open(path, "a") as file:
+            fcntl.flock(file, fcntl.LOCK_EX)
+            got.set()
+
+    threading.Thread(target=take, daemon=True).start()
+    return got.wait(timeout_s)

@@ -113,9 +113,15 @@ class CallIntent:
             return self.max_output_tokens if fits else 0
         room = limit_usd - counted - self.worst_usd_with(prompt_tokens, 0)
         tokens = min(self.max_output_tokens, max(0, math.floor(room * 1e6 / self.price.output)))
-        # The same comparison reserve() makes, so the cap found here is admitted there.
+        # The same comparison reserve() makes, so the cap found here is admitted there; the
+        # division can land a token short of a worst case that fits exactly.
         while tokens > 0 and counted + self.worst_usd_with(prompt_tokens, tokens) > limit_usd:
             tokens -= 1
+        while (
+            tokens < self.max_output_tokens
+            and counted + self.worst_usd_with(prompt_tokens, tokens + 1) <= limit_usd
+        ):
+            tokens += 1
         return tokens
 
     @property
