@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from stepswitch.gates.bytecode import drop_bytecode
-from stepswitch.gates.config import GateConfig
+from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.preflight import Baseline, preflight_gates
 from stepswitch.gates.suite import GateSuite, SuiteResult
 from stepswitch.util.git_tree import TreeGit
@@ -47,6 +47,14 @@ class RepoGates:
             return "\n".join([*lines, *(f"  {note}" for note in self.config.notes)])
         lines = [f"  gates ({self.config.source}): {', '.join(self.names)}"]
         lines += [f"  {note}" for note in self.config.notes]
+        tests = next((g for g in self.config.gates if isinstance(g, TestsGate)), None)
+        if tests is not None and tests.test_changes == "checked":
+            lines.append(
+                "  gates: a test file the change edits or deletes also runs as the base commit "
+                'has it (test_changes = "allowed" in the tests gate turns this off)'
+            )
+        elif tests is not None:
+            lines.append('  gates: test_changes = "allowed": edited tests are judged as edited')
         lines.append(f"  {self._suite.interpreter_line()}")
         if warm := self._suite.warm_line():
             lines.append(f"  {warm}")

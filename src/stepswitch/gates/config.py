@@ -115,6 +115,9 @@ class TestsGate(_Gate):
     impacted_first: bool = Field(default=True, strict=True)
     call_map: bool = Field(default=True, strict=True)
     warm: bool = Field(default=True, strict=True)  # stages forked from an imported pytest
+    # "checked": a test file the change edited or deleted also runs as the base commit has it
+    # (gates/as_before.py); "allowed": for tasks that must change what a test says.
+    test_changes: Literal["checked", "allowed"] = "checked"
 
     def stage_command(self, files: list[str] | None) -> str:
         """The command for the impacted stage (`files`) or the full suite (None)."""

@@ -5,7 +5,9 @@ A protected constant is a name bound at the top level of a module (`G = 6.674e-1
 Its value is the expression assigned to it, compared as an `ast.dump` so formatting does not count
 (`1e3` and `1000.0` are the same; `1000` and `1000.0` are not). Any change or removal fails and the
 report names the constant, the file and old -> new. What this does not see: a value changed
-through the names it is computed from in another module, or monkeypatching at run time.
+through the names it is computed from in another module, a module imported instead of the file,
+or a value rebound at import: `gates.protected_values` checks the value the code imports (ADR
+0022). Monkeypatching while the tests run is seen by neither.
 
 A protected path is a glob (a folder protects everything below it); any change to a matching
 file fails, even one made by a shell command rather than the agent's write tools: an edit, a
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 from stepswitch.gates.runner import GateResult
@@ -73,9 +75,23 @@ def constant_bindings(source: str) -> dict[str, list[Binding]]:
     return out
 
 
-def _shown(bindings: list[Binding]) -> str:
-    text = "; ".join(shown for _, shown in bindings)
+def clip(text: str) -> str:
+    """`text` cut to the characters of a value a report shows."""
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def _shown(bindings: list[Binding]) -> str:
+    return clip("; ".join(shown for _, shown in bindings))
+
+
+def wanted_names(old: Mapping[str, object], names: Sequence[str]) -> list[str]:
+    """The names a gate's `constants` entry protects, `*` spelled out from the base commit's
+    bindings `old` (its UPPER_CASE names); names the base commit lacks are kept."""
+    wanted = list(dict.fromkeys(names))
+    if ALL_CONSTANTS in wanted:
+        wanted.remove(ALL_CONSTANTS)
+        wanted += [n for n in old if _UPPER.match(n) and n not in wanted]
+    return wanted
 
 
 def check_constants(
@@ -89,10 +105,7 @@ def check_constants(
         old = constant_bindings(old_text)
     except SyntaxError as exc:
         return [f"{file}: does not parse at the base commit (line {exc.lineno}: {exc.msg})"]
-    wanted = list(dict.fromkeys(names))
-    if ALL_CONSTANTS in wanted:
-        wanted.remove(ALL_CONSTANTS)
-        wanted += [n for n in old if _UPPER.match(n) and n not in wanted]
+    wanted = wanted_names(old, names)
     problems = [
         f"{file}: {name} is not assigned at the top level at the base commit; "
         "check the gate's `constants`"
@@ -143,9 +156,12 @@ def protected_verdict(
     duration_s: float,
     what: str = "protected values or files changed",
     fix: str = PROTECTED_FIX,
+    notes: Sequence[str] = (),
 ) -> GateResult:
+    """The verdict of a protected check; `notes` (what was checked how) go to its log only."""
+    said = "".join(f"\n{note}" for note in notes)
     if not problems:
         report = f"{name}: passed"
-        return GateResult(name, True, duration_s, report, report)
+        return GateResult(name, True, duration_s, report, report + said)
     report = f"{name}: failed: {what}\n" + "\n".join(problems)
-    return GateResult(name, False, duration_s, f"{report}\n{fix}", report)
+    return GateResult(name, False, duration_s, f"{report}\n{fix}", report + said)

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import tempfile
 import threading
 import time
@@ -38,7 +39,8 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from stepswitch.errors import HarnessError
+from stepswitch.errors import HarnessError, UsageError
+from stepswitch.gates.as_before import AS_BEFORE, changed_base_tests, lay_out_as_before
 from stepswitch.gates.base import BaseTree, BaseUnreadable, is_commit_id
 from stepswitch.gates.callmap import CALL_MAP_FILE, BackgroundTrace, CallMap, changed_lines
 from stepswitch.gates.changes import complete_changes
@@ -72,6 +74,7 @@ from stepswitch.gates.interpreter import (
     project_layout,
 )
 from stepswitch.gates.protected import check_constants, protected_verdict
+from stepswitch.gates.protected_values import PROBE_TIMEOUT_S, ProtectionByValue
 from stepswitch.gates.report import cap_log, fit_lines, gate_report
 from stepswitch.gates.runner import (
     LOG_CAP_CHARS,
@@ -82,6 +85,7 @@ from stepswitch.gates.runner import (
     run_gate,
 )
 from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules
+from stepswitch.gates.test_config import TEST_CONFIG_CHECK, check_test_config, pin_test_config
 from stepswitch.gates.tree_diff import TreeView
 from stepswitch.gates.warm import WarmPytest, pytest_args
 from stepswitch.util.git_tree import TreeGit
@@ -359,7 +363,8 @@ class GateSuite:
                 "durations": str(durations),
                 "calls": {"root": str(root), "out": str(out)},
             }
-            env = {**self._stage_env(spec, Path(folder)), DEFERRED_PATH: gate_env[DEFERRED_PATH]}
+            stage_env = self._stage_env(spec, Path(folder), root=root)
+            env = {**stage_env, DEFERRED_PATH: gate_env[DEFERRED_PATH]}
             began = time.monotonic()
             name = f"{gate.name}:call-map"
             result = run_gate(
@@ -428,6 +433,11 @@ class GateSuite:
         shadow = self._guarded(SHADOW_CHECK, lambda: self.shadow_check(base_commit))
         if shadow is not None and not shadow.passed and not progress.results:
             self._record(shadow, progress)
+        tested = self._guarded(
+            TEST_CONFIG_CHECK, lambda: check_test_config(self.base, self.root, base_commit)
+        )
+        if tested is not None and not tested.passed and not progress.results:
+            self._record(tested, progress)
         for gate in self.config.gates:
             if not gate.applies_to(changed):
                 skipped.append(gate.name)
@@ -436,6 +446,11 @@ class GateSuite:
             else:
                 run_one = partial(self._run_one, gate, changed, base_commit, progress)
                 self._guarded(gate.name, run_one)
+        tests = next((g for g in self.config.gates if isinstance(g, TestsGate)), None)
+        if tests is not None and progress.full_ran and all(r.passed for r in progress.results):
+            kept = self._guarded(AS_BEFORE, lambda: self.as_before(tests, base_commit))
+            if kept is not None:
+                self._record(kept, progress)
         return SuiteResult(
             results=tuple(progress.results),
             skipped=tuple(skipped),
@@ -553,11 +568,27 @@ class GateSuite:
         )
         return env
 
-    def _stage_env(self, spec: dict[str, object], folder: Path) -> dict[str, str]:
+    def _stage_env(
+        self,
+        spec: dict[str, object],
+        folder: Path,
+        base: str = "HEAD",
+        notes: list[str] | None = None,
+        root: Path | None = None,
+    ) -> dict[str, str]:
+        """A stage's environment: its selection in `folder`, and pytest's configuration from
+        the base commit (gates.test_config), said in `notes`, rooted at `root` (the folder the
+        stage runs in: the worktree unless given)."""
         spec_path = folder / "select.json"
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         env = self._pytest_env()
-        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} -p {PLUGIN}".strip()
+        # In PYTEST_ADDOPTS, so that any pytest the tests command starts takes them.
+        where = root if root is not None else self.root
+        pinned = pin_test_config(self.base, where, base, self.confinement, folder)
+        words = shlex.join(["-p", PLUGIN, *(pinned.args if pinned else ())])
+        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} {words}".strip()
+        if pinned is not None and notes is not None:
+            notes.append(pinned.note)
         env["SSW_SELECT"] = str(spec_path)
         return env
 
@@ -650,9 +681,11 @@ class GateSuite:
         order: list[str],
         progress: _Progress,
         tests: list[str] | None = None,
+        base: str = "HEAD",
     ) -> GateResult:
         """One pytest run: the selected `files` (None: the whole suite), items in `order`; with
-        `tests`, only those test ids of the files, in that order."""
+        `tests`, only those test ids of the files, in that order; pytest configured as at
+        `base`."""
         # Under the gates' TMPDIR: inside a sandbox, the host's /tmp is not the command's.
         scratch = self.gate_env.get("TMPDIR") or None
         with tempfile.TemporaryDirectory(prefix="ssw-stage-", dir=scratch) as folder:
@@ -665,7 +698,8 @@ class GateSuite:
             }
             if tests is not None:
                 spec["tests"] = tests
-            env = self._stage_env(spec, Path(folder))
+            notes: list[str] = []
+            env = self._stage_env(spec, Path(folder), base, notes)
             began = time.monotonic()
             # A selection that holds no test makes pytest exit 5: that is no failure here.
             result, warm = self._pytest(gate, name, files is not None, env, progress.warm_notes)
@@ -676,6 +710,8 @@ class GateSuite:
                 f"gates: {name}: pytest could not load Stepswitch's {PLUGIN} plugin from "
                 f"{PLUGIN_DIR} (does the gate command reset PYTHONPATH?)"
             )
+        if notes:
+            result = replace(result, log="".join(f"[ssw: {n}]\n" for n in notes) + result.log)
         failure = _FAILED_ID.search(result.log)
         assert progress.test_stages is not None
         progress.test_stages.append(
@@ -735,7 +771,7 @@ class GateSuite:
             ):
                 files = list(dict.fromkeys(f for f, _ in part))
                 tests = [t for _, t in part]
-                result = self._stage(gate, gate.name + name, files, files, progress, tests)
+                result = self._stage(gate, gate.name + name, files, files, progress, tests, base)
                 if not result.passed:
                     progress.impacted_s = time.monotonic() - began_impacted
                     return
@@ -767,7 +803,7 @@ class GateSuite:
         for name, files in stages:
             if not [f for f in files if f in progress.impacted]:
                 continue
-            result = self._stage(gate, name, files, files, progress)
+            result = self._stage(gate, name, files, files, progress, base=base)
             if not result.passed:
                 progress.impacted_s = time.monotonic() - began_impacted
                 return
@@ -780,9 +816,9 @@ class GateSuite:
             (f for f in self._durations if f not in ran),
             key=lambda f: (self._durations[f], f),
         )
-        order = [*[f for f in wider if f not in ran], *rest, *nearest]
+        order = list(dict.fromkeys([*[f for f in wider if f not in ran], *rest, *nearest]))
         began = time.monotonic()
-        self._stage(gate, f"{gate.name}:full", None, list(dict.fromkeys(order)), progress)
+        self._stage(gate, f"{gate.name}:full", None, order, progress, base=base)
         progress.full_s = time.monotonic() - began
         progress.full_ran = True
 
@@ -870,6 +906,54 @@ class GateSuite:
             ran.log,
         )
 
+    def as_before(self, gate: TestsGate, base: str) -> GateResult | None:
+        """The base commit's test files the change edited or deleted, run as the base commit has
+        them against the changed code (gates/as_before.py); None when there are none, or
+        `test_changes = "allowed"`."""
+        if gate.test_changes == "allowed" or self.base is None or self.tree is None:
+            return None
+        began = time.monotonic()
+        try:
+            commit = self.base.commit(base)
+            tests = changed_base_tests(self.base, commit, self.tree.changed_paths(commit))
+        except (BaseUnreadable, UsageError):
+            return None  # the truth check says why
+        if not tests:
+            return None
+        scratch = self.gate_env.get("TMPDIR")
+        try:
+            copy, root = lay_out_as_before(
+                self.tree, self.base, commit, tests, Path(scratch) if scratch else None
+            )
+        except UnsafePath as exc:
+            why = f"{AS_BEFORE}: failed: the base commit's tests cannot be put back: {exc}"
+            return GateResult(AS_BEFORE, False, time.monotonic() - began, why, why)
+        try:
+            folder = copy.parent / f"{copy.name}-stage"
+            folder.mkdir()
+            notes: list[str] = []
+            # pytest configured as at the base commit, rooted in the copy (gates.test_config).
+            env = self._stage_env({"files": None}, folder, commit, notes, root=root)
+            there = gate_environment(root, self.env, self.interpreter, project_layout(root))
+            env[DEFERRED_PATH] = there[DEFERRED_PATH]
+            command = Gate(AS_BEFORE, gate.stage_command(tests), gate.timeout_s)
+            ran = run_gate(command, root, env, self.confinement)
+            ran = replace(ran, log="".join(f"[ssw: {n}]\n" for n in notes) + ran.log)
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.rmtree(copy.parent / f"{copy.name}-stage", ignore_errors=True)
+        shown = ", ".join(tests)
+        if ran.passed:
+            report = f"{AS_BEFORE}: passed: {shown}, as the base commit has them"
+            return replace(ran, report=report, duration_s=time.monotonic() - began)
+        report = (
+            f"{AS_BEFORE}: failed: {shown}, which the change edited or deleted, fail as the base "
+            "commit has them: a test must still hold in its first form (a repository whose "
+            'tasks change behaviour sets test_changes = "allowed" in its tests gate)\n'
+            + gate_report(ran)
+        )
+        return replace(ran, report=report, duration_s=time.monotonic() - began)
+
     def shadow_check(self, base: str) -> GateResult | None:
         """Modules the change added at the worktree's root or source root that shadow the
         standard library or an installed distribution (`gates.shadowing`): any fails, naming
@@ -924,27 +1008,40 @@ class GateSuite:
 
     def _protected(self, gate: ProtectedGate, base: str) -> GateResult:
         began = time.monotonic()
+        notes: list[str] = []
         if self.base is None:
             problems = [
                 f"{self.root} is in no git repository: there is no base commit to compare with"
             ]
         else:
             try:
-                problems = self._protected_problems(gate, self.base, self.base.commit(base))
+                commit = self.base.commit(base)
+                problems = self._protected_problems(gate, self.base, commit, notes)
             except BaseUnreadable as exc:
                 problems = [str(exc)]
-        return protected_verdict(gate.name, problems, time.monotonic() - began)
+        return protected_verdict(gate.name, problems, time.monotonic() - began, notes=notes)
 
-    def _protected_problems(self, gate: ProtectedGate, base: BaseTree, commit: str) -> list[str]:
+    def _protected_problems(
+        self, gate: ProtectedGate, base: BaseTree, commit: str, notes: list[str]
+    ) -> list[str]:
         problems: list[str] = []
         if gate.paths:
             why = {p: f"protected by {p!r}" for p in gate.paths}
             problems += TreeView(self.root, base, commit).protected_changes(why)
+        olds: dict[str, str | None] = {}
         for file, names in gate.constants.items():
-            old = base.text(commit, file)
+            old = olds[file] = base.text(commit, file)
             current = self.root / file
             new = (
                 current.read_text(encoding="utf-8", errors="replace") if current.is_file() else None
             )
             problems += check_constants(file, old, new, names)
+        if gate.constants:  # and by value: what the code imports under those modules' names
+            by_value = ProtectionByValue(
+                self.root, self.layout.source_root, base.entries(commit), olds, gate.constants
+            )
+            problems += by_value.shadowing()
+            run = partial(self.command, gate.name, timeout_s=PROBE_TIMEOUT_S)
+            problems += by_value.imported_values(self.interpreter.python, run)
+            notes += by_value.notes
         return problems

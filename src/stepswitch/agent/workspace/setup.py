@@ -15,6 +15,7 @@ from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import find_interpreter, gate_environment
+from stepswitch.gates.test_config import config_folder
 from stepswitch.registry.presets import ProviderSpec, key_variables
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement, Sandbox, child_env, policy_for_worktree
@@ -45,11 +46,13 @@ def set_up_workspace(
     which times the loop)."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
     env = child_env(os.environ, home)  # an allow-list: no key, token or password
-    # ssw's own package stays readable inside: the gates load its pytest plugin from there.
+    # ssw's own package stays readable inside: the gates load its pytest plugin from there; and
+    # the copies of the base commit's pytest configuration the test stages read (ADR 0021).
     package = Path(stepswitch.__file__).resolve().parent
+    shown = (package, config_folder())
     confinement = Confinement(
         sandbox,
-        policy_for_worktree(checkout, repo, home, env, network=network, read_only=(package,)),
+        policy_for_worktree(checkout, repo, home, env, network=network, read_only=shown),
     )
     workspace = Workspace(
         checkout,

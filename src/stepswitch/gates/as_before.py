@@ -1,0 +1,65 @@
+"""Tests keep their original meaning: a test file of the base commit that the change edited or
+deleted also runs as the base commit has it, against the changed code, and its failure fails the
+gates naming the test. Without it a change could weaken the test that checks it and pass.
+
+It runs in a copy of the tree as it stands (made in the gates' TMPDIR, the same folder inside the
+sandbox and out), with the base commit's versions of those test files, and of the conftest.py
+files above them, written over the change's: the agent's worktree is never written. A
+repository whose tasks must change behaviour opts out with `test_changes = "allowed"` in its
+tests gate's table.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from stepswitch.gates.base import BaseTree
+from stepswitch.gates.impacted import is_test_file
+from stepswitch.util.git_tree import TreeGit
+from stepswitch.util.safe_fs import Beneath, UnsafePath
+
+AS_BEFORE = "tests:as-before"
+
+
+def changed_base_tests(base: BaseTree, commit: str, changed: list[str]) -> list[str]:
+    """The base commit's test files among `changed` (edited or deleted by the change)."""
+    entries = base.entries(commit)
+    return sorted(p for p in changed if p in entries and is_test_file(p))
+
+
+def _conftests_above(tests: list[str], entries: set[str]) -> list[str]:
+    found: set[str] = set()
+    for test in tests:
+        for folder in PurePosixPath(test).parents:
+            candidate = (folder / "conftest.py").as_posix().removeprefix("./")
+            if candidate in entries:
+                found.add(candidate)
+    return sorted(found)
+
+
+def lay_out_as_before(
+    tree: TreeGit, base: BaseTree, commit: str, tests: list[str], scratch: Path | None
+) -> tuple[Path, Path]:
+    """A new folder holding the tree as it stands with `tests` (and the conftest.py files above
+    them) as the base commit has them: the folder, and the gates' root in it. Raises
+    UnsafePath when the change made a folder on their way a link."""
+    copy = Path(tempfile.mkdtemp(prefix="ssw-as-before-", dir=scratch))
+    try:
+        snapshot, _ = tree.write_tree()
+        tree.check_out(snapshot, copy)
+        root = copy / tree.prefix if tree.prefix else copy
+        entries = set(base.entries(commit))
+        with Beneath(root) as folder:
+            for rel in [*tests, *_conftests_above(tests, entries)]:
+                data = base.read(commit, rel)
+                if data is not None:
+                    folder.write(rel, data, make_folders=True)
+    except BaseException:
+        shutil.rmtree(copy, ignore_errors=True)
+        raise
+    return copy, root
+
+
+__all__ = ["AS_BEFORE", "UnsafePath", "changed_base_tests", "lay_out_as_before"]
