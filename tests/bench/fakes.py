@@ -4,6 +4,7 @@ gates, ledger and grading. Module-level and picklable, so worker processes can i
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.bench.oracle import step_of
+from stepswitch.bench.results import ContestantKind
 from stepswitch.bench.task import Task
 from stepswitch.errors import ProviderError
 from stepswitch.policy.model import Policy, WorkerConfig, validate_policy
@@ -51,6 +53,9 @@ class FakeContestant:
     priced        like null, on a priced model, with sizeable usage (budgets)
     block         like null, but EDIT on `block_task` waits until `release` exists (300 s max)
     git_attack    RUN runs `attack` (shell text) in its copy; no fix
+    write         write `files` (path, text pairs) in EDIT, and RUN runs `attack` if given
+    vanish        like null, but EDIT removes the task's hidden tests folder on the host (a
+                  harness fault: the task changed under the bench)
     """
 
     name: str
@@ -59,9 +64,10 @@ class FakeContestant:
     block_task: str = ""
     release: str = ""
     attack: str = ""
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> ContestantKind:
         return "policy"
 
     @property
@@ -82,13 +88,14 @@ class FakeContestant:
     def providers(
         self, task: Task, checkout: Path, scratch: Path, registry: Any, stack: ExitStack
     ) -> FakeProvider:
-        return FakeProvider(self, task.name)
+        return FakeProvider(self, task)
 
 
 class FakeProvider:
-    def __init__(self, contestant: FakeContestant, task: str) -> None:
+    def __init__(self, contestant: FakeContestant, task: Task) -> None:
         self.c = contestant
-        self.task = task
+        self.task = task.name
+        self.hidden_tests = task.hidden_tests
         self.calls = 0
         self.edited = False
 
@@ -118,11 +125,14 @@ class FakeProvider:
         if step is StepType.REVIEW:
             return self._reply(request, content=json.dumps({"verdict": "approve", "reasons": "."}))
         first = request.messages[-1].role == "user"
-        if step is StepType.RUN and first and self.c.behaviour == "git_attack":
+        shell = self.c.behaviour in ("git_attack", "write") and self.c.attack
+        if step is StepType.RUN and first and shell:
             return self._reply(request, calls=[("run", {"command": self.c.attack})])
         if step is StepType.EDIT and first and not self.edited:
             self.edited = True
             writes = self._writes()
+            if self.c.behaviour == "vanish":
+                shutil.rmtree(self.hidden_tests)
             if self.c.behaviour == "block" and self.task.endswith(self.c.block_task):
                 end = time.monotonic() + 300
                 while not Path(self.c.release).exists() and time.monotonic() < end:
@@ -138,6 +148,7 @@ class FakeProvider:
             "fix": fix,
             "cheat": CHEAT_FILES,
             "cheat_fix": {**CHEAT_FILES, **fix},
+            "write": dict(self.c.files),
         }.get(self.c.behaviour, {})
 
     def _reply(

@@ -18,6 +18,7 @@ import dataclasses
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,13 +26,14 @@ import threading
 import time
 import tomllib
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import tomli_w
 
-from stepswitch.bench.task import HIDDEN_FOLDER, Task
+from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
+from stepswitch.gates.pytest_config import choose_config, folder_reader, pinned_args, write_config
 from stepswitch.util.proc import kill_group
 from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
 
@@ -144,6 +146,54 @@ class TestVerdict:
         ]
         return ", ".join(parts) or "no tests"
 
+    @property
+    def sandbox_refused(self) -> str | None:
+        """The sandbox's own complaint (its first line) when it did not start the command."""
+        first = next((line.strip() for line in self.output.splitlines() if line.strip()), "")
+        refused = not self.report and self.exit_status not in (None, 0)
+        return first if refused and first.startswith(SANDBOX_VOICES) else None
+
+    def tree_fault(self) -> str | None:
+        """Why there is no verdict when the graded tree is to blame, or None: there is a report,
+        or ssw is to blame (the command or the sandbox did not start). The rule (ADR 0015): the
+        limits are the task's, which validate ran its reference within, and pytest started with
+        ssw's options in a sandbox that came up always reports unless something in its process,
+        the graded code, ends it first."""
+        if self.report:
+            return None
+        if self.timed_out:
+            return f"timed out: {self.timed_out}"
+        if self.exit_status is None or self.sandbox_refused is not None:
+            return None
+        status = self.exit_status
+        ended = f"killed by {_signal_name(-status)}" if status < 0 else f"exit {status}"
+        return f"the hidden tests gave no report: the graded code ended pytest first ({ended})"
+
+
+# What the sandbox's tools (util/sandbox.py; `ssw-sandbox` is unshare's script) print first when
+# they cannot start the command: before it runs, so not something the graded code printed.
+SANDBOX_VOICES = (
+    "bwrap:",
+    "unshare:",
+    "setpriv:",
+    "mount:",
+    "umount:",
+    "pivot_root:",
+    "ssw-sandbox:",
+)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class TreeRefused(Exception):
+    """The graded tree cannot be laid out as committed (a link leading out of it): the
+    contestant's doing, so a failed task run, not a harness error."""
+
 
 # -- the folder ---------------------------------------------------------------------------------
 
@@ -186,8 +236,11 @@ def _restore_pytest_config(start: Path, dest: Path) -> bool:
 
 
 def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
-    """Make `dest` a grading folder from the run's `tree`; returns what was put back or removed."""
+    """Make `dest` a grading folder from the run's `tree`; returns what was put back or removed.
+    TreeRefused when the tree holds a link leading out of it (the copying below would follow
+    it on the host)."""
     copy_tree(tree, dest)
+    _refuse_links_out(dest)
     start = task.repo
     changed: list[str] = []
     for path in sorted(start.rglob("*")):
@@ -215,10 +268,12 @@ def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
             changed.append(f"removed {pth.name}")
     if _restore_pytest_config(start, dest):
         changed.append("restored pyproject.toml [tool.pytest]")
+    changed += _restore_test_data(task, dest)
     hidden = dest / HIDDEN_FOLDER
     if hidden.exists() or hidden.is_symlink():
         _remove(hidden)
     copy_tree(task.hidden_tests, hidden)
+    _read_only_data[dest.resolve()] = _data_mounts(dest, task.data_files)
     return changed
 
 
@@ -227,6 +282,97 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink(missing_ok=True)
+
+
+def _entries(root: Path) -> list[str]:
+    """Every file and link under `root` (links not followed), posix, relative, sorted."""
+    found = []
+    for top, folders, files in os.walk(root):
+        for name in [*files, *(f for f in folders if os.path.islink(os.path.join(top, f)))]:
+            found.append(Path(top, name).relative_to(root).as_posix())
+    return sorted(found)
+
+
+def _refuse_links_out(root: Path) -> None:
+    """TreeRefused naming the first link that is absolute or resolves outside `root`."""
+    inside = Path(os.path.realpath(root))
+    for rel in _entries(root):
+        path = root / rel
+        if path.is_symlink():
+            target = os.readlink(path)
+            if os.path.isabs(target) or not Path(os.path.realpath(path)).is_relative_to(inside):
+                raise TreeRefused(f"{rel} is a symbolic link leading out of the tree ({target})")
+
+
+def _real_folders(root: Path, rel: Path) -> None:
+    """Make each folder of `rel` under `root` a real folder (not a link, not a file)."""
+    at = root
+    for part in rel.parts:
+        at = at / part
+        if at.is_symlink() or (at.exists() and not at.is_dir()):
+            _remove(at)
+        at.mkdir(exist_ok=True)
+
+
+def _restore_test_data(task: Task, dest: Path) -> list[str]:
+    """The declared test data as the start has it: the tree's version of each file replaced,
+    files the tree added where the globs reach removed (the hidden tests' own data is theirs)."""
+    declared = task.spec.tests.data
+    if not declared:
+        return []
+    data = task.data_files
+    changed: list[str] = []
+    for rel in _entries(dest):
+        if covers(declared, rel) and rel not in data and not rel.startswith(HIDDEN_FOLDER + "/"):
+            _remove(dest / rel)
+            changed.append(f"removed {rel} (where test data is declared)")
+    for rel in data:
+        source, target = task.repo / rel, dest / rel
+        _real_folders(dest, Path(rel).parent)
+        if target.is_symlink() or target.is_dir():
+            _remove(target)
+        if not target.is_file() or target.read_bytes() != source.read_bytes():
+            shutil.copy2(source, target)
+            changed.append(f"restored {rel} (declared test data)")
+    return changed
+
+
+@dataclass(frozen=True)
+class _DataMounts:
+    """How the declared test data stays as laid out while the graded code runs."""
+
+    read_only: tuple[Path, ...] = ()  # the data: whole folders of it, else its files
+    pinned: tuple[Path, ...] = ()  # the folders leading to them, bound onto themselves writable
+
+
+def _folders_of(rel: str) -> list[str]:
+    """The folders leading to `rel`, outermost first: "a/b/c.json" gives "a", "a/b"."""
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _data_mounts(dest: Path, data: Sequence[str]) -> _DataMounts:
+    """Read-only mounts for the data (a folder holding nothing else is one mount); the folders
+    above them become mount points too, which cannot be renamed away with the data inside."""
+    if not data:
+        return _DataMounts()
+    declared = set(data)
+    everything = _entries(dest)
+
+    def only_data(folder: str) -> bool:
+        return all(e in declared for e in everything if e.startswith(folder + "/"))
+
+    mounts: list[str] = []
+    for rel in data:
+        whole = next((f for f in _folders_of(rel) if only_data(f)), rel)
+        if whole not in mounts:
+            mounts.append(whole)
+    pinned = sorted({f for m in mounts for f in _folders_of(m)})
+    return _DataMounts(tuple(dest / m for m in mounts), tuple(dest / f for f in pinned))
+
+
+# What lay_out made of each grading folder's declared test data, for grading_policy.
+_read_only_data: dict[Path, _DataMounts] = {}
 
 
 # -- the run ------------------------------------------------------------------------------------
@@ -256,25 +402,37 @@ def grading_policy(
     """What a graded run sees: the grading folder and its scratch HOME and TMPDIR writable;
     ssw's interpreter, the runner's and the timeout plugin read-only; the user's home hidden,
     and of the rest of the machine only the system (ADR 0010's mount plan); no network. The
-    report has no path in it: it leaves through a pipe."""
+    report has no path in it: it leaves through a pipe. Inside the grading folder the hidden
+    tests and the declared test data lay_out put back are read-only (mounted after the folder,
+    being deeper), so the graded code cannot rewrite a test or its data before pytest reads it."""
     shown = [work / "plugin", Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
     if command[0] not in ("python", "python3"):
         runner = shutil.which(command[0], path=env.get("PATH"))
         if runner is not None:  # e.g. a venv's bin/pytest: its prefix
             shown.append(Path(runner).resolve().parent.parent)
+    if (folder / HIDDEN_FOLDER).is_dir():  # lay_out's: the task's hidden tests, nothing else
+        shown.append(folder / HIDDEN_FOLDER)
+    data = _read_only_data.get(folder.resolve(), _DataMounts())
     return SandboxPolicy(
-        writable=(folder, work / "home", work / "tmp"),
+        writable=(folder, *data.pinned, work / "home", work / "tmp"),
         env=dict(env),
-        read_only=tuple(shown),
+        read_only=(*shown, *data.read_only),
         hidden=(Path.home(),),
     )
 
 
-def _argv(command: list[str], report: str, per_test_timeout_s: float) -> list[str]:
-    first = [sys.executable] if command[0] in ("python", "python3") else command[:1]
+def _argv(
+    command: list[str], report: str, per_test_timeout_s: float, pinned: Sequence[str] = ()
+) -> list[str]:
+    """The graded run's argv: `pinned` (pytest's configuration) straight after the word that
+    names pytest, so that what the task's command says itself comes later and wins."""
+    named = (i + 1 for i, w in enumerate(command[:3]) if Path(w).name.startswith("pytest"))
+    at = next(named, len(command))
+    words = [*command[:at], *pinned, *command[at:]]
+    first = [sys.executable] if words[0] in ("python", "python3") else words[:1]
     return [
         *first,
-        *command[1:],
+        *words[1:],
         f"--junitxml={report}",
         "-p",
         PLUGIN,
@@ -354,20 +512,30 @@ def run_pytest(
     timeout_s: float,
     scratch: Path,
     sandbox: Sandbox | None = None,
+    config_from: Path | None = None,
 ) -> TestVerdict:
     """Run a pytest command in `cwd` inside `sandbox` (None: unconfined, for the task's own
     start and reference); `scratch` (outside cwd) gets HOME, TMPDIR, the plugin and, once the
-    run is over, a copy of the report (report.xml) and its output (output.log)."""
+    run is over, a copy of the report (report.xml) and its output (output.log). With
+    `config_from` (a task's start), pytest takes its configuration from that folder's file
+    alone, copied beside the plugin (read-only inside), never from anything in `cwd`."""
     confine = sandbox if sandbox is not None else NoSandbox()
     work = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
     for sub in ("home", "tmp", "plugin"):
         (work / sub).mkdir()
     (work / "plugin" / f"{PLUGIN}.py").write_text(PLUGIN_SOURCE, encoding="utf-8")
+    pinned: list[str] = []
+    if config_from is not None:
+        chosen = choose_config(folder_reader(config_from))
+        # A folder name that is no module name: the plugin folder is on PYTHONPATH.
+        copy = write_config(chosen, work / "plugin" / "pytest-config")
+        pinned = pinned_args(copy, Path(cwd), chosen)
     report, log = work / "report.xml", work / "output.log"
     env = grading_env(work / "home", work / "tmp", work / "plugin")
     policy = grading_policy(Path(cwd), work, env, command)
     pipe = _ReportPipe()
-    argv = confine.argv(_argv(command, f"/dev/fd/{pipe.write_fd}", per_test_timeout_s), policy, cwd)
+    report_fd = f"/dev/fd/{pipe.write_fd}"
+    argv = confine.argv(_argv(command, report_fd, per_test_timeout_s, pinned), policy, cwd)
     began = time.monotonic()
     with log.open("wb") as out:
         try:
@@ -484,7 +652,8 @@ def parse_junit(data: bytes, exit_status: int, duration_s: float, output: str) -
 
 def grade(task: Task, tree: Path, scratch: Path, sandbox: Sandbox | None = None) -> TestVerdict:
     """The hidden tests' verdict on a run's tree (TreeGit.check_out gives the committed one),
-    run inside `sandbox` (a bench passes the one its agent ran in; None: unconfined)."""
+    run inside `sandbox` (a bench passes the one its agent ran in; None: unconfined), with
+    pytest's configuration from the task's start: nothing of the tree configures pytest."""
     folder = Path(tempfile.mkdtemp(prefix="grading-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)
     spec = task.spec.tests
@@ -495,4 +664,5 @@ def grade(task: Task, tree: Path, scratch: Path, sandbox: Sandbox | None = None)
         timeout_s=spec.timeout_s,
         scratch=scratch,
         sandbox=sandbox,
+        config_from=task.repo,
     )

@@ -14,6 +14,8 @@
     per_test_timeout_s = 30                  # default 30: a test past it fails as timed out
     timeout_s = 300                          # default 300: the whole run, then its group is killed
     visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them
+    data = ["expected/*.json", "fixtures"]   # default none: files of repo/ the hidden tests read;
+                                             # grading puts the start's back (a folder: its files)
     [limits]
     task_timeout_s = 1800                    # default 1800: the agent's wall time for a run
     # [gates.<name>] optional, as in .stepswitch.toml; without it the repo's own gates are used
@@ -24,8 +26,10 @@ says why the layout is Harbor's and what grading does with it.
 
 from __future__ import annotations
 
+import fnmatch
 import shlex
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -57,6 +61,7 @@ class TestsSpec(_Strict):
     per_test_timeout_s: Seconds = 30.0
     timeout_s: Seconds = 300.0
     visible: Text = "python -m pytest -q -p no:cacheprovider"
+    data: tuple[Text, ...] = ()  # globs relative to repo/: the test data grading puts back
 
 
 class Limits(_Strict):
@@ -100,12 +105,71 @@ class Task:
         return tuple(sorted((self.folder / "solution").glob("*.patch")))
 
     @property
+    def data_files(self) -> tuple[str, ...]:
+        """The start's files that `[tests] data` declares, relative to repo/, in order."""
+        if not self.spec.tests.data:
+            return ()
+        return tuple(rel for rel in _files_of(self.repo) if covers(self.spec.tests.data, rel))
+
+    @property
     def command(self) -> list[str]:
         return shlex.split(self.spec.tests.command)
 
     @property
     def visible_command(self) -> list[str]:
         return shlex.split(self.spec.tests.visible)
+
+
+# -- declared test data -------------------------------------------------------------------------
+
+
+def _segments_match(pattern: Sequence[str], parts: Sequence[str]) -> bool:
+    if not pattern:
+        return not parts
+    if pattern[0] == "**":  # any number of folders, none included
+        return any(_segments_match(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
+    return (
+        bool(parts)
+        and fnmatch.fnmatchcase(parts[0], pattern[0])
+        and _segments_match(pattern[1:], parts[1:])
+    )
+
+
+def covers(patterns: Sequence[str], rel: str) -> bool:
+    """A file at `rel` (posix, relative to the tree) is declared test data: a glob matches it or
+    one of its folders (`*` stays within a name, `**` spans folders)."""
+    parts = rel.split("/")
+    return any(
+        _segments_match(pattern.split("/"), parts[:end])
+        for pattern in patterns
+        for end in range(1, len(parts) + 1)
+    )
+
+
+def _files_of(root: Path) -> list[str]:
+    """Every file under `root` (a link counts as a file, and is not followed), posix, sorted."""
+    return sorted(
+        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink()
+    )
+
+
+def _data_globs(file: str, task: Path, patterns: Sequence[str]) -> None:
+    """Each glob stays inside repo/ and names at least one of its files."""
+    files = _files_of(task / "repo")
+    for i, pattern in enumerate(patterns):
+        key = f"tests.data[{i}]"
+        parts = pattern.split("/")
+        if pattern.startswith("/") or "\\" in pattern or any(p in ("", ".", "..") for p in parts):
+            raise ConfigError(
+                file, key, f"{pattern!r} is not a path inside repo/", 'e.g. "expected/*.json"'
+            )
+        if not any(covers([pattern], rel) for rel in files):
+            raise ConfigError(
+                file,
+                key,
+                f"{pattern!r} matches no file of repo/",
+                "declare only files the start has: grading puts them back from repo/",
+            )
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -145,6 +209,7 @@ def _fix_for(error: Any) -> str:
         "kind": "one of: " + ", ".join(KINDS),
         "tests": 'a [tests] table with command = "python -m pytest -q .ssw_hidden"',
         "tests.command": 'e.g. command = "python -m pytest -q .ssw_hidden"',
+        "tests.data": 'a list of globs relative to repo/, e.g. data = ["expected/*.json"]',
         "schema_version": "1",
     }
     return hints.get(key, "seconds above 0" if key.endswith("timeout_s") else f"see {DOCS}")
@@ -233,6 +298,8 @@ def load_task(folder: Path, suite: str | None = None) -> Task:
     for patch in patches:
         if not _text(patch, "the reference change").strip():
             raise ConfigError(str(patch), "(file)", "empty", "write the reference change")
+
+    _data_globs(file, folder, spec.tests.data)
 
     own = _repo_gates(repo)
     gates = None

@@ -33,7 +33,7 @@ from stepswitch.agent.workspace.setup import set_up_workspace
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.gitops import change_patch, commit_base
-from stepswitch.bench.grading_folder import TestVerdict, copy_tree, grade
+from stepswitch.bench.grading_folder import TestVerdict, TreeRefused, copy_tree, grade
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.readback import (
     SCRATCH_PREFIX,
@@ -187,8 +187,10 @@ def _grade_into(
     record_dir: Path,
     sandbox: Sandbox,
 ) -> None:
-    """The hidden tests' verdict on the committed tree, in the sandbox the agent ran in; no
-    verdict is a harness error."""
+    """The hidden tests' verdict on the committed tree, in the sandbox the agent ran in. What
+    the tree did to grading (a link out of it, a time limit passed, pytest ended before its
+    report) is a failed run with its reason, the outcome the run's own; a verdict missing for
+    ssw's reasons (grading crashed, the sandbox did not start) is a harness error (ADR 0015)."""
     began = time.monotonic()
     verdict: TestVerdict | None = None
     try:
@@ -196,13 +198,18 @@ def _grade_into(
         checkout.check_out(commit, tree)  # read from the git folder the contestant never saw
         (scratch / "grading").mkdir()
         verdict = grade(task, tree, scratch / "grading", sandbox=sandbox)
+    except TreeRefused as exc:
+        row.reason = f"grading: {exc}"
     except Exception as exc:  # a crash is data: counted, never dropped
         row.outcome, row.reason = "harness_error", f"grading crashed: {type(exc).__name__}: {exc}"
     row.grading_s = round(time.monotonic() - began, 3)
     if verdict is None:
         return
     row.verdict = verdict.summary()
-    if not verdict.report:  # it crashed before reporting, or passed its whole-run limit
+    fault = verdict.tree_fault()
+    if fault is not None:
+        row.reason = f"grading: {fault}"
+    elif not verdict.report:  # the command or the sandbox did not start
         tail = _first_line(verdict.output[-400:]) if verdict.output else ""
         row.outcome = "harness_error"
         row.reason = f"grading gave no verdict: {verdict.summary()}" + (f": {tail}" if tail else "")

@@ -9,7 +9,9 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
   (a second run catches flaky tests), and its own visible tests;
 - the hidden test command does not pass once the hidden test files are gone (it must run them);
 - the reference passes the task's gates other than tests (golden values, protected constants);
-- nothing passes its per-test or whole-run limit.
+- nothing passes its per-test or whole-run limit;
+- and, a warning only, the hidden tests name no file of repo/ that `[tests] data` leaves out
+  (found in their source: `undeclared_data_reads`), which the change could rewrite.
 The first problem found is the reason; a crash of the validation itself is a reason too. Each
 check done is kept, in order, with what it found (`TaskValidation.checks`); a check after the
 first problem is not run. `validation_record` makes the machine-readable record of a whole
@@ -19,6 +21,8 @@ and per task its folder's sha256, its checks and its verdict.
 
 from __future__ import annotations
 
+import ast
+import posixpath
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -31,10 +35,11 @@ from stepswitch.bench.grading_folder import (
     copy_tree,
     grade,
     grading_env,
+    is_test_file,
     lay_out,
     run_pytest,
 )
-from stepswitch.bench.task import HIDDEN_FOLDER, Task
+from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
@@ -52,6 +57,8 @@ CHECKS: dict[str, str] = {
     "reference_visible": "the reference passes its own visible tests",
     "needs_hidden": "the test command does not pass without the hidden tests",
     "reference_gates": "the reference passes the task's gates other than tests",
+    "test_data_declared": "the files of repo/ the hidden tests name are declared test data "
+    "(a warning, never a failure)",
 }
 
 
@@ -64,6 +71,7 @@ class Check:
     name: str  # a key of CHECKS
     ok: bool
     found: str  # what it found, e.g. "1 failed: tests/test_x.py::test_y", "no gates"
+    warning: bool = False  # ok, but `found` says what the task's author should look at
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,10 @@ class TaskValidation:
     @property
     def valid(self) -> bool:
         return self.problem is None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(c.found for c in self.checks if c.warning)
 
 
 def _git(folder: Path, home: Path, *args: str) -> GitResult:
@@ -111,6 +123,13 @@ def _apply_reference(task: Task, tree: Path, home: Path, found: _Found) -> None:
             rel = patch.relative_to(task.folder).as_posix()
             raise found.fail("reference_applies", f"{rel} does not apply: {_first_line(done.err)}")
     shown = ", ".join(p.relative_to(task.folder).as_posix() for p in task.patches)
+    for rel in task.data_files:
+        changed = tree / rel
+        if not changed.is_file() or changed.read_bytes() != (task.repo / rel).read_bytes():
+            raise found.fail(
+                "reference_applies",
+                f"{shown} changes {rel}, declared test data: grading puts the start's back",
+            )
     found.ok("reference_applies", f"git apply: {shown}")
 
 
@@ -175,6 +194,112 @@ def _gates(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
     found.ok("reference_gates", "passed: " + ", ".join(g.name for g in gates))
 
 
+PATH_CALLS = ("join", "Path", "PurePath", "PosixPath")  # calls whose arguments spell a path
+
+
+def _pieces(node: ast.AST) -> list[ast.expr] | None:
+    """The operands of `a / "b" / "c"` or the arguments of `join(a, "b")`, `Path(a, "b")`."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        pieces: list[ast.expr] = []
+        at: ast.expr = node
+        while isinstance(at, ast.BinOp) and isinstance(at.op, ast.Div):
+            pieces.insert(0, at.right)
+            at = at.left
+        return [at, *pieces]
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return list(node.args) if name in PATH_CALLS else None
+    return None
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    return list(node.args) if isinstance(node, ast.Call) else []
+
+
+def _spelt(node: ast.AST) -> str | None:
+    """The path a node spells out: a string, or the strings ending a chain or a join, joined
+    with "/"."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    tail: list[str] = []
+    for piece in reversed(_pieces(node) or []):
+        if not (isinstance(piece, ast.Constant) and isinstance(piece.value, str)):
+            break
+        tail.insert(0, piece.value)
+    return "/".join(tail) if tail else None
+
+
+def _named_paths(source: str) -> set[str]:
+    """Every path the source spells out, relative (a leading "/", "./" or "../" taken off); a
+    piece of a chain or a join counts only with the whole of it ("expected" in
+    `ROOT / "expected" / "out.json"` names no folder)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    inner = {id(child) for node in ast.walk(tree) if _pieces(node) for child in _children(node)}
+    named = set()
+    for node in ast.walk(tree):
+        text = None if id(node) in inner else _spelt(node)
+        if text and "\n" not in text:
+            path = posixpath.normpath(text)
+            while path.startswith(("../", "/")):
+                path = path.removeprefix("../").lstrip("/")
+            if path not in ("", ".", ".."):
+                named.add(path)
+    return named
+
+
+def undeclared_data_reads(task: Task) -> dict[str, list[str]]:
+    """The files of the start that a hidden test's source names (a string literal, a `/` chain
+    or a join of literals naming the file or its folder) and `[tests] data` does not declare,
+    by hidden test file; code and test files are left out (reading the change's code is the
+    point of a test). Static, so a path built at run time is not seen."""
+    files = [
+        rel
+        for rel in sorted(p.relative_to(task.repo).as_posix() for p in task.repo.rglob("*"))
+        if (task.repo / rel).is_file() and not rel.endswith(".py") and not is_test_file(Path(rel))
+    ]
+    found: dict[str, list[str]] = {}
+    for test in sorted(task.hidden_tests.rglob("*.py")):
+        named = _named_paths(test.read_text(encoding="utf-8", errors="replace"))
+        reads = [
+            rel
+            for rel in files
+            if any(rel == n or rel.startswith(n + "/") for n in named)
+            and not covers(task.spec.tests.data, rel)
+        ]
+        if reads:
+            found[test.relative_to(task.hidden_tests).as_posix()] = reads
+    return found
+
+
+def _test_data(task: Task, found: _Found) -> None:
+    reads = undeclared_data_reads(task)
+    if not reads:
+        declared = len(task.data_files)
+        found.ok(
+            "test_data_declared",
+            f"{declared} declared, no other file of repo/ named by the hidden tests"
+            if declared
+            else "the hidden tests name no data file of repo/",
+        )
+        return
+    shown = "; ".join(f"{test}: {', '.join(files[:5])}" for test, files in reads.items())
+    found.checks.append(
+        Check(
+            "test_data_declared",
+            True,
+            "warning: the hidden tests name files of repo/ that [tests] data does not declare, "
+            f"so the change can rewrite what they read ({shown})",
+            warning=True,
+        )
+    )
+
+
 @dataclass
 class _Found:
     start: TestVerdict | None = None
@@ -225,6 +350,7 @@ def _check(task: Task, tmp: Path, found: _Found) -> None:
     _visible(task, tree, scratch, "the reference", found)
     _runs_without_hidden(task, tree, scratch, found)
     _gates(task, tree, scratch, found)
+    _test_data(task, found)
 
 
 def validate_task(task: Task) -> TaskValidation:
@@ -296,7 +422,10 @@ def task_entry(task: Task, result: TaskValidation, sha256: str | None = None) ->
         "sha256": sha256 or task_sha256(task),
         "valid": result.valid,
         "problem": result.problem,
-        "checks": [{"check": c.name, "ok": c.ok, "found": c.found} for c in result.checks],
+        "checks": [
+            {"check": c.name, "ok": c.ok, "found": c.found, "warning": c.warning}
+            for c in result.checks
+        ],
         "not_run": [name for name in CHECKS if name not in {c.name for c in result.checks}],
         "start": _verdict(result.start) if result.start is not None else None,
         "reference": [_verdict(v) for v in result.reference],

@@ -46,7 +46,9 @@ def render_validation(result: object) -> str:
     runs = {r.summary() for r in result.reference}
     reference = f"{runs.pop()} x{len(result.reference)}" if len(runs) == 1 else "; ".join(runs)
     # The summaries quote the tests' output.
-    return escape_controls(f"valid    {result.task}  (start: {start}; reference: {reference})")
+    lines = [f"valid    {result.task}  (start: {start}; reference: {reference})"]
+    lines += [f"warning  {result.task}: {warning}" for warning in result.warnings]
+    return escape_controls("\n".join(lines))
 
 
 @bench_app.command("validate")
