@@ -22,7 +22,6 @@ import socket
 import subprocess
 import sys
 import sysconfig
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from stepswitch.gates.interpreter import DEFERRED_PATH, Interpreter
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.warm import SERVER, WarmPytest
 from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
-from tests.gates import write_repo
+from tests.gates import lock_freed, write_repo
 
 CONFINING = ("bwrap", "unshare")
 WAIT_S = 120.0  # an upper bound only, for a loaded machine: every wait ends at its event
@@ -284,16 +283,8 @@ def _unlocked(path: Path) -> bool:
 
 
 def _freed(path: Path) -> bool:
-    """Whether the flock on `path` is released within WAIT_S (a thread blocks in flock)."""
-    got = threading.Event()
-
-    def take() -> None:
-        with open(path, "a") as file:
-            fcntl.flock(file, fcntl.LOCK_EX)
-            got.set()
-
-    threading.Thread(target=take, daemon=True).start()
-    return got.wait(WAIT_S)
+    """Whether the flock on `path` is released within WAIT_S."""
+    return lock_freed(path, WAIT_S)
 
 
 @pytest.mark.parametrize("backend", CONFINING)

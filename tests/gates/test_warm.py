@@ -21,6 +21,7 @@ from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from stepswitch.gates.warm import SERVER, pytest_args
+from stepswitch.util.sandbox import Sandbox
 from tests.gates import lock_freed, write_repo
 
 CALC = {
@@ -222,9 +223,28 @@ def test_killing_ssw_ends_its_warm_pytest(tmp_path: Path) -> None:
         ssw.wait()
 
 
+def _confined_suite(tmp_path: Path, root: Path, sandbox: Sandbox) -> GateSuite:
+    """The tests gate of `root` in `sandbox`, with the policy a run gives it."""
+    from stepswitch.util.sandbox import Confinement, policy_for_worktree
+
+    home = tmp_path / "home"
+    (home / "tmp").mkdir(parents=True)
+    package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(home / "tmp")}
+    policy = policy_for_worktree(root, root, home, env, read_only=(package,))
+    gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
+    return GateSuite(
+        GateConfig((gate,), "test"),
+        root,
+        env,
+        state_dir=tmp_path / "state",
+        confinement=Confinement(sandbox, policy),
+    )
+
+
 @pytest.mark.slow
 def test_inside_the_sandbox_a_test_cannot_read_the_warm_pytest(tmp_path: Path) -> None:
-    from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
+    from stepswitch.util.sandbox import choose_sandbox
 
     try:
         sandbox = choose_sandbox("bwrap")
@@ -244,19 +264,7 @@ def test_inside_the_sandbox_a_test_cannot_read_the_warm_pytest(tmp_path: Path) -
                 raise AssertionError(f"/proc/{parent}/{name} is readable")
     """
     root = write_repo(tmp_path / "repo", files, git=True)
-    home = tmp_path / "home"
-    (home / "tmp").mkdir(parents=True)
-    package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(home / "tmp")}
-    policy = policy_for_worktree(root, root, home, env, read_only=(package,))
-    gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
-    suite = GateSuite(
-        GateConfig((gate,), "test"),
-        root,
-        env,
-        state_dir=tmp_path / "state",
-        confinement=Confinement(sandbox, policy),
-    )
+    suite = _confined_suite(tmp_path, root, sandbox)
     result = suite.run(None)
     assert result.test_stages and result.test_stages[0].warm, result.warm_notes
     assert result.passed, result.report
@@ -291,26 +299,14 @@ ESCAPING = """
 def test_what_a_stage_started_in_a_session_of_its_own_ends_with_the_gate_run(
     tmp_path: Path, backend: str
 ) -> None:
-    from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
+    from stepswitch.util.sandbox import choose_sandbox
 
     try:
         sandbox = choose_sandbox(backend)
     except UsageError as exc:
         pytest.skip(f"{backend} does not run here: {exc}")
     root = write_repo(tmp_path / "repo", {**CALC, "tests/test_escape.py": ESCAPING}, git=True)
-    home = tmp_path / "home"
-    (home / "tmp").mkdir(parents=True)
-    package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(home / "tmp")}
-    policy = policy_for_worktree(root, root, home, env, read_only=(package,))
-    gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
-    suite = GateSuite(
-        GateConfig((gate,), "test"),
-        root,
-        env,
-        state_dir=tmp_path / "state",
-        confinement=Confinement(sandbox, policy),
-    )
+    suite = _confined_suite(tmp_path, root, sandbox)
     result = suite.run(None)
     assert result.passed and result.test_stages[0].warm, result.report
     # When the gate run returns, its warm pytest's sandbox is ending, all of it: the lock the
