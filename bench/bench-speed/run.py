@@ -1,7 +1,7 @@
 """The bench's own speed: oracle on a suite with 1 worker and with 2, task runs per minute and
 the ratio, and where each task run's time goes. Not a test: numbers from a shared machine.
 
-    cd /work/main && .venv/bin/python bench/bench-speed/run.py [--reps 2] [--suite S] [--out F]
+    .venv/bin/python bench/bench-speed/run.py [--reps 2] [--suite S] [--out F]
 
 Sessions alternate (1, 2, 2, 1, ...) so a slow minute of the machine falls on both. Each is a
 fresh bench folder in a temporary directory, through `run_bench` with the process pool `ssw
