@@ -121,6 +121,15 @@ def _base_file(base: BaseTree, commit: str) -> ConfigFile | None:
     return choose_config(lambda name: base.read(commit, name))
 
 
+def _at_base(base: BaseTree, rev: str) -> tuple[ConfigFile | None, dict[str, Entry]] | None:
+    """The base commit's pytest configuration file and its files; None when unreadable."""
+    try:
+        commit = base.commit(rev)
+        return _base_file(base, commit), base.entries(commit)
+    except BaseUnreadable:
+        return None
+
+
 def _differs(root: Path, entries: Mapping[str, Entry], rel: str) -> bool:
     """Whether the worktree's `rel` is not what the base commit holds (added, edited, gone)."""
     entry = entries.get(rel)
@@ -144,12 +153,10 @@ def pin_test_config(
     commits): pytest then finds its own."""
     if base is None:
         return None
-    try:
-        commit = base.commit(rev)
-        chosen = _base_file(base, commit)
-        entries = base.entries(commit)
-    except BaseUnreadable:
+    found = _at_base(base, rev)
+    if found is None:
         return None
+    chosen, entries = found
     data = chosen.data if chosen is not None else b""
     name = chosen.name if chosen is not None else "-"
     digest = hashlib.sha256(name.encode() + b"\0" + data).hexdigest()[:16]
@@ -297,12 +304,10 @@ def check_test_config(base: BaseTree | None, root: Path, rev: str) -> GateResult
     if base is None:
         return None
     began = time.monotonic()
-    try:
-        commit = base.commit(rev)
-        chosen = _base_file(base, commit)
-        entries = base.entries(commit)
-    except BaseUnreadable:
+    found = _at_base(base, rev)
+    if found is None:
         return None
+    chosen, entries = found
     options = chosen.options if chosen is not None else {}
     return protected_verdict(
         TEST_CONFIG_CHECK,
