@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.bench.grading_folder import grade, lay_out
+from stepswitch.bench.grading_folder import TreeRefused, grade, lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, load_task
 from stepswitch.errors import UsageError
 from stepswitch.util.sandbox import Sandbox, choose_sandbox
@@ -136,3 +136,47 @@ def test_relative_paths_of_the_starts_configuration_keep_their_meaning(
     verdict = grade(task, tree, tmp_path / "scratch", sandbox)
 
     assert verdict.passed, verdict.output
+
+
+# Imported by pytest itself before any test (`python -m pytest` puts the folder first on
+# sys.path): sets PYTEST_ADDOPTS to load the rig, then hands over to the real module.
+SHIM = """
+import os
+import sys
+
+os.environ["PYTEST_ADDOPTS"] = "-p rig"
+here = os.path.dirname(os.path.abspath(__file__))
+kept = list(sys.path)
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+del sys.modules[__name__]
+sys.modules[__name__] = __import__(__name__)
+sys.path[:] = kept
+"""
+
+
+@pytest.mark.parametrize("name", ["iniconfig", "argparse"])
+def test_a_root_module_shadowing_one_pytest_imports_is_refused_naming_it(
+    tmp_path: Path, name: str
+) -> None:
+    task = _task(tmp_path)
+    files = {f"{name}.py": SHIM, "rig.py": PASS_ALL}
+    tree = _tree(task, tmp_path, files)
+    control = tmp_path / "control"
+    shutil.copytree(tree, control)
+    shutil.copytree(task.hidden_tests, control / HIDDEN_FOLDER)
+    rigged = _plain_pytest(task, control)
+    assert rigged.returncode == 0 and "1 passed" in rigged.stdout, rigged.stdout + rigged.stderr
+    (tmp_path / "scratch").mkdir()
+
+    with pytest.raises(TreeRefused) as refused:
+        grade(task, tree, tmp_path / "scratch")
+
+    assert str(refused.value).startswith(f"{name}.py: added, and shadows ")
+
+
+def test_a_root_module_the_start_already_holds_is_graded_as_usual(tmp_path: Path) -> None:
+    task = _task(tmp_path, {"repo/test.py": "VALUE = 1\n"})  # `test` is a standard-library name
+    tree = _tree(task, tmp_path, {"calc.py": FIXED})
+    (tmp_path / "scratch").mkdir()
+
+    assert grade(task, tree, tmp_path / "scratch").passed

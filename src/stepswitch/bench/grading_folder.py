@@ -34,6 +34,7 @@ import tomli_w
 
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
 from stepswitch.gates.pytest_config import choose_config, folder_reader, pinned_args, write_config
+from stepswitch.gates.shadowing import shadowing_modules
 from stepswitch.util.proc import kill_group
 from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
 
@@ -266,6 +267,7 @@ def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
         if not (start / pth.name).exists():
             _remove(pth)
             changed.append(f"removed {pth.name}")
+    _refuse_shadowing(start, dest)  # what is left of the names SHADOWS does not cover
     if _restore_pytest_config(start, dest):
         changed.append("restored pyproject.toml [tool.pytest]")
     changed += _restore_test_data(task, dest)
@@ -302,6 +304,16 @@ def _refuse_links_out(root: Path) -> None:
             target = os.readlink(path)
             if os.path.isabs(target) or not Path(os.path.realpath(path)).is_relative_to(inside):
                 raise TreeRefused(f"{rel} is a symbolic link leading out of the tree ({target})")
+
+
+def _refuse_shadowing(start: Path, dest: Path) -> None:
+    """TreeRefused naming the modules the tree added at its root (first on `python -m pytest`'s
+    sys.path) or in `src/` that shadow the standard library or a distribution installed beside
+    the grading interpreter: an `iniconfig.py` there runs inside pytest before any test."""
+    roots = [dest, *([dest / "src"] if (dest / "src").is_dir() else [])]
+    found = shadowing_modules(roots, dest, set(_entries(start)), Path(sys.executable))
+    if found:
+        raise TreeRefused("; ".join(found))
 
 
 def _real_folders(root: Path, rel: Path) -> None:
