@@ -199,6 +199,8 @@ def test_oracle_and_null_are_counted_over_every_task_of_the_suites(suite_root):
     tasks = _science_tasks()
     rows = [_row(t, "oracle", True) for t in tasks] + [_row(t, "null", False) for t in tasks]
     rows[0] = _row(tasks[0], "oracle", False, outcome="harness_error")
+    # The hidden tests pass, but the oracle's change failed its own gates: the harness failed.
+    rows[1] = _row(tasks[1], "oracle", True, outcome="gates_failed")
     run = _bench_run(suite_root, rows[:-1], claims=["C-002"])  # null skipped one task
     computed, inputs = compute(
         suite_root, "bench.oracle_null", run=run, suites="bench/suites/science"
@@ -206,7 +208,8 @@ def test_oracle_and_null_are_counted_over_every_task_of_the_suites(suite_root):
     assert computed.values == {
         "suites": 1,
         "tasks": len(tasks),
-        "oracle_failed": 1,
+        "oracle_failed": 2,
+        "oracle_not_done": 2,
         "null_passed": 1,  # a task null never ran counts against the claim, never for it
         "harness_errors": 1,
     }

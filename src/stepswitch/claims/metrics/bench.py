@@ -244,22 +244,32 @@ def run_cells(inputs: Inputs, rel: str) -> list[Cell]:
 
 
 def oracle_null(inputs: Inputs) -> Computed:
+    """The harness's own check: the reference change must end `done` through the agent's own
+    gates AND pass the hidden tests on every task (an oracle that ends `gates_failed` is a
+    harness failure even when the hidden tests pass); no change must pass none."""
     cells = [c for rel in inputs.paths("run") for c in run_cells(inputs, rel)]
     suites = _suite_tasks(inputs)
     tasks = sorted({name for names in suites.values() for name in names})
 
-    def passed(kind: str, task: str) -> list[bool]:
-        return [c.passed for c in cells if c.kind == kind and c.task == task]
+    def runs(kind: str, task: str) -> list[Cell]:
+        return [c for c in cells if c.kind == kind and c.task == task]
+
+    def oracle_ok(task: str) -> bool:
+        mine = runs("oracle", task)
+        return bool(mine) and all(c.passed and c.outcome == "done" for c in mine)
 
     return Computed(
         {
             "suites": len(suites),
             "tasks": len(tasks),
             # A task the oracle never ran counts against the claim, never for it; so for null.
-            "oracle_failed": sum(
-                not passed("oracle", t) or not all(passed("oracle", t)) for t in tasks
+            "oracle_failed": sum(not oracle_ok(t) for t in tasks),
+            "oracle_not_done": sum(
+                any(c.outcome != "done" for c in runs("oracle", t)) for t in tasks
             ),
-            "null_passed": sum(not passed("null", t) or any(passed("null", t)) for t in tasks),
+            "null_passed": sum(
+                not runs("null", t) or any(c.passed for c in runs("null", t)) for t in tasks
+            ),
             "harness_errors": sum(c.outcome == "harness_error" for c in cells),
         }
     )
@@ -349,11 +359,13 @@ METRICS = (
             "suites": INT,
             "tasks": INT,
             "oracle_failed": INT,
+            "oracle_not_done": INT,
             "null_passed": INT,
             "harness_errors": INT,
         },
         oracle_null,
-        "the oracle contestant passes every task of the suites and the null contestant none",
+        "the oracle contestant ends done through its gates and passes the hidden tests on every "
+        "task of the suites, and the null contestant passes none",
     ),
     Metric(
         "bench.paired_dollars",
