@@ -40,7 +40,7 @@ from pathlib import Path
 import common
 
 from stepswitch.gates.impacted import impacted_tests, impacted_tiers
-from stepswitch.gates.suite import WIDER_STAGE_SHARE
+from stepswitch.gates.staged_tests import WIDER_STAGE_SHARE
 
 TARGET_RATIO = 5.0
 

@@ -94,12 +94,23 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, s
 
 def code_hashes() -> dict[str, str]:
     """sha256 prefixes of the gate code that decides the selection and its order."""
-    from stepswitch.gates import callmap, impacted, suite, warm
-    from stepswitch.gates.suite import PLUGIN_DIR
+    from stepswitch.gates import (
+        callmap,
+        callmap_tracer,
+        impacted,
+        pytest_runs,
+        staged_tests,
+        suite,
+        warm,
+    )
+    from stepswitch.gates.pytest_runs import PLUGIN_DIR
 
     files = [
         Path(impacted.__file__),
         Path(suite.__file__),
+        Path(staged_tests.__file__),
+        Path(pytest_runs.__file__),
+        Path(callmap_tracer.__file__),
         Path(callmap.__file__),
         PLUGIN_DIR / "ssw_select.py",
         Path(warm.__file__),

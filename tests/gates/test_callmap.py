@@ -11,7 +11,8 @@ import pytest
 
 from stepswitch.gates.callmap import CALL_MAP_FILE, INSERTED, CallMap, parse_unified_zero
 from stepswitch.gates.config import GateConfig, TestsGate
-from stepswitch.gates.suite import GateSuite, covered_first
+from stepswitch.gates.staged_tests import covered_first
+from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from tests.gates import run_git, write_repo
 

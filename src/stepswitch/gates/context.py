@@ -1,0 +1,61 @@
+"""What every gate runs with (`GateContext`), and what a kind of gate implements (`GateCheck`).
+
+Every gate is a subprocess in the workspace with a timeout and an environment without API keys
+(`runner.run_gate`), run by the interpreter `gates.interpreter` chooses with the worktree's own
+source first on sys.path (after start-up: ADR 0019); a gate command that cannot start, times out
+or reads a malformed file is a failing verdict with the reason.
+
+A kind of gate is a module with a class that satisfies `GateCheck`, made from the gate's table
+(`gates.config`) and the suite's `GateContext`: `gates.command_check`, `gates.golden_check`,
+`gates.protected_check`. `GateSuite._check_of` picks it by the table's type. The tests gate gives a
+verdict per stage instead of one (`gates.staged_tests`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+from stepswitch.gates.base import BaseTree
+from stepswitch.gates.interpreter import Interpreter, Layout
+from stepswitch.gates.report import gate_report
+from stepswitch.gates.runner import Gate, GateResult, run_gate
+from stepswitch.util.git_tree import TreeGit
+from stepswitch.util.sandbox import Confinement
+
+
+@dataclass
+class GateContext:
+    """The worktree the gates of one suite run in, and how: `env` is the environment without
+    secrets, `gate_env` the one the gates run with (the worktree's source first on sys.path once
+    Python has started, `interpreter` activated); `base` reads the base commit (None outside any
+    repository) and `tree` is its work tree."""
+
+    root: Path
+    env: dict[str, str]
+    gate_env: dict[str, str]
+    interpreter: Interpreter
+    layout: Layout
+    confinement: Confinement | None  # the run's sandbox, for every gate command
+    base: BaseTree | None
+    tree: TreeGit | None
+
+    def command(
+        self, name: str, command: str, timeout_s: float, env: dict[str, str] | None = None
+    ) -> GateResult:
+        """A gate command in the worktree (with the gates' environment unless `env`)."""
+        gate = Gate(name, command, timeout_s)
+        result = run_gate(gate, self.root, env or self.gate_env, self.confinement)
+        return replace(result, report=gate_report(result))
+
+
+class GateCheck(Protocol):
+    """One configured gate that gives one verdict on the tree as it is."""
+
+    @property
+    def name(self) -> str: ...
+
+    def check(self, base: str) -> GateResult:
+        """The verdict, with the base commit `base` as the truth it is compared with."""
+        ...

@@ -1,0 +1,80 @@
+"""The checks that run before the gates, against the base commit; each adds a verdict only when it
+fails, and then no gate runs.
+
+`ssw:protected` (the truth check): the files the gates' truth lives in (configuration, golden
+files, protected paths) compared with the base commit, and new symbolic links. `ssw:shadowing`:
+modules the change added that shadow the standard library or an installed distribution
+(`gates.shadowing`). `ssw:test-config`: pytest's configuration and conftest files
+(`gates.test_config.check_test_config`).
+"""
+
+from __future__ import annotations
+
+import time
+
+from stepswitch.gates.base import BaseUnreadable, is_commit_id
+from stepswitch.gates.context import GateContext
+from stepswitch.gates.protected import protected_verdict
+from stepswitch.gates.runner import GateResult
+from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules
+from stepswitch.gates.tree_diff import TreeView
+
+# The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
+TRUTH_CHECK = "ssw:protected"
+TRUTH_FIX = (
+    "Undo these changes: the gate configuration, the golden files and the protected paths are "
+    "read from the base commit and may not change, nor be linked to; no link may lead outside "
+    "the worktree."
+)
+
+
+def truth_check(context: GateContext, patterns: dict[str, str], base: str) -> GateResult | None:
+    """The files the gates' truth lives in (`patterns`: the gate configuration,
+    .stepswitch.toml, golden files, protected paths), and symbolic links, against the base
+    commit: any change fails, naming the path. None when there is no base to compare with:
+    outside a repository, or `base` a name (`ssw gates`: HEAD) in one without commits; a commit
+    id that cannot be read fails."""
+    if context.base is None:
+        return None
+    began = time.monotonic()
+    try:
+        commit = context.base.commit(base)
+    except BaseUnreadable as exc:
+        if not is_commit_id(base):
+            return None
+        return protected_verdict(TRUTH_CHECK, [str(exc)], time.monotonic() - began)
+    try:
+        view = TreeView(context.root, context.base, commit)
+        problems = view.protected_changes(patterns)
+        problems += view.new_links(patterns)
+    except BaseUnreadable as exc:
+        problems = [str(exc)]
+    return protected_verdict(
+        TRUTH_CHECK,
+        problems,
+        time.monotonic() - began,
+        "the files the gates read their truth from changed",
+        TRUTH_FIX,
+    )
+
+
+def shadow_check(context: GateContext, base: str) -> GateResult | None:
+    """Modules the change added at the worktree's root or source root that shadow the standard
+    library or an installed distribution (`gates.shadowing`): any fails, naming them. None
+    without a base commit to tell added from the project's own."""
+    if context.base is None:
+        return None
+    began = time.monotonic()
+    try:
+        base_paths = set(context.base.entries(context.base.commit(base)))
+    except BaseUnreadable:
+        return None  # the truth check says why
+    roots = (context.root, context.layout.source_root)
+    problems = shadowing_modules(roots, context.root, base_paths, context.interpreter.python)
+    return protected_verdict(
+        SHADOW_CHECK,
+        problems,
+        time.monotonic() - began,
+        "the change adds modules imported instead of the standard library's or a package's",
+        SHADOW_FIX,
+    )
