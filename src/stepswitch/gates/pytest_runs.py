@@ -73,8 +73,11 @@ class PytestRuns:
     # -- the warm pytest (gates.warm) -----------------------------------------------------------
 
     def warm_args(self, gate: TestsGate) -> list[str] | None:
-        if not gate.warm:
-            return None
+        return self.pytest_words(gate) if gate.warm else None
+
+    def pytest_words(self, gate: TestsGate) -> list[str] | None:
+        """pytest's arguments when the stage command is one `<python> -m pytest ...` of the
+        gates' interpreter (warm or fresh, the stage is then one pytest session), else None."""
         return pytest_args(
             gate.stage_command(None), self.context.interpreter.python, self.context.gate_env
         )

@@ -19,7 +19,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from stepswitch.errors import HarnessError, UsageError
-from stepswitch.gates.as_before import AS_BEFORE, changed_base_tests, lay_out_as_before
+from stepswitch.gates.as_before import (
+    AS_BEFORE,
+    changed_base_tests,
+    changed_conftests,
+    lay_out_as_before,
+)
 from stepswitch.gates.base import BaseUnreadable
 from stepswitch.gates.callmap import changed_lines
 from stepswitch.gates.callmap_tracer import CallMapTracer
@@ -32,6 +37,7 @@ from stepswitch.gates.progress import SuiteProgress, TestStage
 from stepswitch.gates.pytest_runs import PLUGIN, PLUGIN_DIR, PytestRuns
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
+from stepswitch.gates.session_record import SESSION_FILE, judged_by_session
 from stepswitch.util.safe_fs import UnsafePath
 
 # The test files named after a changed module run as a stage of their own before the rest of
@@ -159,10 +165,12 @@ class StagedTests:
         with tempfile.TemporaryDirectory(prefix="ssw-stage-", dir=scratch) as folder:
             durations = Path(folder) / "durations.json"
             absolute = [str(self.context.root / f) for f in order]
+            record = Path(folder) / SESSION_FILE
             spec: dict[str, object] = {
                 "files": absolute if files is not None else None,
                 "order": absolute,
                 "durations": str(durations),
+                "session": str(record),
             }
             if tests is not None:
                 spec["tests"] = tests
@@ -172,6 +180,8 @@ class StagedTests:
             # A selection that holds no test makes pytest exit 5: that is no failure here.
             selected = files is not None
             result, warm = self.pytest_runs.run(gate, name, selected, env, progress.warm_notes)
+            one_pytest = self.pytest_runs.pytest_words(gate) is not None
+            result = judged_by_session(result, record, required=one_pytest)
             seconds = progress.test_stage_done(began)
             self.durations.learn(durations)
         if not result.passed and PLUGIN in result.log and "Error while loading" in result.log:
@@ -232,7 +242,8 @@ class StagedTests:
         began = time.monotonic()
         try:
             commit = context.base.commit(base)
-            tests = changed_base_tests(context.base, commit, context.tree.changed_paths(commit))
+            changed = context.tree.changed_paths(commit)
+            tests = changed_base_tests(context.base, commit, changed)
         except (BaseUnreadable, UsageError):
             return None  # the truth check says why
         if not tests:
@@ -240,7 +251,12 @@ class StagedTests:
         scratch = context.gate_env.get("TMPDIR")
         try:
             copy, root = lay_out_as_before(
-                context.tree, context.base, commit, tests, Path(scratch) if scratch else None
+                context.tree,
+                context.base,
+                commit,
+                tests,
+                Path(scratch) if scratch else None,
+                conftests=changed_conftests(changed),
             )
         except UnsafePath as exc:
             why = f"{AS_BEFORE}: failed: the base commit's tests cannot be put back: {exc}"
@@ -250,11 +266,15 @@ class StagedTests:
             folder.mkdir()
             notes: list[str] = []
             # pytest configured as at the base commit, rooted in the copy (gates.test_config).
-            env = self.pytest_runs.stage_env({"files": None}, folder, commit, notes, root=root)
+            record = folder / SESSION_FILE
+            spec: dict[str, object] = {"files": None, "session": str(record)}
+            env = self.pytest_runs.stage_env(spec, folder, commit, notes, root=root)
             there = gate_environment(root, context.env, context.interpreter, project_layout(root))
             env[DEFERRED_PATH] = there[DEFERRED_PATH]
             command = Gate(AS_BEFORE, gate.stage_command(tests), gate.timeout_s)
             ran = run_gate(command, root, env, context.confinement)
+            one_pytest = self.pytest_runs.pytest_words(gate) is not None
+            ran = judged_by_session(ran, record, required=one_pytest)
             ran = replace(ran, log="".join(f"[ssw: {n}]\n" for n in notes) + ran.log)
         finally:
             shutil.rmtree(copy, ignore_errors=True)
@@ -263,10 +283,16 @@ class StagedTests:
         if ran.passed:
             report = f"{AS_BEFORE}: passed: {shown}, as the base commit has them"
             return replace(ran, report=report, duration_s=time.monotonic() - began)
+        conftests = changed_conftests(changed)
+        which = "which the change edited or deleted" + (
+            f", or which run under {', '.join(conftests)} the change added or edited"
+            if conftests
+            else ""
+        )
         report = (
-            f"{AS_BEFORE}: failed: {shown}, which the change edited or deleted, fail as the base "
-            "commit has them: a test must still hold in its first form (a repository whose "
-            'tasks change behaviour sets test_changes = "allowed" in its tests gate)\n'
-            + gate_report(ran)
+            f"{AS_BEFORE}: failed: {shown}, {which}, fail as the base commit has them: a test "
+            "must still hold in its first form, under the base commit's conftest.py (a "
+            'repository whose tasks change behaviour sets test_changes = "allowed" in its '
+            "tests gate)\n" + gate_report(ran)
         )
         return replace(ran, report=report, duration_s=time.monotonic() - began)

@@ -12,6 +12,11 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
 - Without a list, "order" (same form) only orders the items: the full suite, most likely
   failures first.
 - With "durations", the time of each test file's tests is written there when the session ends.
+- With "session", what pytest itself reported is written there once the session has ended:
+  {"exitstatus", "tests", "failed", "errors"} (failed tests, and errors of setup, teardown and
+  collection). The gates read it: a pytest that exits 0 without writing it ended before its
+  session did (`os._exit` in code the tests import), and one that exits 0 with failures in it
+  had its status changed after the tests ran.
 - With "calls" ({"root": folder, "out": path}), the Python functions under `root` each test
   calls (setup and teardown included) are recorded and written to `out` when the session ends:
   the call map the gates use to run first the tests that ran a changed line. The run goes past
@@ -34,12 +39,15 @@ import pytest
 _spec: dict[str, Any] = {}
 _rank: dict[str, int] = {}
 _times: dict[str, float] = {}
+_counts = {"tests": 0, "failed": 0, "errors": 0}
+_session: list[pytest.Session] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
     name = os.environ.get("SSW_SELECT")
     if not name:
         return
+    _counts.update(tests=0, failed=0, errors=0)
     _spec.update(json.loads(Path(name).read_text(encoding="utf-8")))
     files = _spec.get("files")
     if files is not None:
@@ -83,6 +91,29 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if _spec.get("durations"):
         path = report.nodeid.split("::", 1)[0]  # relative to pytest's rootdir
         _times[path] = _times.get(path, 0.0) + report.duration
+    if report.when == "call":
+        _counts["tests"] += 1
+    if report.failed:
+        _counts["failed" if report.when == "call" else "errors"] += 1
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        _counts["errors"] += 1
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _session[:] = [session]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """After every pytest_sessionfinish: the status pytest will exit with, and what it saw."""
+    out = _spec.get("session")
+    if not out or not _session:
+        return
+    status = int(_session[0].exitstatus)
+    Path(out).write_text(json.dumps({"exitstatus": status, **_counts}), encoding="utf-8")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

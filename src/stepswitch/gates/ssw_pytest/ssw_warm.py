@@ -135,7 +135,13 @@ def _run_stage(request: dict[str, object]) -> int:
 
     args = [str(a) for a in request["args"]]  # type: ignore[attr-defined]
     sys.argv = [os.path.join(os.path.dirname(pytest.__file__), "__main__.py"), *args]
-    return int(pytest.console_main())
+    # What `python -m pytest` runs (console_main, deprecated since pytest 9.1, adds only a
+    # broken-pipe guard): pytest.main, its exit code, its output flushed.
+    try:
+        return int(pytest.main(args))
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
 
 
 def main() -> int:
