@@ -82,3 +82,40 @@ def test_a_test_folder_made_a_link_cannot_take_its_tests_back_and_fails(tmp_path
 
     assert not result.passed
     assert (elsewhere / "test_ops.py").read_text() == WEAKENED  # nothing written through it
+
+
+RIG_REPORTS = """
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    report.outcome = "passed"
+    return report
+"""
+
+
+def test_a_test_folder_conftest_that_rigs_the_reports_fails_as_the_base_commit_has_it(
+    tmp_path: Path,
+) -> None:
+    root = write_repo(tmp_path / "repo", BUGGY, git=True)
+    (root / "tests" / "conftest.py").write_text(RIG_REPORTS)
+    rigged = _suite(root, test_changes="allowed").run(["tests/conftest.py"])
+    assert rigged.passed  # the control: under the new conftest.py the buggy code passes
+
+    result = _suite(root).run(["tests/conftest.py"])
+
+    assert not result.passed and result.stages[-1] == AS_BEFORE
+    assert "or which run under tests/conftest.py the change added or edited" in result.report
+    assert (root / "tests" / "conftest.py").read_text() == RIG_REPORTS  # the worktree untouched
+
+
+def test_an_edited_test_folder_conftest_runs_as_the_base_commit_has_it(tmp_path: Path) -> None:
+    files = {**BUGGY, "tests/conftest.py": "VALUE = 1\n"}
+    root = write_repo(tmp_path / "repo", files, git=True)
+    (root / "tests" / "conftest.py").write_text(RIG_REPORTS)
+
+    result = _suite(root).run(["tests/conftest.py"])
+
+    assert not result.passed and result.stages[-1] == AS_BEFORE
