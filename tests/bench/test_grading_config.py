@@ -180,3 +180,19 @@ def test_a_root_module_the_start_already_holds_is_graded_as_usual(tmp_path: Path
     (tmp_path / "scratch").mkdir()
 
     assert grade(task, tree, tmp_path / "scratch").passed
+
+
+def test_a_package_the_tree_adds_beside_the_graded_module_is_refused_naming_both(
+    tmp_path: Path,
+) -> None:
+    task = _task(tmp_path)
+    tree = _tree(task, tmp_path, {"calc/__init__.py": FIXED})  # calc.py keeps the bug
+    (tmp_path / "scratch").mkdir()
+
+    with pytest.raises(TreeRefused) as refused:
+        grade(task, tree, tmp_path / "scratch")
+
+    assert str(refused.value) == (
+        "calc/: a package beside the module calc.py: Python imports the package, so calc.py is "
+        "not what runs"
+    )

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.gates.config import GateConfig, TestsGate
-from stepswitch.gates.shadowing import SHADOW_CHECK
+from stepswitch.gates.shadowing import SHADOW_CHECK, twin_modules
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from tests.gates import write_repo
@@ -75,3 +75,19 @@ def test_control_plain_pytest_reports_a_pass_when_iniconfig_is_shadowed(tmp_path
         check=False,
     )
     assert done.returncode == 0  # the failing test never ran
+
+
+def test_a_package_beside_a_module_of_its_name_is_found_only_when_the_change_made_the_pair(
+    tmp_path: Path,
+) -> None:
+    for rel in ("pkg/stats.py", "pkg/stats/__init__.py", "pkg/old.py", "pkg/old/__init__.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    base = {"pkg/stats.py", "pkg/old.py", "pkg/old/__init__.py"}
+
+    found = twin_modules(tmp_path, ["pkg/stats/__init__.py", "pkg/old.py"], base)
+
+    assert found == [
+        "pkg/stats/: a package beside the module pkg/stats.py: Python imports the package, so "
+        "pkg/stats.py is not what runs"
+    ]

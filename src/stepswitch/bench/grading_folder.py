@@ -34,7 +34,7 @@ import tomli_w
 
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
 from stepswitch.gates.pytest_config import choose_config, folder_reader, pinned_args, write_config
-from stepswitch.gates.shadowing import shadowing_modules
+from stepswitch.gates.shadowing import shadowing_modules, twin_modules
 from stepswitch.util.proc import kill_group
 from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
 
@@ -309,9 +309,12 @@ def _refuse_links_out(root: Path) -> None:
 def _refuse_shadowing(start: Path, dest: Path) -> None:
     """TreeRefused naming the modules the tree added at its root (first on `python -m pytest`'s
     sys.path) or in `src/` that shadow the standard library or a distribution installed beside
-    the grading interpreter: an `iniconfig.py` there runs inside pytest before any test."""
+    the grading interpreter (an `iniconfig.py` there runs inside pytest before any test), and any
+package it added beside a module of the same name (the hidden tests would import the package)."""
     roots = [dest, *([dest / "src"] if (dest / "src").is_dir() else [])]
-    found = shadowing_modules(roots, dest, set(_entries(start)), Path(sys.executable))
+    start_paths = set(_entries(start))
+    found = shadowing_modules(roots, dest, start_paths, Path(sys.executable))
+    found += twin_modules(dest, set(_entries(dest)) - start_paths, start_paths)
     if found:
         raise TreeRefused("; ".join(found))
 

@@ -3,9 +3,9 @@ fails, and then no gate runs.
 
 `ssw:protected` (the truth check): the files the gates' truth lives in (configuration, golden
 files, protected paths) compared with the base commit, and new symbolic links. `ssw:shadowing`:
-modules the change added that shadow the standard library or an installed distribution
-(`gates.shadowing`). `ssw:test-config`: pytest's configuration and conftest files
-(`gates.test_config.check_test_config`).
+modules the change added that shadow the standard library or an installed distribution, and
+packages beside a module of the same name (`gates.shadowing`). `ssw:test-config`: pytest's
+configuration and conftest files (`gates.test_config.check_test_config`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from stepswitch.gates.base import BaseUnreadable, is_commit_id
 from stepswitch.gates.context import GateContext
 from stepswitch.gates.protected import protected_verdict
 from stepswitch.gates.runner import GateResult
-from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules
+from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules, twin_modules
 from stepswitch.gates.tree_diff import TreeView
 
 # The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
@@ -66,11 +66,15 @@ def shadow_check(context: GateContext, base: str) -> GateResult | None:
         return None
     began = time.monotonic()
     try:
-        base_paths = set(context.base.entries(context.base.commit(base)))
+        commit = context.base.commit(base)
+        base_paths = set(context.base.entries(commit))
     except BaseUnreadable:
         return None  # the truth check says why
     roots = (context.root, context.layout.source_root)
     problems = shadowing_modules(roots, context.root, base_paths, context.interpreter.python)
+    if context.tree is not None:
+        changed = context.tree.changed_paths(commit)
+        problems += twin_modules(context.root, changed, base_paths)
     return protected_verdict(
         SHADOW_CHECK,
         problems,

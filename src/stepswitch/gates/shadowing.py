@@ -5,6 +5,11 @@ test, and can rig what it reports. Such a file is a failing verdict naming it, n
 
 Only what the change adds counts: a module the base commit already holds at the root (many
 projects keep a `test/` package, which shadows the standard library's) is the project's own.
+
+Anywhere in the tree, a package (`stats/__init__.py`) beside a module of the same name
+(`stats.py`) makes the module dead: Python imports the package. A change that adds either half
+fails too, naming both: the tests would run the package while the module still holds the code
+everyone reads (a broken `stats.py` behind a package that passes, or that rigs pytest).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import json
 import subprocess
 import tempfile
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 SHADOW_CHECK = "ssw:shadowing"
 SHADOW_FIX = (
@@ -106,3 +111,27 @@ def shadowing_modules(
                     f"{rel}: added, and shadows module {name} of the installed {installed[name]}"
                 )
     return found
+
+
+def twin_modules(root: Path, candidates: Iterable[str], base_paths: set[str]) -> list[str]:
+    """One line per package beside a module of the same name (`x/__init__.py` and `x.py`)
+    among `candidates` (paths relative to `root`, e.g. what the change touched) where the base
+    commit (`base_paths`) did not hold both."""
+    found: dict[str, str] = {}
+    for rel in candidates:
+        path = PurePosixPath(rel)
+        if path.name == "__init__.py" and path.parent != PurePosixPath("."):
+            package = path.parent
+        elif path.suffix == ".py" and path.stem.isidentifier():
+            package = path.with_suffix("")
+        else:
+            continue
+        init, module = f"{package}/__init__.py", f"{package}.py"
+        if init in base_paths and module in base_paths:
+            continue
+        if (root / init).is_file() and (root / module).is_file():
+            found[str(package)] = (
+                f"{package}/: a package beside the module {module}: Python imports the package, "
+                f"so {module} is not what runs"
+            )
+    return [found[k] for k in sorted(found)]
