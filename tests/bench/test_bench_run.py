@@ -209,3 +209,18 @@ def test_recorded_text_loses_the_machines_temporary_and_home_folders():
     scratch = Path(tempfile.gettempdir()) / "ssw-bench-k3x_9q"
     text = f"File {scratch}/repo/calc.py, line 2; see {Path.home()}/.pyenv/lib/x.py"
     assert scrub(text) == "File <scratch>/repo/calc.py, line 2; see ~/.pyenv/lib/x.py"
+
+
+def test_recorded_text_loses_the_pinned_configs_folder_and_ssws_own_path():
+    import tempfile
+
+    import stepswitch
+    from stepswitch.bench.readback import scrub
+
+    config = Path(tempfile.gettempdir()) / "ssw-test-config-7vhe5zs7" / "dc27" / "pyproject.toml"
+    warm = Path(stepswitch.__file__).parent / "gates" / "ssw_pytest" / "ssw_warm.py"
+    text = f"from {config}, rootdir x\n{warm}:138: PytestWarning"
+    assert scrub(text) == (
+        "from <ssw-config>/dc27/pyproject.toml, rootdir x\n"
+        "<stepswitch>/gates/ssw_pytest/ssw_warm.py:138: PytestWarning"
+    )

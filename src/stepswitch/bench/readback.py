@@ -111,18 +111,24 @@ def _tokens(row: ResultRow, steps: list[ModelStep]) -> None:
 
 
 SCRATCH_PREFIX = "ssw-bench-"  # a task run's temporary folder: tempfile.mkdtemp(prefix=...)
+CONFIG_PREFIX = "ssw-test-config-"  # gates.test_config.config_folder: the pinned pytest configs
+PACKAGE = Path(__file__).resolve().parent.parent  # ssw's own code, quoted by its warnings
 
 
-def _scratch_pattern() -> re.Pattern[str]:
+def _scratch_pattern(prefix: str = SCRATCH_PREFIX) -> re.Pattern[str]:
     roots = {tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir())}
     alternatives = "|".join(re.escape(r) for r in sorted(roots, key=len, reverse=True))
-    return re.compile(rf"(?:{alternatives})/{SCRATCH_PREFIX}[A-Za-z0-9_]+")
+    return re.compile(rf"(?:{alternatives})/{prefix}[A-Za-z0-9_]+")
 
 
 def scrub(text: str) -> str:
     """A machine's paths out of recorded text: a task run's temporary folder becomes <scratch>,
-    the home folder ~ (test output and gate reports quote them in tracebacks)."""
+    the gates' pinned configurations <ssw-config>, ssw's own package <stepswitch>, the home
+    folder ~ (test output and gate reports quote them in tracebacks and warnings)."""
     text = _scratch_pattern().sub("<scratch>", text)
+    text = _scratch_pattern(CONFIG_PREFIX).sub("<ssw-config>", text)
+    for form in {str(PACKAGE), os.path.realpath(PACKAGE)}:
+        text = text.replace(form + os.sep, "<stepswitch>" + os.sep)
     for form in {str(Path.home()), str(Path.home().resolve())}:
         text = text.replace(form + os.sep, "~" + os.sep)
     return text
