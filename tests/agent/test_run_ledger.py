@@ -204,7 +204,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert len(report["recovered"]) == 1  # the open reservation, reported on the next start
+    assert len(report["orphaned"]) == 1  # the open reservation, named; settled by a writer
     with open_ledger(ledger) as book:
         rows = book.rows()
     assert [r.status for r in rows] == ["settled", "settled", "bound"]

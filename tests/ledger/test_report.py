@@ -8,7 +8,14 @@ import json
 import pytest
 
 from stepswitch.errors import UsageError
-from stepswitch.ledger import Ledger, ledger_command, render_report, report
+from stepswitch.ledger import (
+    Ledger,
+    LedgerError,
+    ledger_command,
+    open_ledger,
+    render_report,
+    report,
+)
 from stepswitch.wire.types import Attempt, Usage
 
 from .conftest import WORST, intent, ok
@@ -96,7 +103,7 @@ def test_ledger_command_text_and_json(ledger, ledger_path):
     assert total["high_usd"] == pytest.approx(0.0042 + WORST)
 
 
-def test_ledger_command_reports_recovered_orphans(ledger, ledger_path):
+def test_ledger_command_reports_orphans_without_settling_them(ledger, ledger_path):
     ledger.reserve(intent(), 1, 3000)
     ledger.close()
     import sqlite3
@@ -107,13 +114,17 @@ def test_ledger_command_reports_recovered_orphans(ledger, ledger_path):
     raw.close()
     text = ledger_command(ledger_path, None, "model", False)
     assert text.splitlines()[0] == (
-        "settled 1 reservation(s) left open by a process that ended mid-call, "
-        f"as bounds of $0.0000-${WORST:.4f}"
+        "1 call(s) left open by a process that ended mid-call: counted up to their "
+        f"reservations (${WORST:.4f} in all) until the next `ssw run` or bench settles them as "
+        "bounds (this report writes nothing)"
     )
+    with open_ledger(ledger_path) as writer:  # settling is the writers' job
+        assert [r.status for r in writer.recovered] == ["bound"]
 
 
-def test_an_empty_run_says_so(ledger, ledger_path):
-    assert "no calls recorded for run nope" in ledger_command(ledger_path, "nope", "model", False)
+def test_an_unknown_run_is_a_one_line_error(ledger, ledger_path):
+    with pytest.raises(LedgerError, match="holds no call of run 'nope'"):
+        ledger_command(ledger_path, "nope", "model", False)
 
 
 def test_an_unknown_grouping_is_a_usage_error(ledger, ledger_path):

@@ -1,6 +1,6 @@
 """The spend ledger: one SQLite row per provider attempt, admission control against dollar
-budgets, and the `ssw ledger` report. See docs/decisions/0007-ledger.md and
-0013-budget-bound.md."""
+budgets, and the `ssw ledger` report (read-only). See docs/decisions/0007-ledger.md,
+0013-budget-bound.md and 0024-a-ledger-never-reset.md."""
 
 from stepswitch.ledger.admission import (
     MIN_OUTPUT_TOKENS,
@@ -17,6 +17,7 @@ from stepswitch.ledger.book import ORPHAN_ERROR, Ledger, open_ledger
 from stepswitch.ledger.hooks import CallTracker
 from stepswitch.ledger.report import By, GroupRow, ledger_command, render_report, report
 from stepswitch.ledger.store import DEFAULT_PATH, SCHEMA_VERSION, CallRow, LedgerError
+from stepswitch.ledger.view import Snapshot, read_ledger
 
 __all__ = [
     "DEFAULT_PATH",
@@ -35,10 +36,12 @@ __all__ = [
     "LedgerError",
     "Reservation",
     "Scope",
+    "Snapshot",
     "Spend",
     "ledger_command",
     "open_ledger",
     "prompt_token_bound",
+    "read_ledger",
     "render_report",
     "report",
 ]

@@ -22,17 +22,17 @@ from stepswitch.ledger.admission import (
     Scope,
     Spend,
 )
+from stepswitch.ledger.opening import open_for_writing
 from stepswitch.ledger.pricing import cost_usd
 from stepswitch.ledger.store import (
     BUSY_TIMEOUT_S,
     SELECT_ROW,
     CallRow,
     Status,
-    connect,
     guarded,
-    immediate,
     row_from_sql,
 )
+from stepswitch.ledger.writes import Writes
 from stepswitch.wire.types import Attempt, Usage
 
 ORPHAN_ERROR = "process ended mid-call"
@@ -102,9 +102,10 @@ def overrun(reservation: Reservation, usage: Usage, usd: float | None) -> dict[s
 class Ledger:
     """One open ledger file. Thread-safe; one per process is enough."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
-        self.path = path
-        self._conn = conn
+    def __init__(self, writes: Writes) -> None:
+        self.path = writes.path
+        self._conn = writes.conn
+        self._writes = writes  # every write: counted in the file and in its tally
         self._lock = threading.Lock()
         self._me = proc.current()
         self.recovered: list[CallRow] = []  # what recover_orphans settled when this was opened
@@ -112,6 +113,7 @@ class Ledger:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._writes.close()
 
     def __enter__(self) -> Ledger:
         return self
@@ -129,7 +131,7 @@ class Ledger:
             raise RuntimeError("a Ledger was used after fork(); open the ledger in each process")
         tokens = intent.prompt_tokens(prompt_bytes)
         worst = intent.worst_usd(tokens)
-        with self._lock, immediate(self._conn, self.path) as conn:
+        with self._lock, self._writes.transaction() as conn:
             counted = [
                 (b, self._counted(conn, b.scope, b.key, intent.count_high_bounds))
                 for b in intent.budgets
@@ -248,7 +250,7 @@ class Ledger:
         row_id = reservation.row_id
         # Not fsynced: until the next reservation's commit flushes it, a power loss would leave
         # the reservation's bound counted, more than was spent, never less.
-        with self._lock, immediate(self._conn, self.path, fsync=False) as conn:
+        with self._lock, self._writes.transaction(fsync=False) as conn:
             # A row recovery judged orphaned may still be settled by its live owner: truth wins.
             updated = conn.execute(
                 f"""UPDATE calls SET {sets}, status = :status, settled_at = :now
@@ -293,7 +295,7 @@ class Ledger:
     def recover_orphans(self) -> list[CallRow]:
         """Settle, as bounds, the reservations of processes that ended mid-call on this host."""
         me = self._me
-        with self._lock, immediate(self._conn, self.path) as conn:
+        with self._lock, self._writes.transaction() as conn:
             open_rows = conn.execute(
                 "SELECT id, pid, pid_start, host, boot_id FROM calls WHERE status = 'reserved'"
             ).fetchall()
@@ -312,8 +314,9 @@ class Ledger:
 def open_ledger(
     path: Path, *, create: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S
 ) -> Ledger:
-    """Open the ledger (making it when missing and `create`), then recover orphans."""
-    ledger = Ledger(connect(path, create=create, busy_timeout_s=busy_timeout_s), path)
+    """Open the ledger to write (making it only where none was, when `create`), after checking
+    it read-only (ledger.opening), then recover orphans. Reports use ledger.view instead."""
+    ledger = Ledger(open_for_writing(path, create=create, busy_timeout_s=busy_timeout_s))
     try:
         ledger.recovered = ledger.recover_orphans()
     except BaseException:

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from stepswitch.errors import UsageError
-from stepswitch.ledger.book import OVERRUN_TOLERANCE_USD, Ledger, open_ledger
-from stepswitch.ledger.store import CallRow
+from stepswitch.ledger.book import OVERRUN_TOLERANCE_USD, Ledger
+from stepswitch.ledger.store import CallRow, LedgerError
+from stepswitch.ledger.view import orphaned, read_ledger
 from stepswitch.records.money import format_usd
 
 By = Literal["model", "step_type", "task", "worker", "tag"]
@@ -22,7 +23,7 @@ UNTAGGED = "(untagged)"
 class GroupRow:
     key: str
     calls: int  # attempts with a row: retried, refused-by-status and lost ones included
-    errors: int  # refused with an HTTP status, or never sent: $0
+    errors: int  # failed: an HTTP error status recorded (a 400's bound too), or never sent
     lost: int  # usage lost: a bound from 0 to the reservation
     open: int  # still reserved (a live process mid-call, or another host's)
     prompt_tokens: int
@@ -81,6 +82,12 @@ def _over(row: CallRow) -> float:
     return over if over > OVERRUN_TOLERANCE_USD else 0.0
 
 
+def _failed(row: CallRow) -> bool:
+    """A failed attempt: never sent, or answered with an HTTP error status, whether it cost $0
+    (a 429) or is a bound (a 400 may have billed the prompt): the row says which."""
+    return row.status in ("error", "not_sent") or (row.http_status or 0) >= 400
+
+
 def _keys(row: CallRow, by: By) -> list[str]:
     if by == "model":
         return [f"{row.provider} {row.model}"]
@@ -101,7 +108,7 @@ def _aggregate(key: str, rows: list[CallRow], total_low: float, total_high: floa
     return GroupRow(
         key=key,
         calls=len(rows),
-        errors=sum(r.status in ("error", "not_sent") for r in rows),
+        errors=sum(_failed(r) for r in rows),
         lost=sum(r.status == "bound" for r in rows),
         open=sum(r.status == "reserved" for r in rows),
         prompt_tokens=sum(r.prompt_tokens or 0 for r in rows),
@@ -181,20 +188,33 @@ def render_report(
     return "\n".join(out)
 
 
-def _recovered_line(rows: list[CallRow]) -> str:
-    high = sum(r.high_usd or 0.0 for r in rows)
+def _orphaned_line(rows: list[CallRow]) -> str:
+    high = sum(r.reserved_usd for r in rows if r.priced)
     return (
-        f"settled {len(rows)} reservation(s) left open by a process that ended mid-call, "
-        f"as bounds of $0.0000-${high:.4f}"
+        f"{len(rows)} call(s) left open by a process that ended mid-call: counted up to their "
+        f"reservations (${high:.4f} in all) until the next `ssw run` or bench settles them as "
+        "bounds (this report writes nothing)"
+    )
+
+
+def _unknown_run(path: Path, run_id: str, known: list[str]) -> LedgerError:
+    shown = ", ".join(known[-3:]) if known else "none"
+    return LedgerError(
+        path,
+        f"holds no call of run {run_id!r} (its latest runs: {shown})",
+        "check the id with `ssw runs` (a run refused before its first call has no rows), or "
+        "leave out --run",
     )
 
 
 def ledger_command(path: Path, run_id: str | None, by: str, as_json: bool) -> str:
-    """What `ssw ledger` prints. A missing ledger is an error: this never creates one."""
+    """What `ssw ledger` prints: read-only, so it never creates, migrates or settles anything."""
     checked = _check_by(by)
-    with open_ledger(path, create=False) as ledger:
-        rows = ledger.rows(run_id)
-        recovered = ledger.recovered
+    every = read_ledger(path).rows
+    rows = every if run_id is None else [r for r in every if r.run_id == run_id]
+    if run_id is not None and not rows:
+        raise _unknown_run(path, run_id, list(dict.fromkeys(r.run_id for r in every)))
+    left_open = orphaned(rows)
     groups, total = _groups(rows, checked)
     if as_json:
         return json.dumps(
@@ -204,13 +224,13 @@ def ledger_command(path: Path, run_id: str | None, by: str, as_json: bool) -> st
                 "by": checked,
                 "groups": [g.to_json() for g in groups],
                 "total": total.to_json(),
-                "recovered": [r.id for r in recovered],
+                "orphaned": [r.id for r in left_open],  # open, their process gone: not settled
             },
             indent=2,
         )
-    lines = [_recovered_line(recovered)] if recovered else []
+    lines = [_orphaned_line(left_open)] if left_open else []
     if not rows:
-        lines.append(f"no calls recorded{f' for run {run_id}' if run_id else ''} in {path}")
+        lines.append(f"no calls recorded in {path}")
         return "\n".join(lines)
     lines.append(render_report(groups, by=checked, total=total))
     if total.lost or total.open:

@@ -1,7 +1,7 @@
 """The ledger file: SQLite in WAL mode, one row per provider attempt, a versioned schema.
 
-Opening never recreates, truncates or deletes an existing file: anything unexpected is a
-one-line LedgerError naming the path and the fix.
+Opening (ledger.opening) never recreates, truncates or deletes an existing file: anything
+unexpected is a one-line LedgerError naming the path and the fix.
 """
 
 from __future__ import annotations
@@ -172,11 +172,12 @@ class CallRow:
 
 
 _COLUMNS = tuple(name for name in CallRow.__dataclass_fields__ if name not in ("tags", "price"))
-SELECT_ROW = f"SELECT {', '.join(_COLUMNS)}, tags, price FROM calls"
+ROW_COLUMNS = (*_COLUMNS, "tags", "price")  # the order row_from_sql reads
+SELECT_ROW = f"SELECT {', '.join(ROW_COLUMNS)} FROM calls"
 
 
 def row_from_sql(values: tuple[Any, ...]) -> CallRow:
-    data = dict(zip((*_COLUMNS, "tags", "price"), values, strict=True))
+    data = dict(zip(ROW_COLUMNS, values, strict=True))
     data["priced"] = bool(data["priced"])
     data["tags"] = json.loads(data["tags"] or "{}")
     data["price"] = json.loads(data["price"]) if data["price"] else None
@@ -233,37 +234,22 @@ def immediate(
         conn.execute("COMMIT")
 
 
-def connect(
-    path: Path, *, create: bool, busy_timeout_s: float = BUSY_TIMEOUT_S
-) -> sqlite3.Connection:
-    """Open (and, when `create` and missing, make) the ledger and bring its schema up to date."""
-    if not path.exists():
-        if not create:
-            raise LedgerError(path, "no ledger at this path", "run a task first, or pass --ledger")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise LedgerError(
-                path, f"cannot create its folder ({exc})", "pick a writable path"
-            ) from exc
-    elif not path.is_file():
-        raise LedgerError(path, "is not a file", "point --ledger at a file")
+def connect_rw(path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    """A write connection to a ledger file that exists and was checked (ledger.opening)."""
     with guarded(path):
         # isolation_level=None: transactions are explicit, so BEGIN IMMEDIATE means what it says.
         conn = sqlite3.connect(
             path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
     try:
-        _configure(conn, path, busy_timeout_s)
-        with immediate(conn, path):
-            _migrate(conn, path)
+        configure(conn, path, busy_timeout_s)
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def _configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> None:
+def configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> None:
     with guarded(path):
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -277,7 +263,8 @@ def _configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> N
         )
 
 
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Inside a write transaction: bring the schema up to date (a new file from nothing)."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "schema_version" not in tables:
         if tables - {"sqlite_sequence"}:

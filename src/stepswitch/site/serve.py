@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from stepswitch.errors import SswError, UsageError
 from stepswitch.ledger import GroupRow, ledger_command
 from stepswitch.records.money import CostRange
+from stepswitch.site.liveness import process_gone
 from stepswitch.site.page import CSP, badges, document, render_page
 from stepswitch.site.sources import Kind, RunCache, Source, load_source, locate
 from stepswitch.site.view import boards, labels, money, tokens_text
@@ -30,19 +31,22 @@ from stepswitch.site.view import boards, labels, money, tokens_text
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 BY = ("model", "step_type", "task", "worker", "tag")
 REFRESH_S = 3  # while anything runs
-STALE_S = 600  # a running record with no new event for this long may have lost its process
+STALE_S = 600  # a running bench (its task runs hold no lock) quiet this long may have lost it
+ABANDONED = "abandoned: its ssw process is gone (`ssw runs clean` records it as interrupted)"
 
 
 @dataclass(frozen=True)
 class Row:
     source: Source
     key: str
-    running: bool
+    running: bool  # its records say running and its process may be alive
     quiet_s: float  # since its files last changed
+    abandoned: bool = False  # its records say running, but no process holds the run's lock
 
 
 class Dashboard:
-    """What the server shows: it reads, never writes (the ledger opens as `ssw ledger` opens it)."""
+    """What the server shows: it reads, never writes: the ledger opens read-only, as `ssw ledger`
+    opens it, and a reservation whose process is gone stays for a writer to settle."""
 
     def __init__(self, runs: Path, ledger: Path) -> None:
         self.runs = runs
@@ -63,9 +67,10 @@ class Dashboard:
         now = time.time()
         for key, (kind, folder) in self._located().items():
             source = load_source(kind, folder, self.cache)
-            running = _running(source)
+            abandoned = _running(source) and process_gone(source)
+            running = _running(source) and not abandoned
             quiet = now - _last_change(folder) if running else 0.0
-            rows.append(Row(source, key, running, quiet))
+            rows.append(Row(source, key, running, quiet, abandoned))
         return rows
 
     def replay(self, key: str) -> str | None:
@@ -74,7 +79,7 @@ class Dashboard:
             return None
         kind, folder = found
         source = load_source(kind, folder, self.cache)
-        running = _running(source)
+        running = _running(source) and not process_gone(source)
         top = "<nav class='top'><a href='/'>← dashboard</a></nav>"
         return render_page(
             boards([source]),
@@ -190,12 +195,14 @@ def _run_row(row: Row, live: bool) -> str:
     else:
         task = s.runs[0].task.splitlines()[0][:90] if s.runs[0].task.strip() else ""
         outcome = recs[0].outcome if recs else f"no record: {s.runs[0].problem}"
-    if live:
+    if live or row.abandoned:
         # run.json is rewritten at the end: so far, the steps recorded say what it cost
         cost = sum((m.cost or CostRange() for m in steps), CostRange())
         unpriced = sum(m.cost is None for m in steps)
         dollars = money(cost) + (f" + {unpriced} unpriced" if unpriced else "")
-        if row.quiet_s > STALE_S:
+        if row.abandoned:
+            outcome = ABANDONED
+        elif row.quiet_s > STALE_S:
             outcome = f"running? no event for {row.quiet_s / 60:.0f} min (its process may be gone)"
         else:
             outcome = "running"
