@@ -20,6 +20,7 @@ from stepswitch.agent.session import Session
 from stepswitch.agent.tools.execute import execute_call
 from stepswitch.agent.workers import is_scripted, worker_models
 from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.agent.workspace.stops import run_ending
 from stepswitch.agent.workspace.worktree import (
     Worktree,
     changed_paths,
@@ -30,7 +31,7 @@ from stepswitch.agent.workspace.worktree import (
 from stepswitch.errors import HarnessError, Interrupted, RunStopped, SswError, UsageError
 from stepswitch.ledger import Budget, Ledger
 from stepswitch.policy.model import Policy
-from stepswitch.records.folder import RunFolder
+from stepswitch.records.folder import RecordNotWritten, RunFolder
 from stepswitch.records.run import ChangedFile, RunIds, RunRecord
 from stepswitch.records.steps import Finish, GateRecord
 from stepswitch.registry.presets import Price, ProviderSpec, load_registry
@@ -106,8 +107,6 @@ def run_task(
         tags=dict(tags or {}),
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    events.emit(RunUpdate(record))
-    events.notice(gates.description)
     session = Session(
         ids=ids,
         policy=policy,
@@ -129,50 +128,92 @@ def run_task(
         session, workspace, TaskBrief(task=task, layout=layout.output), gates, read_diff
     )
     message = ""
-    try:
-        result = machine.run()
-        record.outcome, record.exit_code = "done", 0
-        record.reason = "the gates passed" if result.gates_verdict == "passed" else "no gates"
-        message = result.commit_message
-    except RunStopped as exc:
-        # A limit, the gates on every rung, an unreadable review: the run ends, nothing lost.
-        _ended(record, exc.outcome, str(exc), max(1, exc.exit_code))
-    except HarnessError as exc:
-        _ended(record, "harness_error", str(exc), 1)
-    except SswError as exc:  # a provider that failed, a refused budget
-        _ended(record, "error", str(exc), max(1, exc.exit_code))
-    except KeyboardInterrupt as exc:
-        kill_live_groups()  # the run tool's or a gate's command must not outlive the run
-        why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
-        _ended(record, "interrupted", f"interrupted by {why}", 130)
-    except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
-        kill_live_groups()
-        _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
-    record.gates_verdict = machine.result.gates_verdict  # type: ignore[assignment]
-    record.review_verdict = machine.result.review_verdict
-    if record.outcome != "done":
-        message = f"ssw: unfinished ({record.outcome}): {task.strip()[:50]}\n\n{record.reason}"
-    trailer = f"\n\nSsw-Run: {ids.run_id}" + ("\nSsw-Model: scripted" if record.scripted else "")
-    record.commit = commit_all(worktree, message.rstrip() + trailer)
-    record.changed_files = [
-        ChangedFile(path=p, added=a, deleted=d) for p, a, d in diff_stats(tree, record.commit)
-    ]
-    record.totals = session.totals
-    record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
-    record.elapsed_s = round(time.monotonic() - began, 3)
-    events.emit(
-        Finish(
-            run_id=ids.run_id,
-            seq=events.next_seq(),
-            escalation=session.ladder.level,
-            outcome=record.outcome,
-            reason=record.reason,
-            exit_code=record.exit_code or 0,
-            commit=record.commit,
+    # From its first record on, the run ends through the code below; once it ends (a signal,
+    # an error, done), no signal interrupts saving its work and writing its record.
+    with run_ending(f"saving the run's work (a commit on {branch})") as ending:
+        try:
+            try:
+                events.emit(RunUpdate(record))
+                events.notice(gates.description)
+                result = machine.run()
+            finally:
+                ending.begin()
+            record.outcome, record.exit_code = "done", 0
+            record.reason = "the gates passed" if result.gates_verdict == "passed" else "no gates"
+            message = result.commit_message
+        except RunStopped as exc:
+            # A limit, the gates on every rung, an unreadable review: the run ends, nothing lost.
+            _ended(record, exc.outcome, str(exc), max(1, exc.exit_code))
+        except HarnessError as exc:
+            _ended(record, "harness_error", str(exc), 1)
+        except SswError as exc:  # a provider that failed, a refused budget, a full disk
+            _ended(record, "error", str(exc), max(1, exc.exit_code))
+        except KeyboardInterrupt as exc:
+            kill_live_groups()  # the run tool's or a gate's command must not outlive the run
+            why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
+            _ended(record, "interrupted", f"interrupted by {why}", 130)
+        except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
+            kill_live_groups()
+            _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
+        record.gates_verdict = machine.result.gates_verdict  # type: ignore[assignment]
+        record.review_verdict = machine.result.review_verdict
+        if record.outcome != "done":
+            message = f"ssw: unfinished ({record.outcome}): {task.strip()[:50]}\n\n{record.reason}"
+        trailer = f"\n\nSsw-Run: {ids.run_id}" + (
+            "\nSsw-Model: scripted" if record.scripted else ""
         )
-    )
-    events.emit(RunUpdate(record, final=True))
-    return record
+        _save(record, worktree, message.rstrip() + trailer, repo_root)
+        record.totals = session.totals
+        record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+        record.elapsed_s = round(time.monotonic() - began, 3)
+        try:
+            events.emit(
+                Finish(
+                    run_id=ids.run_id,
+                    seq=events.next_seq(),
+                    escalation=session.ladder.level,
+                    outcome=record.outcome,
+                    reason=record.reason,
+                    exit_code=record.exit_code or 0,
+                    commit=record.commit,
+                )
+            )
+            events.emit(RunUpdate(record, final=True))
+        except RecordNotWritten as exc:
+            raise RecordNotWritten(f"{exc}; {_where(record, worktree)}") from exc
+        return record
+
+
+def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path | None) -> None:
+    """Commit what the work tree holds. When that fails (git failing, a full disk), the run
+    ends as `error` saying so and where the work is, and the caller keeps the work tree."""
+    try:
+        record.commit = commit_all(worktree, message)
+    except Exception as exc:
+        why = str(exc)
+        if repo_root is not None:
+            why = why.replace(f"{repo_root.resolve()}/", "")  # no machine path in the record
+        outcome = "error" if isinstance(exc, SswError | OSError) else "harness_error"
+        reason = (
+            f"{record.outcome}: {record.reason}; then its work could not be committed ({why}): "
+            f"it stays in {record.worktree}"
+        )
+        _ended(record, outcome, reason, 1)
+        return
+    try:
+        stats = diff_stats(worktree.git, record.commit)
+    except (SswError, OSError):
+        stats = []  # committed all the same: the record goes without the line counts
+    record.changed_files = [ChangedFile(path=p, added=a, deleted=d) for p, a, d in stats]
+
+
+def _where(record: RunRecord, worktree: Worktree) -> str:
+    """Where a run whose record could not be written left its work, in words."""
+    if record.commit is None:
+        return f"its work is not committed: it stays in {worktree.path}"
+    if not record.changed_files:
+        return f"it changed nothing (branch {worktree.branch})"
+    return f"its work is committed on branch {worktree.branch} at {record.commit[:12]}"
 
 
 def _ended(record: RunRecord, outcome: str, reason: str, exit_code: int) -> None:

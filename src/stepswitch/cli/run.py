@@ -1,12 +1,13 @@
 """`ssw run`: check the inputs, make the worktree, open the ledger, start the scripted server if
-the policy uses it, call `run_task`, and remove the worktree (the branch keeps the change).
-Exit 0 done, 1 not done, 2 bad input, 130 interrupted."""
+the policy uses it, call `run_task`, and remove the worktree once its branch holds all of it
+(else it stays, said so). Exit 0 done, 1 not done, 2 bad input, 130 interrupted."""
 
 from __future__ import annotations
 
 import gc
 import os
 import secrets
+import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -22,24 +23,29 @@ from stepswitch.agent.run import run_task
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
 from stepswitch.agent.workspace.runs import abandoned_notice
 from stepswitch.agent.workspace.setup import set_up_workspace
+from stepswitch.agent.workspace.stops import run_ending
 from stepswitch.agent.workspace.worktree import (
+    Worktree,
     check_clean,
     create_worktree,
     dirty_notice,
+    discard_worktree,
     exclude_ssw_folder,
-    remove_worktree,
+    leave_worktree,
+    some_paths,
 )
 from stepswitch.cli.render import TerminalPrinter, escaped
 from stepswitch.errors import Interrupted, UsageError
-from stepswitch.fakes.scripted import load_script, start_scripted_server
+from stepswitch.fakes.scripted import Script, load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
 from stepswitch.ledger import Budget, Ledger, open_ledger
-from stepswitch.policy.model import load_policy, with_overrides
+from stepswitch.policy.model import Policy, load_policy, with_overrides
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import RunIds, RunRecord
-from stepswitch.registry.presets import SCRIPTED_PROVIDER, load_registry
+from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec, load_registry
 from stepswitch.util.keys import held_keys, secrets_notice
-from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox, sandbox_home
+from stepswitch.util.proc import kill_live_groups
+from stepswitch.util.sandbox import NONE_NOTICE, Sandbox, child_env, choose_sandbox, sandbox_home
 
 
 @dataclass(frozen=True)
@@ -102,12 +108,19 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def run_local(
-    options: RunOptions,
-    print_line: Callable[[str], None],
-    extra_sinks: tuple[Sink, ...] = (),
-) -> RunRecord:
-    """`ssw run` as a function: everything checked before anything is made."""
+@dataclass(frozen=True)
+class _Checked:
+    """What `ssw run` checked before making anything."""
+
+    repo: Path
+    policy: Policy
+    registry: dict[str, ProviderSpec]
+    script: Script | None
+    sandbox: Sandbox
+    dirty: list[str]  # uncommitted paths left out (--allow-dirty)
+
+
+def _check(options: RunOptions) -> _Checked:
     repo = options.repo.resolve()
     if not repo.is_dir():
         raise UsageError(f"{options.repo} is not a folder")
@@ -131,67 +144,144 @@ def run_local(
         script = load_script(options.script)
     load_gates(repo)  # a bad gate table refuses before the worktree is made
     sandbox = choose_sandbox(options.sandbox)  # a sandbox that cannot run refuses here too
-    run_id = new_run_id()
-    folder = RunFolder(repo / ".ssw" / "runs" / run_id)
-    printer = TerminalPrinter(print_line)
-    show = escaped(print_line)  # notices name files of the repository, which may hold controls
-    with ExitStack() as cleanup, sigterm_interrupts():  # undone in reverse
-        exclude_ssw_folder(repo)  # before the ledger or anything else lands in .ssw/
-        base_urls: dict[str, str] = {}
-        if script is not None:
-            server, _ = start_scripted_server(script)
-            cleanup.callback(server.stop)
-            base_urls[SCRIPTED_PROVIDER] = server.base_url
-        ledger = open_ledger(ledger_path(options, repo))
-        cleanup.callback(ledger.close)
-        for notice in (
-            _recovered_notice(ledger),
-            abandoned_notice(repo),
-            dirty_notice(repo, dirty) if dirty else None,
-        ):
-            if notice:
-                show(notice)
-        providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
-        cleanup.callback(providers.close)
-        home = cleanup.enter_context(sandbox_home())
-        worktree = create_worktree(repo, run_id)
-        cleanup.callback(remove_worktree, worktree)
-        if not sandbox.confines:
-            print_line(NONE_NOTICE)
-            # The commands' environment, as set_up_workspace makes it: which secrets they can read.
-            show(secrets_notice(child_env(os.environ, home)))
-        run_ws = set_up_workspace(
-            worktree.path,
-            repo=repo,
-            home=home,
-            sandbox=sandbox,
-            registry=registry,
-            tree=worktree.git,
-            log_dir=folder.logs,
-            network=options.network,
-        )
-        cleanup.callback(run_ws.gates.close)
-        limit = policy.limits.budget_usd
-        # Modules, registry, policy and gate config live as long as the process: no garbage
-        # collection needs to walk them again during the run (about 40,000 objects).
-        gc.freeze()
-        return run_task(
-            task=options.task,
-            policy=policy,
-            workspace=run_ws.workspace,
-            tree=worktree.git,
-            ledger=ledger,
-            folder=folder,
-            ids=RunIds(run_id=run_id, task_id=run_id),
-            budgets=(Budget("task", run_id, limit),) if limit is not None else (),
-            providers=providers,
-            gates=run_ws.gates,
-            baseline_gates=run_ws.baseline,
-            sinks=(printer, *extra_sinks),
-            deadline=time.monotonic() + policy.limits.wall_time_s,
-            registry=registry,
-            tags=dict(options.tags),
-            repo_root=repo,
-            allow_dirty=bool(dirty),
-        )
+    return _Checked(repo, policy, registry, script, sandbox, dirty)
+
+
+@dataclass
+class _Left:
+    """What the end of `ssw run` left behind, for the line an interrupted set-up prints."""
+
+    worktree: Worktree | None = None
+    kept: str | None = None  # why something stays, when it does
+
+
+def run_local(
+    options: RunOptions,
+    print_line: Callable[[str], None],
+    extra_sinks: tuple[Sink, ...] = (),
+) -> RunRecord:
+    """`ssw run` as a function: everything checked before anything is made; at every end the
+    worktree goes only when its branch holds all it has, and a run stopped or refused before
+    its first record takes its branch with it."""
+    checked = _check(options)
+    folder = RunFolder(checked.repo / ".ssw" / "runs" / new_run_id())
+    left = _Left()
+    with sigterm_interrupts(), run_ending("cleaning up after the run") as ending:
+        try:
+            with ExitStack() as cleanup:  # undone in reverse
+                try:
+                    sinks = (TerminalPrinter(print_line), *extra_sinks)
+                    return _run(options, checked, folder, sinks, print_line, cleanup, left)
+                finally:
+                    ending.begin()  # from here on no signal interrupts the clean-up
+        except KeyboardInterrupt as exc:
+            if not folder.run_path.exists():  # stopped before the run's first record
+                print_line(_set_up_stopped(exc, left))
+            raise
     raise AssertionError("unreachable")  # ExitStack re-raises; mypy cannot see it
+
+
+def _run(
+    options: RunOptions,
+    checked: _Checked,
+    folder: RunFolder,
+    sinks: tuple[Sink, ...],
+    print_line: Callable[[str], None],
+    cleanup: ExitStack,
+    left: _Left,
+) -> RunRecord:
+    repo, policy, registry, run_id = (
+        checked.repo,
+        checked.policy,
+        checked.registry,
+        folder.root.name,
+    )
+    show = escaped(print_line)  # notices name files of the repository, which may hold controls
+    exclude_ssw_folder(repo)  # before the ledger or anything else lands in .ssw/
+    base_urls: dict[str, str] = {}
+    if checked.script is not None:
+        server, _ = start_scripted_server(checked.script)
+        cleanup.callback(server.stop)
+        base_urls[SCRIPTED_PROVIDER] = server.base_url
+    ledger = open_ledger(ledger_path(options, repo))
+    cleanup.callback(ledger.close)
+    for notice in (
+        _recovered_notice(ledger),
+        abandoned_notice(repo),
+        dirty_notice(repo, checked.dirty) if checked.dirty else None,
+    ):
+        if notice:
+            show(notice)
+    providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
+    cleanup.callback(providers.close)
+    home = cleanup.enter_context(sandbox_home())
+    worktree = create_worktree(repo, run_id)
+    left.worktree = worktree
+    cleanup.callback(_leave, worktree, folder, show, left)
+    if not checked.sandbox.confines:
+        print_line(NONE_NOTICE)
+        # The commands' environment, as set_up_workspace makes it: which secrets they can read.
+        show(secrets_notice(child_env(os.environ, home)))
+    run_ws = set_up_workspace(
+        worktree.path,
+        repo=repo,
+        home=home,
+        sandbox=checked.sandbox,
+        registry=registry,
+        tree=worktree.git,
+        log_dir=folder.logs,
+        network=options.network,
+    )
+    cleanup.callback(run_ws.gates.close)
+    limit = policy.limits.budget_usd
+    # Modules, registry, policy and gate config live as long as the process: no garbage
+    # collection needs to walk them again during the run (about 40,000 objects).
+    gc.freeze()
+    return run_task(
+        task=options.task,
+        policy=policy,
+        workspace=run_ws.workspace,
+        tree=worktree.git,
+        ledger=ledger,
+        folder=folder,
+        ids=RunIds(run_id=run_id, task_id=run_id),
+        budgets=(Budget("task", run_id, limit),) if limit is not None else (),
+        providers=providers,
+        gates=run_ws.gates,
+        baseline_gates=run_ws.baseline,
+        sinks=sinks,
+        deadline=time.monotonic() + policy.limits.wall_time_s,
+        registry=registry,
+        tags=dict(options.tags),
+        repo_root=repo,
+        allow_dirty=bool(checked.dirty),
+    )
+
+
+def _leave(worktree: Worktree, folder: RunFolder, show: Callable[[str], None], left: _Left) -> None:
+    """The worktree goes only when its branch holds all it has; a run with no record (refused
+    or stopped in its set-up) takes its branch and its folder along when they hold nothing."""
+    if folder.run_path.exists():
+        unsaved = leave_worktree(worktree)
+        if unsaved:
+            show(
+                f"ssw: the worktree {worktree.path} stays: it holds work on no commit of "
+                f"{worktree.branch} ({some_paths(unsaved)})"
+            )
+        return
+    kill_live_groups()  # a pre-flight gate still running must not write in it any more
+    left.kept = discard_worktree(worktree)
+    if left.kept is not None:
+        show(f"ssw: {left.kept}: it stays, with branch {worktree.branch}")
+    elif folder.root.is_dir():
+        shutil.rmtree(folder.root, ignore_errors=True)  # the refused pre-flight's logs only
+
+
+def _set_up_stopped(exc: KeyboardInterrupt, left: _Left) -> str:
+    why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
+    head = f"ssw: interrupted by {why} while the run was set up, before its first step"
+    if left.worktree is None:
+        return f"{head}: no branch or worktree was made"
+    if left.kept is not None:
+        return f"{head}: {left.kept}"
+    return f"{head}: its branch {left.worktree.branch} and worktree are removed"

@@ -4,6 +4,7 @@ the page use; it migrates version-1 folders as it reads them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from stepswitch.errors import UsageError
+from stepswitch.errors import SswError, UsageError
 from stepswitch.records import v1
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunIds, RunRecord, Totals
@@ -29,6 +30,10 @@ from stepswitch.records.steps import (
 _EVENT = TypeAdapter[StepEvent](StepEvent)
 
 
+class RecordNotWritten(SswError):
+    """run.json or steps.jsonl could not be written (a full disk, a read-only folder)."""
+
+
 class RunFolder:
     def __init__(self, root: Path) -> None:
         self.root = root  # made on the first write: a run refused before it starts leaves nothing
@@ -37,15 +42,27 @@ class RunFolder:
         self.logs = root / "logs"
 
     def write_run(self, record: RunRecord) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
         staged = self.run_path.with_suffix(".json.tmp")
-        staged.write_text(record.model_dump_json(indent=2), encoding="utf-8")
-        staged.replace(self.run_path)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            staged.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+            staged.replace(self.run_path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                staged.unlink(missing_ok=True)  # a half-written copy only takes space
+            raise RecordNotWritten(f"cannot write {self.run_path}: {_why(exc)}") from exc
 
     def append(self, event: StepEvent) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        with self.steps_path.open("a", encoding="utf-8") as out:
-            out.write(event.model_dump_json() + "\n")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with self.steps_path.open("a", encoding="utf-8") as out:
+                out.write(event.model_dump_json() + "\n")
+        except OSError as exc:
+            raise RecordNotWritten(f"cannot write {self.steps_path}: {_why(exc)}") from exc
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 @dataclass(frozen=True)

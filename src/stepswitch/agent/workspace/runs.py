@@ -269,8 +269,12 @@ def _mark_abandoned(folder: Path) -> None:
         "found by `ssw runs clean`",
     )
     staged = path.with_suffix(".json.tmp")
-    staged.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    staged.replace(path)
+    try:
+        staged.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        staged.replace(path)
+    except OSError:
+        staged.unlink(missing_ok=True)  # a half-written copy only takes space
+        raise
 
 
 def _some(items: list[str]) -> str:
@@ -321,8 +325,12 @@ def clean_run(repo: Path, entry: RunEntry, force: bool = False) -> Cleaned:
             else:
                 done.kept.append(f"branch {entry.branch}: git would not delete it (checked out?)")
     if entry.outcome == ABANDONED and entry.record is not None:
-        _mark_abandoned(entry.record)
-        done.removed.append("its 'running' mark (the record now says interrupted)")
+        try:
+            _mark_abandoned(entry.record)
+        except OSError as exc:  # a full disk: the record stays as it was, said so
+            done.kept.append(f"its 'running' mark: run.json cannot be written ({exc.strerror})")
+        else:
+            done.removed.append("its 'running' mark (the record now says interrupted)")
     return done
 
 

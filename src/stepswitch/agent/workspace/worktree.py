@@ -3,12 +3,13 @@ that holds the base commit's files and no git metadata."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepswitch.errors import UsageError
+from stepswitch.errors import SswError, UsageError
 from stepswitch.util.git import Checkout, discover, git_out, run_git
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.text import escape_controls
@@ -169,6 +170,9 @@ def create_worktree(repo: Path, run_id: str) -> Worktree:
         tree.check_out()
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
+        # The branch too, if it was made: only while it is still at the base commit.
+        with contextlib.suppress(SswError, OSError):
+            tree.git("update-ref", "-d", tree.branch, base)
         shutil.rmtree(tree.state, ignore_errors=True)
         lock.unlink(missing_ok=True)
         os.close(fd)
@@ -229,15 +233,60 @@ def commit_message(message: str, left_out: list[str]) -> str:
 
 def remove_worktree(worktree: Worktree) -> None:
     """Drop the working folder and ssw's scratch folder for it; the branch and its commit stay
-    in the user's repository."""
+    in the user's repository. Callers that end a run use `leave_worktree`, which checks first."""
     try:
         shutil.rmtree(worktree.path, ignore_errors=True)  # never follows a link out
         shutil.rmtree(worktree.git.state, ignore_errors=True)
     finally:
-        fd = _HELD.pop(worktree.path, None)
-        if fd is not None:
-            lock_path(worktree.repo, worktree.path.name).unlink(missing_ok=True)
-            os.close(fd)
+        _release(worktree)
+
+
+def _release(worktree: Worktree) -> None:
+    fd = _HELD.pop(worktree.path, None)
+    if fd is not None:
+        lock_path(worktree.repo, worktree.path.name).unlink(missing_ok=True)
+        os.close(fd)
+
+
+def unsaved_paths(worktree: Worktree) -> list[str]:
+    """What the work tree holds that its branch's last commit has not: added, changed and
+    deleted files (the tools' caches aside)."""
+    return worktree.git.changed_paths(base=worktree.git.head())
+
+
+def leave_worktree(worktree: Worktree) -> list[str]:
+    """The end of a run's work tree: removed when its branch holds everything it has, else
+    kept (its lock released); what is on no commit, empty when it was removed. A tree that
+    cannot be compared (git failing, a full disk) is kept."""
+    try:
+        unsaved = unsaved_paths(worktree)
+    except (SswError, OSError) as exc:
+        unsaved = [f"(it cannot be compared with its branch: {exc})"]
+    if unsaved:
+        _release(worktree)
+        return unsaved
+    remove_worktree(worktree)
+    return []
+
+
+def discard_worktree(worktree: Worktree) -> str | None:
+    """A run that never began (refused or stopped while it was set up): its work tree and its
+    branch go when neither holds anything the base commit has not; None then, else what stays
+    and why."""
+    unsaved = leave_worktree(worktree)
+    if unsaved:
+        held = some_paths(unsaved)
+        return f"its worktree {worktree.path} holds what the base commit has not ({held})"
+    tree = worktree.git
+    try:
+        head = tree.head()
+        trees = tree.git_ok("rev-parse", f"{head}^{{tree}}", f"{tree.base_commit}^{{tree}}")
+        if len(set(trees.split())) != 1:
+            return f"its branch {worktree.branch} holds a change (commit {head[:12]})"
+        tree.git_ok("update-ref", "-d", tree.branch, head)  # only from where ssw left it
+    except (SswError, OSError) as exc:
+        return f"its branch {worktree.branch} could not be deleted: {exc}"
+    return None
 
 
 def describe_checkout(path: Path) -> tuple[str, str]:

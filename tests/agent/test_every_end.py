@@ -1,0 +1,509 @@
+"""Every end keeps the work: `ssw run` as a real process, stopped by SIGINT or SIGTERM inside its
+final commit, with git failing as it does on a full disk, with run.json unwritable, refused or
+stopped in its pre-flight; then what `ssw runs` and `ssw runs clean` make of what it left.
+
+The commit is made slow deterministically by a `git` first on the run's PATH (ssw runs git by
+name, util/git.run_git): it passes every command to the real git, but the one that makes the
+final commit (`commit-tree`, or the `update-ref` that moves the branch to it) says so in a file
+and waits on a FIFO the test opens. A full disk is two things: for git, that git prints what git
+2.39 prints when its object store's file system is full and exits 128 (checked once on a 256 KiB
+tmpfs); for ssw's own records, run.json's staging file made a link to /dev/full, so the kernel
+itself answers the write with ENOSPC."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import (
+    BUG_TASK,
+    FIX_LINE,
+    approve_and_summarize,
+    done,
+    explore,
+    fix_the_bug,
+    git,
+    make_policy,
+    make_repo,
+    write_policy,
+    write_script,
+)
+
+ENOSPC_GIT = "fatal: unable to write loose object file: No space left on device\n"
+SAVING = "saving the run's work (a commit on ssw/"
+UPDATE_REF = "ssw: commit the run's change"  # the -m of the update-ref that moves the branch
+
+
+class HeldGit:
+    """A `git` for the run's PATH that holds (and, with `fail()`, fails) the first command
+    naming `target`; every other command is the real git's."""
+
+    def __init__(self, folder: Path, target: str, hold: bool = True) -> None:
+        self.bin = folder / "bin"
+        self.bin.mkdir(parents=True)
+        self.ready = folder / "at-commit"
+        self.go = folder / "go"
+        self.failure = folder / "fail"
+        os.mkfifo(self.go)
+        real = shutil.which("git")
+        assert real is not None
+        wait = f"  read _ < {shlex.quote(str(self.go))}\n" if hold else ""
+        script = (
+            "#!/bin/sh\n"
+            'for arg in "$@"; do\n'
+            f'  [ "$arg" = {shlex.quote(target)} ] || continue\n'
+            f"  [ -e {shlex.quote(str(self.ready))} ] && break\n"  # the first time only
+            f"  : > {shlex.quote(str(self.ready))}\n"
+            f"{wait}"
+            f"  if [ -e {shlex.quote(str(self.failure))} ]; then\n"
+            f"    cat {shlex.quote(str(self.failure))} >&2; exit 128\n"
+            "  fi\n"
+            "  break\n"
+            "done\n"
+            f'exec {shlex.quote(real)} "$@"\n'
+        )
+        path = self.bin / "git"
+        path.write_text(script)
+        path.chmod(0o755)
+
+    def fail(self, text: str = ENOSPC_GIT) -> None:
+        self.failure.write_text(text)
+
+    def release(self) -> None:
+        with self.go.open("w") as out:  # the shim has it open for reading: this cannot block
+            out.write("go\n")
+
+    def release_if_waiting(self) -> None:
+        try:
+            fd = os.open(self.go, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            return  # nobody waits on it
+        os.write(fd, b"go\n")
+        os.close(fd)
+
+
+@dataclass
+class Run:
+    proc: subprocess.Popen[str]
+    repo: Path
+    out: Path
+    err: Path
+
+    def wait_for(self, condition: Callable[[], bool], what: str, limit_s: float = 180) -> None:
+        """Poll until `condition` holds; fail when the run ends first (the limit only stops a
+        hung test, it asserts nothing about time)."""
+        end = time.monotonic() + limit_s
+        while not condition():
+            if self.proc.poll() is not None:
+                if condition():
+                    return
+                raise AssertionError(
+                    f"the run ended (exit {self.proc.returncode}) before {what}:\n"
+                    f"{self.out.read_text()}\n{self.err.read_text()}"
+                )
+            if time.monotonic() > end:
+                raise AssertionError(f"{what}: not in {limit_s:g} s\n{self.err.read_text()}")
+            time.sleep(0.05)
+
+    def send(self, signum: int) -> None:
+        self.proc.send_signal(signum)
+
+    def finish(self) -> int:
+        return self.proc.wait(timeout=180)
+
+    @property
+    def folder(self) -> Path:
+        [folder] = list((self.repo / ".ssw" / "runs").iterdir())
+        return folder
+
+    @property
+    def run_id(self) -> str:
+        return self.folder.name
+
+    def record(self) -> dict:
+        return json.loads((self.folder / "run.json").read_text())
+
+    def stderr(self) -> str:
+        return self.err.read_text()
+
+    def stdout(self) -> str:
+        return self.out.read_text()
+
+    def edited(self) -> bool:
+        steps = list((self.repo / ".ssw" / "runs").glob("*/steps.jsonl"))
+        return bool(steps) and '"name":"edit"' in steps[0].read_text()
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.pop("SSW_LEDGER", None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return {**env, **extra}
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
+    """Start `ssw run` on a repository, with `shim` first on its PATH; every run it started
+    is ended, and every shim let go, at the test's end."""
+    started: list[tuple[Run, HeldGit | None]] = []
+
+    def start(repo: Path, replies: list[dict], shim: HeldGit | None = None, **env: str) -> Run:
+        work = tmp_path / f"run{len(started)}"
+        work.mkdir()
+        if shim is not None:
+            env["PATH"] = f"{shim.bin}{os.pathsep}{os.environ['PATH']}"
+        command = [sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK]
+        command += ["--policy", str(write_policy(work, make_policy()))]
+        command += ["--script", str(write_script(work, replies))]
+        out, err = work / "stdout", work / "stderr"
+        with out.open("w") as o, err.open("w") as e:
+            proc = subprocess.Popen(
+                command, stdout=o, stderr=e, stdin=subprocess.DEVNULL, text=True, env=_env(**env)
+            )
+        run = Run(proc, repo, out, err)
+        started.append((run, shim))
+        return run
+
+    yield start
+    for run, shim in started:
+        if shim is not None:
+            shim.release_if_waiting()
+        if run.proc.poll() is None:
+            run.proc.kill()
+            run.proc.wait(timeout=60)
+
+
+def ssw(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "stepswitch", *args, "--repo", str(repo)]
+    return subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=120)
+
+
+def listed(repo: Path) -> dict[str, dict]:
+    result = ssw(repo, "runs", "--json")
+    assert result.returncode == 0, result.stderr
+    return {row["id"]: row for row in json.loads(result.stdout)}
+
+
+def branches(repo: Path) -> list[str]:
+    return git(repo, "branch", "--format=%(refname:short)").split()
+
+
+def head(repo: Path, rev: str) -> str:
+    return git(repo, "rev-parse", rev).strip()
+
+
+FIXED = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+# The edit, then a model call that takes 600 s: a signal then lands mid-run, the edit made.
+EDIT_THEN_WAIT = [*explore(), fix_the_bug()[0], done("x") | {"delay_s": 600}]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", "mean_bug")
+
+
+# --- a signal inside the final commit ---
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("signum", "target"),
+    [
+        (signal.SIGINT, "commit-tree"),
+        (signal.SIGTERM, "commit-tree"),
+        (signal.SIGINT, UPDATE_REF),
+    ],
+    ids=["ctrl-c-commit-tree", "sigterm-commit-tree", "ctrl-c-update-ref"],
+)
+def test_a_signal_inside_the_final_commit_waits_for_it_and_the_edit_is_on_the_branch(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run], signum: int, target: str
+):
+    shim = HeldGit(tmp_path / "git", target)
+    run = runs(repo, FIXED, shim)
+    run.wait_for(shim.ready.exists, "the final commit")
+    run.send(signum)
+    run.wait_for(lambda: SAVING in run.stderr(), "the line saying the work is being saved")
+    shim.release()
+
+    assert run.finish() == 130, run.stderr()  # the signal reaches ssw once the work is saved
+    record = run.record()
+    branch = f"ssw/{run.run_id}"
+    assert (record["outcome"], record["commit"]) == ("done", head(repo, branch))
+    assert FIX_LINE in git(repo, "show", f"{branch}:calc/ops.py")
+    assert not (repo / record["worktree"]).exists()  # removed: its branch holds all of it
+    assert "Traceback" not in run.stderr()
+    row = listed(repo)[run.run_id]
+    assert (row["outcome"], row["worktree"], row["branch"]) == ("done", False, branch)
+
+    cleaned = ssw(repo, "runs", "clean", "--all")
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert f"kept branch {branch} has 1 commit(s) on no other branch" in cleaned.stdout
+    assert FIX_LINE in git(repo, "show", f"{branch}:calc/ops.py")
+
+
+@pytest.mark.slow
+def test_a_second_ctrl_c_while_an_interrupted_run_commits_says_so_and_the_edit_is_kept(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run]
+):
+    shim = HeldGit(tmp_path / "git", "commit-tree")
+    run = runs(repo, EDIT_THEN_WAIT, shim)
+    run.wait_for(run.edited, "the edit")
+    run.send(signal.SIGINT)
+    run.wait_for(shim.ready.exists, "the commit of the interrupted run")
+    run.send(signal.SIGINT)
+    run.wait_for(lambda: SAVING in run.stderr(), "the line saying the work is being saved")
+    shim.release()
+
+    assert run.finish() == 130, run.stderr()
+    record = run.record()
+    branch = f"ssw/{run.run_id}"
+    assert (record["outcome"], record["reason"]) == ("interrupted", "interrupted by Ctrl-C")
+    assert record["commit"] == head(repo, branch)
+    assert FIX_LINE in git(repo, "show", f"{branch}:calc/ops.py")
+    assert not (repo / record["worktree"]).exists()
+    row = listed(repo)[run.run_id]
+    assert (row["outcome"], row["dollars"]) == ("interrupted", {"low": 0.0, "high": 0.0})
+
+    cleaned = ssw(repo, "runs", "clean", "--all")
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert branch in branches(repo)  # its one commit holds the edit: never deleted unforced
+    assert FIX_LINE in git(repo, "show", f"{branch}:calc/ops.py")
+
+
+# --- a full disk ---
+
+
+@pytest.mark.slow
+def test_git_failing_as_on_a_full_disk_keeps_the_worktree_records_error_and_exits_1(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run]
+):
+    shim = HeldGit(tmp_path / "git", "commit-tree", hold=False)
+    shim.fail()
+    run = runs(repo, FIXED, shim)
+
+    assert run.finish() == 1, run.stderr()
+    record, branch = run.record(), f"ssw/{run.run_id}"
+    worktree = repo / ".ssw" / "worktrees" / run.run_id
+    assert (record["outcome"], record["exit_code"], record["commit"]) == ("error", 1, None)
+    assert record["reason"].startswith("done: the gates passed; then its work could not be ")
+    assert "No space left on device" in record["reason"]
+    assert record["reason"].endswith(f"it stays in .ssw/worktrees/{run.run_id}")
+    assert str(tmp_path) not in record["reason"]  # no machine path in the record
+    assert FIX_LINE in (worktree / "calc" / "ops.py").read_text()
+    assert head(repo, branch) == head(repo, "main")
+    assert f"ssw: the worktree {worktree} stays: it holds work on no commit of {branch}" in (
+        run.stdout()
+    )
+    assert "Traceback" not in run.stderr()
+    row = listed(repo)[run.run_id]
+    assert (row["outcome"], row["worktree"]) == ("error", True)
+
+    cleaned = ssw(repo, "runs", "clean", "--all")
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert "has uncommitted changes (1 file: calc/ops.py)" in cleaned.stdout
+    assert FIX_LINE in (worktree / "calc" / "ops.py").read_text()
+    assert branch in branches(repo)
+
+
+def _fill_record(run: Run) -> Path:
+    """run.json's staging file becomes /dev/full: its next write fails with ENOSPC."""
+    staged = run.folder / "run.json.tmp"
+    staged.unlink(missing_ok=True)
+    staged.symlink_to("/dev/full")
+    return staged
+
+
+@pytest.mark.slow
+def test_a_run_json_that_cannot_be_written_is_one_line_and_the_work_is_on_the_branch(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run]
+):
+    shim = HeldGit(tmp_path / "git", "commit-tree")
+    run = runs(repo, FIXED, shim)
+    run.wait_for(shim.ready.exists, "the final commit")
+    _fill_record(run)
+    shim.release()
+
+    assert run.finish() == 1
+    branch = f"ssw/{run.run_id}"
+    commit = head(repo, branch)
+    assert run.stderr().splitlines() == [
+        f"ssw: cannot write {run.folder}/run.json: No space left on device; its work is "
+        f"committed on branch {branch} at {commit[:12]}"
+    ]
+    assert FIX_LINE in git(repo, "show", f"{branch}:calc/ops.py")
+    assert not (repo / ".ssw" / "worktrees" / run.run_id).exists()  # its branch holds it
+
+
+@pytest.mark.slow
+def test_a_full_disk_for_the_commit_and_the_record_keeps_the_worktree_and_clean_keeps_it(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run]
+):
+    shim = HeldGit(tmp_path / "git", "commit-tree")
+    run = runs(repo, FIXED, shim)
+    run.wait_for(shim.ready.exists, "the final commit")
+    _fill_record(run)
+    shim.fail()
+    shim.release()
+
+    assert run.finish() == 1
+    worktree = repo / ".ssw" / "worktrees" / run.run_id
+    assert run.stderr().splitlines() == [
+        f"ssw: cannot write {run.folder}/run.json: No space left on device; its work is not "
+        f"committed: it stays in {worktree}"
+    ]
+    assert FIX_LINE in (worktree / "calc" / "ops.py").read_text()
+    assert listed(repo)[run.run_id]["outcome"] == "abandoned"  # run.json still says running
+
+    _fill_record(run)  # the disk is still full for `ssw runs clean`
+    cleaned = ssw(repo, "runs", "clean", "--all")
+    assert (cleaned.returncode, cleaned.stderr) == (0, "")
+    assert "has uncommitted changes (1 file: calc/ops.py)" in cleaned.stdout
+    assert "kept its 'running' mark: run.json cannot be written (No space left on device)" in (
+        cleaned.stdout
+    )
+    assert FIX_LINE in (worktree / "calc" / "ops.py").read_text()
+
+
+# --- the pre-flight ---
+
+
+def _with_gate(repo: Path, table: str) -> Path:
+    (repo / ".stepswitch.toml").write_text(table)
+    git(repo, "add", ".stepswitch.toml")
+    git(repo, "commit", "-q", "-m", "gates")
+    return repo
+
+
+@pytest.mark.slow
+def test_a_run_refused_by_the_pre_flight_leaves_no_branch_worktree_or_run_folder(
+    repo: Path, runs: Callable[..., Run]
+):
+    _with_gate(repo, '[gates.lint]\ncommand = "no-such-linter-for-ssw ."\n')
+    run = runs(repo, FIXED)
+
+    assert run.finish() == 2
+    [line] = run.stderr().splitlines()
+    assert line.startswith("ssw: gates: lint: command not found: no-such-linter-for-ssw")
+    assert branches(repo) == ["main"]
+    assert list((repo / ".ssw" / "worktrees").iterdir()) == []
+    assert not (repo / ".ssw" / "runs").exists() or list((repo / ".ssw" / "runs").iterdir()) == []
+    assert listed(repo) == {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("signum", "said"), [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")]
+)
+def test_a_signal_during_the_pre_flight_removes_the_branch_and_says_so(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run], signum: int, said: str
+):
+    # A gate that says it started, in the run's scratch HOME, and then does not finish.
+    marker = "ssw-preflight-started"
+    _with_gate(
+        repo,
+        f"[gates.slow]\ncommand = 'touch \"$TMPDIR/{marker}\"; exec sleep 600'\ntimeout_s = 900\n",
+    )
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = runs(repo, FIXED, TMPDIR=str(scratch))
+    run.wait_for(lambda: any(scratch.glob(f"ssw-home-*/tmp/{marker}")), "the pre-flight's gate")
+    run.send(signum)
+
+    assert run.finish() == 130
+    assert branches(repo) == ["main"]
+    assert list((repo / ".ssw" / "worktrees").iterdir()) == []
+    assert not (repo / ".ssw" / "runs").exists() or list((repo / ".ssw" / "runs").iterdir()) == []
+    last = run.stdout().splitlines()[-1]
+    assert last.startswith(f"ssw: interrupted by {said} while the run was set up, before its ")
+    assert last.endswith("and worktree are removed")
+    assert listed(repo) == {}
+
+
+@pytest.mark.slow
+def test_a_signal_while_the_worktree_is_made_takes_the_new_branch_back(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run]
+):
+    # `cat-file --batch` first runs when the new branch's files are written into the worktree.
+    shim = HeldGit(tmp_path / "git", "--batch")
+    run = runs(repo, FIXED, shim)
+    run.wait_for(shim.ready.exists, "the worktree's files being written")
+    assert any(b.startswith("ssw/") for b in branches(repo))  # the branch is made by then
+    run.send(signal.SIGINT)
+
+    assert run.finish() == 130
+    assert branches(repo) == ["main"]
+    assert list((repo / ".ssw" / "worktrees").iterdir()) == []
+    assert run.stdout().splitlines()[-1].endswith(": no branch or worktree was made")
+    assert listed(repo) == {}
+
+
+# --- the hold itself, for library callers ---
+
+
+def test_a_stop_signal_the_caller_ignores_stays_ignored_through_a_run():
+    from stepswitch.agent.workspace.stops import run_ending
+
+    # A bench worker ignores SIGINT (its parent stops the bench): run_task must not undo that.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with run_ending("saving") as ending:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            signal.raise_signal(signal.SIGINT)
+            ending.begin()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_signal_held_at_the_end_reaches_the_callers_handler_once_the_end_is_done(capfd):
+    from stepswitch.agent.workspace.stops import run_ending
+
+    seen: list[str] = []
+
+    def handler(signum: int, frame: object) -> None:
+        seen.append("handler")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        with run_ending("saving the run's work") as ending:
+            ending.begin()
+            signal.raise_signal(signal.SIGTERM)
+            seen.append("saved")
+        assert seen == ["saved", "handler"]
+        assert "ssw: SIGTERM: saving the run's work first; it stops when that is done" in (
+            capfd.readouterr().err
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_sigterm_with_no_handler_stops_the_run_then_ends_the_process_after_the_save():
+    # A library caller that set no SIGTERM handler: the run records the stop and saves its
+    # work, and only then does the process end by SIGTERM as it would have.
+    script = (
+        "import signal\n"
+        "from stepswitch.agent.workspace.stops import run_ending\n"
+        "from stepswitch.errors import Interrupted\n"
+        "with run_ending('saving') as ending:\n"
+        "    try:\n"
+        "        signal.raise_signal(signal.SIGTERM)\n"
+        "    except Interrupted as exc:\n"
+        "        print('stopped by', exc.signal_name, flush=True)\n"
+        "    print('saved', flush=True)\n"
+        "print('not reached', flush=True)\n"
+    )
+    done_ = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=_env()
+    )
+    assert (done_.returncode, done_.stdout) == (-signal.SIGTERM, "stopped by SIGTERM\nsaved\n")
