@@ -53,11 +53,13 @@ class RegistrationsFile(BaseModel):
 
 def load_registrations(root: Path) -> dict[str, Registration]:
     from stepswitch.claims.yamlio import parse_yaml
+    from stepswitch.util.inputs import read_text_input
 
     path = root / REGISTRATIONS_FILE
     if not path.exists():
         return {}
-    raw = parse_yaml(path.read_text(encoding="utf-8"), REGISTRATIONS_FILE)
+    fix = f"restore {REGISTRATIONS_FILE} from git"
+    raw = parse_yaml(read_text_input(path, "registrations file", fix), REGISTRATIONS_FILE)
     try:
         return dict(RegistrationsFile.model_validate(raw or {}).registrations)
     except ValidationError as exc:

@@ -105,17 +105,16 @@ def probe(
 ) -> None:
     """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache.
     Exit 1 when a check the registry claims fails, or when no check got an answer."""
+    from stepswitch.cli.outputs import writable_folder
     from stepswitch.registry.presets import get_provider, registry_dir
     from stepswitch.wire.probe import run_probe
     from stepswitch.wire.probe_report import format_probe_summary, probe_exit_code, write_probe
 
-    report = run_probe(
-        get_provider(provider),
-        model,
-        base_url=_checked_url("--base-url", base_url),
-        check_context=check_context,
-    )
-    path = write_probe(report, out or registry_dir())
+    spec = get_provider(provider)
+    url = _checked_url("--base-url", base_url)
+    root = writable_folder("--out", out or registry_dir())  # before the calls it would waste
+    report = run_probe(spec, model, base_url=url, check_context=check_context)
+    path = write_probe(report, root)
     typer.echo(format_probe_summary(report))
     typer.echo(f"written: {path}")
     raise typer.Exit(probe_exit_code(report))

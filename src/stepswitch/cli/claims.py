@@ -30,6 +30,11 @@ RootOption = Annotated[
 
 
 def find_root(root: Path | None) -> Path:
+    """The repository with claims/claims.yaml, which must be UTF-8 text (else one line, exit 2)."""
+    return _readable(_located(root))
+
+
+def _located(root: Path | None) -> Path:
     if root is not None:
         if not (root / CLAIMS_FILE).is_file():
             raise UsageError(f"{root} has no {CLAIMS_FILE}")
@@ -39,6 +44,14 @@ def find_root(root: Path | None) -> Path:
         if (folder / CLAIMS_FILE).is_file():
             return folder
     raise UsageError(f"no {CLAIMS_FILE} in {here} or above: run from the repository or give --root")
+
+
+def _readable(root: Path) -> Path:
+    from stepswitch.util.inputs import read_text_input
+
+    # Every command reads it as text: a binary or non-UTF-8 file is refused here, in one line.
+    read_text_input(root / CLAIMS_FILE, "claims file", f"restore {CLAIMS_FILE} from git")
+    return root
 
 
 @claims_app.callback()

@@ -44,6 +44,7 @@ def build(
     """One static page (no external assets; works from file://) that replays the runs: contestants
     side by side, task by task and step by step, with totals, dollars per task and the paired
     summary."""
+    from stepswitch.cli.outputs import writable_folder
     from stepswitch.site.build import build_site
     from stepswitch.site.sources import locate
 
@@ -53,7 +54,7 @@ def build(
             "name the run folders to show, e.g. `ssw site build .ssw/runs/<id>` "
             "(none given, and no bench/runs or docs/runs here)"
         )
-    built = build_site(paths, out, title)
+    built = build_site(paths, writable_folder("--out", out), title)
     for warning in built.warnings:
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(

@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 DRAIN_S = 2.0  # how long to wait for output still in the pipe once the command has exited
 
@@ -62,6 +63,17 @@ def pump(fd: int, sink: HeadTail) -> None:
     for chunk in iter(lambda: os.read(fd, 65536), b""):
         sink.add(decoder.decode(chunk))
     sink.add(decoder.decode(b"", final=True))
+
+
+def pump_pipe(pipe: BinaryIO, sink: HeadTail) -> None:
+    """`pump` for a pipe this thread owns: it alone closes it, so no one closes the fd under a
+    read (an interrupted caller let go of it: EBADF, or another file's reused fd)."""
+    try:
+        pump(pipe.fileno(), sink)
+    except OSError:  # the read end went away all the same: the output so far is kept
+        pass
+    finally:
+        pipe.close()
 
 
 def track_group(pgid: int) -> None:
@@ -114,7 +126,7 @@ def run_in_group(
         _live.add(proc.pid)
     assert proc.stdout is not None
     sink = HeadTail(output_cap)
-    reader = threading.Thread(target=pump, args=(proc.stdout.fileno(), sink), daemon=True)
+    reader = threading.Thread(target=pump_pipe, args=(proc.stdout, sink), daemon=True)
     reader.start()
     # Popen.wait(timeout) polls with sleeps of up to 50 ms, so every command would be noticed
     # late; a thread blocked in waitpid and an Event wait with a timeout notice the exit at once.
@@ -139,8 +151,6 @@ def run_in_group(
         kill_group(proc.pid)
     proc.wait()
     reader.join(timeout=DRAIN_S)  # a process that left the group may still hold the pipe
-    if not reader.is_alive():
-        proc.stdout.close()
     timed_out = timed_out or (stop is not None and stop.is_set())
     code = None if timed_out else proc.returncode
     return ProcResult(code, sink.text(), time.monotonic() - began, timed_out=timed_out)

@@ -1,0 +1,86 @@
+"""`ssw bench run` stopped by SIGTERM, as a service manager or `kill` stops it: it ends as Ctrl-C
+ends it (exit 130, the run under way recorded as interrupted), leaves no temporary folder in
+$TMPDIR, and the same command resumes it without running any task twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomli_w
+import yaml
+
+from stepswitch.bench import journal
+from tests.agent.conftest import DEFAULT_POLICY
+
+from . import write_task
+from .test_cli_bench import SCRIPT, _tool
+from .test_resume import lines, wait_for
+
+TEMPORARY = ("ssw-home-", "ssw-bench-")  # what a bench makes in $TMPDIR
+
+
+def bench(work: Path, tmpdir: Path) -> subprocess.Popen[str]:
+    args = [
+        "bench", "run", "--suite", "suite", "--contestant", "ladder.toml", "--contestant",
+        "null", "--script", "ladder=script.yaml", "--out", "runs/b1", "--sandbox", "none",
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "stepswitch", *args],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**env, "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": str(tmpdir)},
+    )
+
+
+def left_in(tmpdir: Path) -> list[str]:
+    return sorted(p.name for p in tmpdir.iterdir() if p.name.startswith(TEMPORARY))
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_bench_like_ctrl_c_and_the_same_command_resumes_it(tmp_path: Path):
+    write_task(tmp_path, "t1")
+    mark, tmpdir = tmp_path / "run-started", tmp_path / "tmp"
+    tmpdir.mkdir()
+    # The ladder's RUN step runs a command that waits: the bench is mid-run when SIGTERM comes.
+    waits = [_tool("run", command=f"touch {mark}; exec sleep 600"), SCRIPT[3]]
+    replies = [*SCRIPT[:3], *waits, *SCRIPT[4:]]
+    (tmp_path / "ladder.toml").write_text(tomli_w.dumps(DEFAULT_POLICY))
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
+
+    first = bench(tmp_path, tmpdir)
+    try:
+        wait_for(mark.exists, "the ladder's run command starting")
+        first.send_signal(signal.SIGTERM)  # the main process only, as `kill PID` does
+        out, err = first.communicate(timeout=300)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    assert first.returncode == 130, err
+    assert "Traceback" not in err and "leaked semaphore" not in err, err
+    assert "interrupted; run the same command to resume" in out
+    assert left_in(tmpdir) == []
+    folder = tmp_path / "runs" / "b1"
+    [row] = [e["row"] for e in lines(folder / journal.JOURNAL) if e["event"] == "finished"]
+    assert (row["contestant"], row["outcome"]) == ("ladder", "interrupted")
+
+    second = bench(tmp_path, tmpdir)  # the same command
+    out, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err
+    assert left_in(tmpdir) == []
+    events = lines(folder / journal.JOURNAL)
+    started = [(e["task"], e["contestant"]) for e in events if e["event"] == "started"]
+    assert sorted(started) == [("suite/t1", "ladder"), ("suite/t1", "null")]  # none twice
+    finished = {e["contestant"]: e["row"]["outcome"] for e in events if e["event"] == "finished"}
+    assert finished["ladder"] == "interrupted" and len(finished) == 2
+    record = json.loads((folder / "run.json").read_text())
+    assert [s["status"] for s in record["sessions"]] == ["interrupted", "complete"]
