@@ -4,7 +4,8 @@ claims/evidence/<id>.json, and render the README's numbers from the evidence fil
 Malformed input (claims.yaml, registrations, a README marker, an evidence file its metric cannot
 read) raises a ConfigError/UsageError before anything is written: exit 2. Everything else that is
 wrong is a problem line (exit 1): refused or inconsistent evidence, a status claims.yaml declares
-that the evidence does not give, a number typed into a claims section, a claim the README does not
+that the evidence does not give, a number typed into the README or a docs/ file it links to
+(claims/lint.py), a claim the README does not
 show, and with `check` any file that proving would change."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import stepswitch
+from stepswitch.claims import lint as lint_mod
 from stepswitch.claims import readme as readme_mod
 from stepswitch.claims.evidence import (
     BoundResult,
@@ -252,7 +254,7 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
     if len(done.evidence) == len(claims.claims):
         rendered = readme_mod.render(readme_text, done.evidence, readme_rel)
         done.files[readme_rel] = rendered
-        done.problems += readme_mod.lint(rendered, claims, readme_rel)
+        done.problems += lint_mod.lint_readme(root, rendered, claims, readme_rel)
         shown = readme_mod.shown_claims(rendered)
         for lc in claims.claims:
             if "*" not in shown and lc.id not in shown:
@@ -264,7 +266,10 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
         path = root / rel
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             done.changed.append(rel)
-            if check:
+            if check and rel == readme_rel and path.exists():
+                on_disk = path.read_text(encoding="utf-8")
+                done.problems += readme_mod.differences(on_disk, text, rel)
+            elif check:
                 done.problems.append(f"{rel} would change: run ssw prove and commit the result")
     return done
 

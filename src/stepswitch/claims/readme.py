@@ -1,11 +1,11 @@
-"""The README's numbers, rendered from evidence files, and the lint of its claims sections.
+"""The README's numbers, rendered from evidence files, and what differs when they are not.
 
     <!-- claim C-005 ratio -->0.30<!-- /claim -->   one value of a claim
     <!-- claim C-005 -->...<!-- /claim -->          the whole claim: state, statement, bounds
     <!-- claims-index -->...<!-- /claims-index -->  a table of every claim, withdrawn ones too
     <!-- claims-section --> ... <!-- /claims-section -->
-        inside, a number that no marker rendered fails `ssw prove --check` (readme.allow in
-        claims.yaml lists what may hold digits: version numbers, a hash's name, ...)
+        inside, a number that no marker rendered fails `ssw prove --check`; outside, the rules
+        of claims/lint.py apply (which lints the whole README and the docs/ files it links to)
 
 The text between a marker's two comments is replaced; everything else is left as it is.
 """
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from stepswitch.claims.evidence import Evidence
-from stepswitch.claims.model import EVIDENCE_DIR, Claims, typed_numbers
+from stepswitch.claims.model import EVIDENCE_DIR, Claims
 from stepswitch.errors import ConfigError
 
 MARKER = re.compile(r"<!-- claim (\S+?)(?: (\S+?))? -->(.*?)<!-- /claim -->", re.DOTALL)
@@ -139,24 +139,58 @@ def render(text: str, evidences: Mapping[str, Evidence], readme: str) -> str:
     )
 
 
-def lint(text: str, claims: Claims, name: str) -> list[str]:
-    """Numbers inside claims sections that no marker rendered, one problem line each."""
-    problems = []
-    for section in SECTION.finditer(text):
-        body = section.group(1)
-        blanked = body
-        for pattern in (MARKER, INDEX, COMMENT):
-            blanked = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), blanked)
-        for offset, number in typed_numbers(blanked, claims.allow):
-            line = _line(text, section.start(1) + offset)
-            problems.append(
-                f"{name}:{line}: {number!r} in a claims section is not rendered from evidence "
-                "(put it in a claim marker, or allow it in claims.yaml readme.allow)"
-            )
-    return problems
-
-
 def shown_claims(text: str) -> set[str]:
     """The claims a reader can find in the README: each marker's, and all of them under an index."""
     found = {m.group(1) for m in MARKER.finditer(text)}
     return found | ({"*"} if INDEX.search(text) else set())
+
+
+def _excerpt(old: str, new: str) -> tuple[str, str]:
+    """The two texts around their first difference, short enough for one line."""
+    at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
+    at = min(len(old), len(new)) if at is None else at
+    start = max(0, at - 20)
+
+    def cut(text: str) -> str:
+        return (
+            ("..." if start else "")
+            + text[start : at + 40]
+            + ("..." if len(text) > at + 40 else "")
+        )
+
+    return cut(old), cut(new)
+
+
+def _parts(text: str) -> list[tuple[str, int, str]]:
+    """(which claim, offset, text) of each marker, and of each row of the claims index."""
+    found = [
+        (f"{m.group(1)} {m.group(2)}" if m.group(2) else m.group(1), m.start(3), m.group(3))
+        for m in MARKER.finditer(text)
+    ]
+    for m in INDEX.finditer(text):
+        at = m.start(1)
+        for row in m.group(1).split("\n"):
+            claim = re.match(r"\| (C-\d+) \|", row)
+            found.append(
+                (f"{claim.group(1)} in the claims index" if claim else "the claims index", at, row)
+            )
+            at += len(row) + 1
+    return sorted(found, key=lambda part: part[1])
+
+
+def differences(on_disk: str, rendered: str, name: str) -> list[str]:
+    """What rendering would change, one line per marker or index row: claim, line, both texts."""
+    old, new = _parts(on_disk), _parts(rendered)
+    fix = "run ssw prove and commit the result"
+    if [p[0] for p in old] != [p[0] for p in new]:  # an index row added or dropped
+        changed = sorted({p[0] for p in old} ^ {p[0] for p in new})
+        return [f"{name} would change: {', '.join(changed)}: {fix}"]
+    lines = []
+    for (what, at, was), (_, _, now) in zip(old, new, strict=True):
+        if was != now:
+            shown, wanted = _excerpt(was, now)
+            lines.append(
+                f"{name} would change at line {_line(on_disk, at)} (claim {what}): it shows "
+                f"{shown!r}, the evidence gives {wanted!r}: {fix}"
+            )
+    return lines or [f"{name} would change: {fix}"]

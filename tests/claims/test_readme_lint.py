@@ -1,0 +1,163 @@
+"""The whole README, and every docs/ Markdown file it links to, is linted by `ssw prove --check`:
+each way of laundering a number is a tamper test on a copy of this repository's README and claims,
+and a finding names the file, the line and the text."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from stepswitch.claims.model import load_claims
+from tests.claims.conftest import REPO, ssw
+
+ADR = "docs/decisions/0016-claims-engine.md"
+# C-005 is re-proved (from bench/perf alone); every other claim renders from its evidence file.
+COPIED = ("README.md", "claims/claims.yaml", "claims/registrations.yaml", "bench/perf/results.json")
+
+
+@pytest.fixture
+def real(tmp_path: Path) -> Path:
+    """A copy of the repository's README, claims, evidence and the docs the README links to."""
+    root = tmp_path / "real"
+    for rel in (*COPIED, ADR):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
+    shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
+    # The other claims' inputs must exist to load claims.yaml; they are not read.
+    for lc in load_claims(REPO).claims:
+        for paths in lc.evidence.values():
+            for rel in paths:
+                stand_in = root / rel.rstrip("/")
+                if (REPO / rel).is_dir():
+                    stand_in.mkdir(parents=True, exist_ok=True)
+                elif not stand_in.exists():
+                    stand_in.parent.mkdir(parents=True, exist_ok=True)
+                    stand_in.write_text("")
+    return root
+
+
+def check(root: Path) -> tuple[int, list[str]]:
+    code, out = ssw(root, "prove", "--check", "--claim", "C-005")
+    # C-002's evidence is being re-made elsewhere; nothing here depends on it.
+    problems = [line for line in out.splitlines() if line.startswith("problem:")]
+    return code, [p for p in problems if "C-002" not in p]
+
+
+def edit(path: Path, old: str, new: str) -> int:
+    """Replace `old` (once) by `new`, and return the line of `new`'s last line."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return text.count("\n", 0, text.index(old)) + new.rstrip("\n").count("\n") + 1
+
+
+def test_the_real_readme_and_the_docs_it_links_to_pass(real: Path) -> None:
+    _, problems = check(real)
+    assert problems == []
+
+
+def test_a_number_typed_in_quick_start_fails(real: Path) -> None:
+    line = edit(
+        real / "README.md",
+        "## Quick start\n",
+        "## Quick start\n\nStepswitch is 3.1x faster than aider and saves 40% of the bill.\n",
+    )
+    code, problems = check(real)
+    assert code == 1
+    shown = "'Stepswitch is 3.1x faster than aider and saves 40% of the bill.'"
+    assert any(p.startswith(f"problem: README.md:{line}: '3.1' ") and shown in p for p in problems)
+    assert any(p.startswith(f"problem: README.md:{line}: '40' ") for p in problems)
+    assert len(problems) == 2  # one finding per number, one per line
+
+
+def test_a_comparison_spelled_out_inside_the_claims_section_fails(real: Path) -> None:
+    line = edit(
+        real / "README.md",
+        "<!-- claims-section -->\n",
+        "<!-- claims-section -->\nStepswitch is three times faster, and halves your bill.\n",
+    )
+    code, problems = check(real)
+    assert code == 1
+    assert [p.split(" is a figure")[0] for p in problems] == [
+        f"problem: README.md:{line}: 'three times' in a claims section",
+        f"problem: README.md:{line}: 'halves' in a claims section",
+    ]
+
+
+@pytest.mark.parametrize("words", ["twice as fast", "half the dollars", "a third of the cost"])
+def test_a_comparison_spelled_out_outside_the_section_fails(real: Path, words: str) -> None:
+    line = edit(real / "README.md", "## Running a task\n", f"## Running a task\n\nIt is {words}.\n")
+    code, problems = check(real)
+    assert code == 1
+    assert len(problems) == 1 and problems[0].startswith(f"problem: README.md:{line}: '")
+
+
+def test_a_number_in_a_linked_docs_file_fails_and_an_unlinked_one_is_not_read(real: Path) -> None:
+    doc = real / ADR
+    line = edit(doc, "## Context\n", "## Context\nThe ladder is 2.5x cheaper.\n")
+    (real / "docs/notes.md").write_text("Not linked from the README: 7x faster.\n")
+    code, problems = check(real)
+    assert code == 1
+    assert len(problems) == 1
+    assert problems[0].startswith(f"problem: {ADR}:{line}: '2.5' is not rendered from evidence")
+    assert "'The ladder is 2.5x cheaper.'" in problems[0]
+    # Once the README links to it, it is linted too.
+    edit(real / "README.md", "## Tests\n", "## Tests\n\nSee [the notes](docs/notes.md).\n")
+    code, problems = check(real)
+    assert any(p.startswith("problem: docs/notes.md:1: '7' ") for p in problems)
+
+
+def test_a_digit_changed_inside_a_marker_names_the_claim_and_the_line(real: Path) -> None:
+    readme = real / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    marker = re.search(r"<!-- claim C-005 -->.*?a ratio of (\d)", text)
+    assert marker is not None
+    digit = marker.group(1)
+    other = "1" if digit != "1" else "2"
+    at = marker.start(1)
+    readme.write_text(text[:at] + other + text[at + 1 :], encoding="utf-8")
+    line = text.count("\n", 0, at) + 1
+    code, problems = check(real)
+    assert code == 1
+    (problem,) = problems
+    assert problem.startswith(f"problem: README.md would change at line {line} (claim C-005): ")
+    assert f"a ratio of {other}" in problem and f"a ratio of {digit}" in problem
+
+
+def test_a_state_changed_in_the_claims_index_names_the_claim_and_its_row(real: Path) -> None:
+    readme = real / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    row = re.search(r"^\| C-006 \|.*\| rejected \|", text, re.M)
+    assert row is not None
+    line = text.count("\n", 0, row.start()) + 1
+    readme.write_text(text.replace(row.group(0), row.group(0).replace("rejected", "accepted")))
+    code, problems = check(real)
+    assert code == 1
+    assert problems == [
+        p for p in problems if p.startswith(f"problem: README.md would change at line {line} ")
+    ]
+    assert "(claim C-006 in the claims index)" in problems[0]
+
+
+def test_rules_exempt_labels_but_never_a_quantity() -> None:
+    from stepswitch.claims.lint import lint_text
+    from stepswitch.claims.model import Claims, ReadmeSpec
+
+    claims = Claims(Path("."), ReadmeSpec(), (), ())
+    fine = (
+        "On Python 3.11+ with mini-swe-agent 2.4.6, measured on 2026-12-01 (ADR 0016, issue 23,\n"
+        "`docs/decisions/0016-claims-engine.md`): exit code 2, and 130 when interrupted; HTTP 429\n"
+        "and 5xx are retried, `--workers 2` on 127.0.0.1, `sha256`, gpt-5-mini, after kill -9.\n"
+        "It fails the gates twice. See [x](https://example.com/1.5x).\n\n"
+        "```\nssw bench run --runs-per-task 3   # 3.1x faster in a code sample\n```\n"
+    )
+    assert [str(f) for f in lint_text(fine, claims, "R.md")] == []
+    bad = (
+        "It exits 2 s sooner, answers 429 ms later and saves $500; ADR 0016 is 3 times shorter,\n"
+        "version 2 is 2.5x faster, and issue 12 halved the bill.\n"
+    )
+    found = [f.text for f in lint_text(bad, claims, "R.md")]
+    assert found == ["2", "429", "500", "3", "2.5", "halved"]
