@@ -9,6 +9,7 @@ from datetime import date
 import pytest
 
 from stepswitch.ledger import PROMPT_ALLOWANCE_TOKENS, Ledger, prompt_token_bound
+from stepswitch.ledger.admission import PromptTooLong
 from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.registry.presets import Price
 from stepswitch.wire.types import Usage
@@ -88,6 +89,7 @@ def test_denser_prompts_seen_before_do_not_move_the_bound(ledger):
     assert ledger.reserve(intent(), 4, 3000).est_prompt_tokens == 4024
 
 
-def test_the_context_window_caps_the_prompt_bound(ledger):
-    reservation = ledger.reserve(intent(context_window=1000), 1, 30_000)
-    assert reservation.est_prompt_tokens == 1000
+def test_a_prompt_whose_bound_passes_the_context_window_is_refused_before_any_row(ledger):
+    with pytest.raises(PromptTooLong, match="context window of 1,000 tokens"):
+        ledger.reserve(intent(context_window=1000), 1, 30_000)
+    assert ledger.rows() == []

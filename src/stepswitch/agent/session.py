@@ -24,6 +24,7 @@ from stepswitch.ledger import (
     CallTracker,
     Ledger,
 )
+from stepswitch.ledger.overreport import stop_reason
 from stepswitch.policy.model import Policy
 from stepswitch.policy.router import Router, WorkerChoice
 from stepswitch.records.money import CostRange
@@ -187,13 +188,10 @@ class Session:
                 raise
         facts.fields["duration_s"] = time.monotonic() - began
         self._account(facts, tracker.rows, completion)
-        if tracker.overruns:
+        stop = stop_reason(tracker.rows)  # billed past its reservation or its cap (ADR 0025)
+        if stop is not None:
             self.record(facts)
-            raise RunStopped(
-                "limit",
-                f"{tracker.overruns[0].overrun_text()}; stopped before any further call, so no "
-                "budget is passed by more than this call's overrun",
-            )
+            raise RunStopped("limit", stop)
         if tracker.lost_usage and self.policy.ledger.on_lost_usage == "stop":
             step = self.record(facts)
             high = step.cost.high if step.cost else 0.0

@@ -227,13 +227,13 @@ def run(
 ) -> None:
     """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change.
     PATH must have no uncommitted changes (they would be left out) unless --allow-dirty."""
+    from stepswitch.agent.task_input import read_task_file
     from stepswitch.cli.run import RunOptions, run_local
-    from stepswitch.util.inputs import read_text_input
 
     if (task is None) == (task_file is None):
         raise UsageError("give the task with exactly one of --task TEXT or --task-file F")
     if task_file is not None:
-        task = read_text_input(task_file, "task file", "name a text file that says the task")
+        task = read_task_file(task_file)
     options = RunOptions(
         repo=path,
         task=task or "",

@@ -37,7 +37,9 @@ MIN_OUTPUT_TOKENS = 1024
 
 
 def prompt_token_bound(prompt_bytes: int, context_window: int | None = None) -> int:
-    """The most prompt tokens a provider can bill for a request body of `prompt_bytes`."""
+    """The most prompt tokens a provider can bill for a request body of `prompt_bytes`. The
+    ledger refuses a body whose bound passes the window (PromptTooLong), so the cap by the
+    window never lowers an admitted call's bound (ADR 0025)."""
     tokens = max(0, prompt_bytes) + PROMPT_ALLOWANCE_TOKENS
     return tokens if context_window is None else min(tokens, context_window)
 
@@ -87,7 +89,7 @@ class CallIntent:
     # True when the policy goes on after lost usage: then lost-usage rows count at their high
     # bound. Open reservations always count at their full reservation.
     count_high_bounds: bool = True
-    context_window: int | None = None  # caps the prompt bound: no provider bills more
+    context_window: int | None = None  # a bound above it is refused before the call (ADR 0025)
     # The caller lowers a refused call's output cap to what fits, down to this floor (None:
     # it never lowers); the refusal then says what fits and what to change.
     min_output_tokens: int | None = None
@@ -237,4 +239,44 @@ class BudgetExceeded(RunStopped):
             f"{head}; {reservation}; at most {fits:,} output tokens fit, under the floor of "
             f"{floor:,} ([limits] min_output_tokens): {raise_it} to at least ${need:.4f}, or "
             f"lower [limits] min_output_tokens to {fits:,}"
+        )
+
+
+class PromptTooLong(RunStopped):
+    """The prompt's bound passes the model's context window: refused before it leaves, so a
+    provider that bills what it received cannot bill past the reservation (ADR 0025)."""
+
+    def __init__(self, intent: CallIntent, prompt_bytes: int) -> None:
+        self.intent = intent
+        self.prompt_bytes = prompt_bytes
+        self.prompt_tokens = prompt_token_bound(prompt_bytes)
+        window = intent.context_window
+        super().__init__(
+            "error",
+            f"refused a call before sending it: {intent.provider} {intent.model} "
+            f"({intent.step_type} step {intent.step}) has a context window of {window:,} "
+            f"tokens, and this prompt could be up to {self.prompt_tokens:,} "
+            f"({prompt_bytes:,} request bytes + {PROMPT_ALLOWANCE_TOKENS:,}): shorten the task "
+            "or what the step reads, or route the step to a model with a larger window",
+        )
+
+
+def check_prompt_fits(intent: CallIntent, prompt_bytes: int) -> None:
+    """Raise PromptTooLong when the prompt's bound (a token a byte, ADR 0013) passes the window."""
+    window = intent.context_window
+    if window is not None and prompt_token_bound(prompt_bytes) > window:
+        raise PromptTooLong(intent, prompt_bytes)
+
+
+class ProviderOverReported(RunStopped):
+    """A settled call of this provider, in this bench (or run), billed more than it was sent
+    with: every further call to it there is refused before it leaves (ADR 0025)."""
+
+    def __init__(self, intent: CallIntent, evidence: str) -> None:
+        self.intent = intent
+        where = f"bench {intent.bench_id}" if intent.bench_id is not None else "this run"
+        super().__init__(
+            "limit",
+            f"refused a call before sending it: {evidence}, so no further call goes to "
+            f"{intent.provider} in {where} (its usage cannot be trusted to hold a budget)",
         )

@@ -18,11 +18,14 @@ from stepswitch.ledger.admission import (
     SCOPE_COLUMN,
     BudgetExceeded,
     CallIntent,
+    ProviderOverReported,
     Reservation,
     Scope,
     Spend,
+    check_prompt_fits,
 )
 from stepswitch.ledger.opening import open_for_writing
+from stepswitch.ledger.overreport import evidence, flagged, over_report_words
 from stepswitch.ledger.pricing import cost_usd
 from stepswitch.ledger.store import (
     BUSY_TIMEOUT_S,
@@ -72,10 +75,17 @@ def http_refusal(attempt: Attempt) -> bool:
 
 def overrun(reservation: Reservation, usage: Usage, usd: float | None) -> dict[str, Any]:
     """The over_usd and overrun columns of a settled call that billed above its reservation:
-    by how much, and which bound the provider's usage broke (ADR 0013); else nothing."""
-    if usd is None or usd - reservation.reserved_usd <= OVERRUN_TOLERANCE_USD:
-        return {}
+    by how much, and which bound the provider's usage broke (ADR 0013); else nothing. A
+    completion past its cap inside the reservation (or unpriced) still gets `overrun`."""
     intent, bound = reservation.intent, reservation.est_prompt_tokens
+    if usd is None or usd - reservation.reserved_usd <= OVERRUN_TOLERANCE_USD:
+        if usage.completion_tokens <= intent.max_output_tokens:
+            return {}
+        # over_usd stays NULL: no dollars past the reservation, but the cap broke.
+        words = over_report_words(
+            intent.provider, usage.completion_tokens, intent.max_output_tokens
+        )
+        return {"overrun": words}
     why = []
     if usage.prompt_tokens > bound:
         source = (
@@ -129,9 +139,13 @@ class Ledger:
         if me.pid != os.getpid():
             # SQLite connections must not cross fork(), and the pid on the row would be wrong.
             raise RuntimeError("a Ledger was used after fork(); open the ledger in each process")
+        check_prompt_fits(intent, prompt_bytes)  # PromptTooLong: no row, nothing sent
         tokens = intent.prompt_tokens(prompt_bytes)
         worst = intent.worst_usd(tokens)
         with self._lock, self._writes.transaction() as conn:
+            liar = flagged(conn, intent)  # in the same transaction as the row it would add
+            if liar is not None:
+                raise ProviderOverReported(intent, evidence(liar))
             counted = [
                 (b, self._counted(conn, b.scope, b.key, intent.count_high_bounds))
                 for b in intent.budgets

@@ -11,6 +11,7 @@ from typing import Any, Literal, get_args
 
 from stepswitch.errors import UsageError
 from stepswitch.ledger.book import OVERRUN_TOLERANCE_USD, Ledger
+from stepswitch.ledger.overreport import over_report_text, over_reported
 from stepswitch.ledger.store import CallRow, LedgerError
 from stepswitch.ledger.view import orphaned, read_ledger
 from stepswitch.records.money import format_usd
@@ -37,6 +38,7 @@ class GroupRow:
     unpriced_calls: int
     over_reserved: int = 0  # settled above their reservation: usage broke a bound (ADR 0013)
     over_usd: float = 0.0  # by how much, summed
+    over_reported: int = 0  # billed more completion tokens than the max_tokens sent (ADR 0025)
 
     @property
     def cached_share(self) -> float:
@@ -121,6 +123,7 @@ def _aggregate(key: str, rows: list[CallRow], total_low: float, total_high: floa
         share_high=high / (high + rest_low) if high + rest_low > 0 else 0.0,
         over_reserved=sum(_over(r) > 0 for r in rows),
         over_usd=sum(_over(r) for r in rows),
+        over_reported=sum(over_reported(r) for r in rows),
         unpriced_calls=sum(
             not r.priced and r.status in ("settled", "bound", "reserved") for r in rows
         ),
@@ -207,6 +210,30 @@ def _unknown_run(path: Path, run_id: str, known: list[str]) -> LedgerError:
     )
 
 
+_LIARS_SHOWN = 5  # a bench stops a lying provider at its first over-report: few rows
+
+
+def _liar_json(row: CallRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "run": row.run_id,
+        "step": row.step,
+        "provider": row.provider,
+        "model": row.model,
+        "completion_tokens": row.completion_tokens,
+        "max_output_tokens": row.max_output_tokens,
+        "text": over_report_text(row),
+    }
+
+
+def _liar_lines(rows: list[CallRow]) -> list[str]:
+    lines = [f"{over_report_text(r)} (run {r.run_id}, step {r.step})" for r in rows]
+    more = len(lines) - _LIARS_SHOWN
+    return lines[:_LIARS_SHOWN] + (
+        [f"... and {more} more over-reported call(s)"] if more > 0 else []
+    )
+
+
 def ledger_command(path: Path, run_id: str | None, by: str, as_json: bool) -> str:
     """What `ssw ledger` prints: read-only, so it never creates, migrates or settles anything."""
     checked = _check_by(by)
@@ -225,6 +252,7 @@ def ledger_command(path: Path, run_id: str | None, by: str, as_json: bool) -> st
                 "groups": [g.to_json() for g in groups],
                 "total": total.to_json(),
                 "orphaned": [r.id for r in left_open],  # open, their process gone: not settled
+                "over_reported": [_liar_json(r) for r in rows if over_reported(r)],
             },
             indent=2,
         )
@@ -244,6 +272,7 @@ def ledger_command(path: Path, run_id: str | None, by: str, as_json: bool) -> st
             "can hold or more output than its cap, so a budget may have been passed by that much "
             "(ssw stops a run at such a call; ADR 0013)"
         )
+    lines += _liar_lines([r for r in rows if over_reported(r)])
     if by == "tag":
         lines.append("a call carrying several tags counts once under each")
     return "\n".join(lines)

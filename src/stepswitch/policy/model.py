@@ -7,6 +7,7 @@ A policy is a TOML file; `load_policy` validates it so the Router always has an 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -20,7 +21,14 @@ from pydantic import (
 )
 
 from stepswitch.errors import ConfigError, UsageError
-from stepswitch.registry.presets import EFFORT_ORDER, BaseUrl, Effort, WireFormatName
+from stepswitch.registry.presets import (
+    EFFORT_ORDER,
+    BaseUrl,
+    Effort,
+    ProviderSpec,
+    WireFormatName,
+    load_registry,
+)
 from stepswitch.steps import StepType
 from stepswitch.util.toml import key_of, read_toml
 
@@ -224,14 +232,38 @@ def _check_limits(policy: Policy, source: str) -> None:
         )
 
 
-def load_policy(path: Path) -> Policy:
+def _check_output_caps(
+    policy: Policy, source: str, registry: Mapping[str, ProviderSpec] | None
+) -> None:
+    """A worker's max_output_tokens above its model's registry limit: a provider may take it
+    and bill past what the model can write, or refuse every call (issue 22)."""
+    presets = registry if registry is not None else load_registry()
+    for name, worker in policy.workers.items():
+        spec = presets.get(worker.provider)  # an unknown one is worker_models' error, later
+        model = spec.models.get(worker.model) if spec is not None else None
+        limit = model.max_output_tokens if model is not None else None
+        if limit is not None and worker.max_output_tokens > limit:
+            raise ConfigError(
+                source,
+                f"workers.{name}.max_output_tokens",
+                f"is {worker.max_output_tokens:,}, above the {limit:,} output tokens "
+                f"{worker.provider} {worker.model} allows (registry/providers/"
+                f"{worker.provider}.toml)",
+                f"set it to at most {limit}",
+            )
+
+
+def load_policy(path: Path, registry: Mapping[str, ProviderSpec] | None = None) -> Policy:
     """Read and validate a policy file; every problem is a ConfigError naming the key."""
     data = read_toml(path, "policy file", "name a TOML policy file, e.g. bench/policies/x.toml")
-    return validate_policy(data, str(path))
+    return validate_policy(data, str(path), registry)
 
 
-def validate_policy(data: dict[str, Any], source: str) -> Policy:
-    """A policy from its table, checked as a file is: names, coverage and limits."""
+def validate_policy(
+    data: dict[str, Any], source: str, registry: Mapping[str, ProviderSpec] | None = None
+) -> Policy:
+    """A policy from its table, checked as a file is: names, coverage and limits, and output
+    caps against `registry` (None: the registry in use)."""
     try:
         policy = Policy.model_validate(data)
     except ValidationError as exc:
@@ -243,6 +275,7 @@ def validate_policy(data: dict[str, Any], source: str) -> Policy:
     _check_names(policy, source)
     _check_coverage(policy, source)
     _check_limits(policy, source)
+    _check_output_caps(policy, source, registry)
     return policy
 
 
