@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -32,7 +33,8 @@ from stepswitch.errors import HarnessError, Interrupted, RunStopped, SswError, U
 from stepswitch.ledger import Budget, Ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RecordNotWritten, RunFolder
-from stepswitch.records.run import ChangedFile, RunIds, RunRecord
+from stepswitch.records.money import CostRange
+from stepswitch.records.run import ChangedFile, RunIds, RunRecord, Totals
 from stepswitch.records.steps import Finish, GateRecord
 from stepswitch.registry.presets import Price, ProviderSpec, load_registry
 from stepswitch.util.git_checkouts import checkout_tree
@@ -163,7 +165,7 @@ def run_task(
             "\nSsw-Model: scripted" if record.scripted else ""
         )
         _save(record, worktree, message.rstrip() + trailer, repo_root)
-        record.totals = session.totals
+        record.totals = _with_ledger(session.totals, ledger, ids.run_id)
         record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         record.elapsed_s = round(time.monotonic() - began, 3)
         try:
@@ -220,3 +222,12 @@ def _ended(record: RunRecord, outcome: str, reason: str, exit_code: int) -> None
     record.outcome = outcome  # type: ignore[assignment]
     record.reason = reason
     record.exit_code = exit_code
+
+
+def _with_ledger(totals: Totals, ledger: Ledger, run_id: str) -> Totals:
+    """The totals with every dollar the ledger holds for the run: a call in flight at the end."""
+    try:
+        spent = ledger.spend("run", run_id)
+    except (SswError, OSError, sqlite3.Error):
+        return totals  # the steps' account stands; the reports read the ledger again
+    return totals.with_ledger(CostRange(low=spent.low, high=spent.high))

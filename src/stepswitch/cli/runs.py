@@ -1,4 +1,5 @@
-"""`ssw runs [--json]`: a repository's runs (id, outcome, dollars, branch, worktree present);
+"""`ssw runs [--json]`: a repository's runs (id, outcome, dollars, branch, worktree present), the
+dollars beside the ledger's rows for each run (a killed run's, a call in flight at the end);
 `ssw runs clean [ID|--all] [--force]`: the worktrees and branches of finished or abandoned runs.
 Run records (.ssw/runs/<id>/) always stay. Exit 0; 1 when a run named by ID was not all cleaned
 (work that is nowhere else, or still running); 2 for a bad repository or ID."""
@@ -15,6 +16,7 @@ from stepswitch.errors import UsageError
 
 if TYPE_CHECKING:
     from stepswitch.agent.workspace.runs import RunEntry
+    from stepswitch.agent.workspace.spend import LedgerRead
 
 runs_app = typer.Typer(
     rich_markup_mode=None,
@@ -26,9 +28,16 @@ RepoOption = Annotated[
     Path | None,
     typer.Option("--repo", help="The repository (default: the one the current folder is in)."),
 ]
+LedgerOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ledger",
+        help="The SQLite ledger, read-only (default: $SSW_LEDGER, else REPO/.ssw/ledger.sqlite).",
+    ),
+]
 
 
-def render_runs(repo: Path, rows: list[RunEntry]) -> str:
+def render_runs(repo: Path, rows: list[RunEntry], spend: LedgerRead | None = None) -> str:
     from stepswitch.agent.workspace.runs import ABANDONED
 
     if not rows:
@@ -37,13 +46,16 @@ def render_runs(repo: Path, rows: list[RunEntry]) -> str:
     for e in rows:
         outcome = e.outcome + (f" (pid {e.pid})" if e.pid else "")
         branch = (e.branch or "-") + (f"  ({e.problem})" if e.problem else "")
-        cost = "-" if e.cost is None else str(e.cost)
+        cost = "-" if e.dollars is None else e.dollars.text()
         table.append((e.run_id, outcome, cost, "yes" if e.worktree else "no", branch))
     widths = [max(len(row[i]) for row in table) for i in range(4)]
     lines = [
         f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:>{widths[2]}}  {d:<{widths[3]}}  {branch}"
         for a, b, c, d, branch in table
     ]
+    footer = None if spend is None else spend.footer()
+    if footer and any(e.dollars is not None and e.dollars.note for e in rows):
+        lines.append(footer)
     left = sum(e.outcome == ABANDONED for e in rows)
     if left:
         lines.append(
@@ -57,21 +69,24 @@ def render_runs(repo: Path, rows: list[RunEntry]) -> str:
 def runs(
     ctx: typer.Context,
     repo: RepoOption = None,
+    ledger: LedgerOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """The repository's runs: id, outcome (abandoned: its process is gone), dollars, worktree
-    present, branch."""
-    ctx.obj = repo
+    """The repository's runs: id, outcome (abandoned: its process is gone), dollars (the
+    ledger's range where it holds more than the record), worktree present, branch."""
+    ctx.obj = (repo, ledger)
     if ctx.invoked_subcommand is not None:
         return
     from stepswitch.agent.workspace.runs import list_runs, repo_top
+    from stepswitch.agent.workspace.spend import ledger_of, read_spend
 
     top = repo_top(repo or Path.cwd())
-    entries = list_runs(top)
+    spend = read_spend(ledger_of(top, ledger))
+    entries = list_runs(top, spend)
     if as_json:
         typer.echo(json.dumps([e.as_json(top) for e in entries], indent=2))
     else:
-        typer.echo(render_runs(top, entries))
+        typer.echo(render_runs(top, entries, spend))
 
 
 @runs_app.command("clean")
@@ -89,15 +104,20 @@ def clean(
         ),
     ] = False,
     repo: RepoOption = None,
+    ledger: LedgerOption = None,
 ) -> None:
     """Remove the worktrees and ssw/<id> branches of finished or abandoned runs; never a running
-    run, never work that is nowhere else unless --force. Records stay."""
+    run, never work that is nowhere else unless --force. Records stay; an abandoned run's gets
+    the ledger's range for its dollars."""
     from stepswitch.agent.workspace.runs import clean_runs, repo_top
+    from stepswitch.agent.workspace.spend import ledger_of, read_spend
 
     if (run_id is None) == (not all_runs):
         raise UsageError("name one run: `ssw runs clean ID`, or every finished one with --all")
-    top = repo_top(repo or ctx.obj or Path.cwd())
-    results = clean_runs(top, run_id, force=force)
+    outer_repo, outer_ledger = ctx.obj or (None, None)
+    top = repo_top(repo or outer_repo or Path.cwd())
+    spend = read_spend(ledger_of(top, ledger or outer_ledger))
+    results = clean_runs(top, run_id, force=force, spend=spend)
     if not results:
         typer.echo(f"nothing to clean in {top}")
     for result in results:

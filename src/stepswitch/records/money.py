@@ -29,6 +29,10 @@ class CostRange(BaseModel):
     def __add__(self, other: CostRange) -> CostRange:
         return CostRange(low=self.low + other.low, high=self.high + other.high)
 
+    def covering(self, other: CostRange) -> CostRange:
+        """Both accounts of the same spend at once: what either says is certain, or could be."""
+        return CostRange(low=max(self.low, other.low), high=max(self.high, other.high))
+
     def __str__(self) -> str:
         return format_usd(self.low, self.high)
 

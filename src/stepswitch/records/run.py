@@ -51,6 +51,12 @@ class Totals(_Record):
     cost: CostRange = CostRange()  # high counts calls whose usage was lost at their bound
     unpriced_steps: int = 0
     by_worker: dict[str, CostRange] = Field(default_factory=dict)
+    # The ledger's range for the run at its end, calls in flight included; None: not read.
+    ledger: CostRange | None = None
+
+    def with_ledger(self, ledger: CostRange) -> Totals:
+        """These totals checked against the ledger: `cost` covers every dollar it holds."""
+        return self.model_copy(update={"ledger": ledger, "cost": self.cost.covering(ledger)})
 
 
 class RunRecord(_Record):

@@ -20,13 +20,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from stepswitch.agent.workspace.spend import LedgerRead, read_spend
 from stepswitch.errors import SswError, UsageError
 from stepswitch.ledger import GroupRow, ledger_command
-from stepswitch.records.money import CostRange
+from stepswitch.site.dollars import dollars_text, priced
 from stepswitch.site.liveness import process_gone
 from stepswitch.site.page import CSP, badges, document, render_page
 from stepswitch.site.sources import Kind, RunCache, Source, load_source, locate
-from stepswitch.site.view import boards, labels, money, tokens_text
+from stepswitch.site.view import boards, labels, tokens_text
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 BY = ("model", "step_type", "task", "worker", "tag")
@@ -53,20 +54,20 @@ class Dashboard:
         self.ledger = ledger
         self.cache = RunCache()
 
-    def _located(self) -> dict[str, tuple[Kind, Path]]:
+    def _located(self, skipped: list[str] | None = None) -> dict[str, tuple[Kind, Path]]:
         if not self.runs.is_dir():
             return {}
         found: dict[str, tuple[Kind, Path]] = {}
-        for kind, folder in locate(self.runs):
+        for kind, folder in locate(self.runs, skipped=skipped):
             key = "." if folder == self.runs else folder.relative_to(self.runs).as_posix()
             found[key] = (kind, folder)
         return found
 
-    def rows(self) -> list[Row]:
+    def rows(self, spend: LedgerRead, skipped: list[str] | None = None) -> list[Row]:
         rows = []
         now = time.time()
-        for key, (kind, folder) in self._located().items():
-            source = load_source(kind, folder, self.cache)
+        for key, (kind, folder) in self._located(skipped).items():
+            source = priced(load_source(kind, folder, self.cache), spend)
             abandoned = _running(source) and process_gone(source)
             running = _running(source) and not abandoned
             quiet = now - _last_change(folder) if running else 0.0
@@ -78,7 +79,7 @@ class Dashboard:
         if found is None:
             return None
         kind, folder = found
-        source = load_source(kind, folder, self.cache)
+        source = priced(load_source(kind, folder, self.cache), read_spend(self.ledger))
         running = _running(source) and not process_gone(source)
         top = "<nav class='top'><a href='/'>← dashboard</a></nav>"
         return render_page(
@@ -89,22 +90,26 @@ class Dashboard:
         )
 
     def index(self, by: str) -> str:
-        rows = self.rows()
+        spend = read_spend(self.ledger)
+        skipped: list[str] = []
+        rows = self.rows(spend, skipped)
         live = [r for r in rows if r.running]
         past = [r for r in rows if not r.running]
+        said = "".join(f"<li>{escape(why)}</li>" for why in skipped)
         body = (
             "<header><nav class='top'><a href='#live'>runs in progress</a>"
             "<a href='#past'>past runs</a><a href='#ledger'>ledger</a></nav>"
             "<h1>Stepswitch dashboard</h1>"
             f"<p class='sub'>read-only; runs from {escape(str(self.runs))}, ledger "
             f"{escape(str(self.ledger))}</p></header><main>"
-            f"<h2 id='live'>Runs in progress</h2>{self._table(live, live=True)}"
-            f"<h2 id='past'>Past runs</h2>{self._table(past, live=False)}"
-            f"<h2 id='ledger'>Ledger</h2>{self._ledger(by)}</main>"
+            f"<h2 id='live'>Runs in progress</h2>{self._table(live, spend, live=True)}"
+            f"<h2 id='past'>Past runs</h2>{self._table(past, spend, live=False)}"
+            + (f"<ul class='note skipped'>{said}</ul>" if said else "")
+            + f"<h2 id='ledger'>Ledger</h2>{self._ledger(by)}</main>"
         )
         return document("Stepswitch dashboard", body, refresh_s=REFRESH_S if live else None)
 
-    def _table(self, rows: list[Row], live: bool) -> str:
+    def _table(self, rows: list[Row], spend: LedgerRead, live: bool) -> str:
         if not rows:
             if not self.runs.is_dir():
                 return (
@@ -116,7 +121,7 @@ class Dashboard:
         head += "<th>steps</th><th>started</th></tr>"
         out = [f"<table class='runs'><thead>{head}</thead><tbody>"]
         for row in sorted(rows, key=_started, reverse=True):
-            out.append(_run_row(row, live))
+            out.append(_run_row(row, spend, live))
         out.append("</tbody></table>")
         return "".join(out)
 
@@ -181,7 +186,7 @@ def _started(row: Row) -> str:
     return max(recs, default="")
 
 
-def _run_row(row: Row, live: bool) -> str:
+def _run_row(row: Row, spend: LedgerRead, live: bool) -> str:
     s = row.source
     tags = badges({t for r in s.runs for t in labels(r)})
     link = f"<a href='/replay/{escape(quote(row.key))}'>{escape(s.name)}</a>{tags}"
@@ -195,20 +200,17 @@ def _run_row(row: Row, live: bool) -> str:
     else:
         task = s.runs[0].task.splitlines()[0][:90] if s.runs[0].task.strip() else ""
         outcome = recs[0].outcome if recs else f"no record: {s.runs[0].problem}"
+    # The records beside the ledger: a killed run's steps so far and its call in flight.
+    dollars = dollars_text(s, spend)
     if live or row.abandoned:
-        # run.json is rewritten at the end: so far, the steps recorded say what it cost
-        cost = sum((m.cost or CostRange() for m in steps), CostRange())
         unpriced = sum(m.cost is None for m in steps)
-        dollars = money(cost) + (f" + {unpriced} unpriced" if unpriced else "")
+        dollars += f" + {unpriced} unpriced steps" if unpriced else ""
         if row.abandoned:
             outcome = ABANDONED
         elif row.quiet_s > STALE_S:
             outcome = f"running? no event for {row.quiet_s / 60:.0f} min (its process may be gone)"
         else:
             outcome = "running"
-    else:
-        cost = sum((r.totals.cost for r in recs), CostRange())
-        dollars = money(cost)
     prompt = sum(m.prompt_tokens for m in steps)
     cached = sum(m.cached_tokens for m in steps)
     out_tokens = sum(m.completion_tokens for m in steps)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import LoadedRun, load_run
+from stepswitch.records.links import not_followed
 from stepswitch.records.run import RunRecord
 
 RESULTS = "results.csv"
@@ -64,8 +65,17 @@ def is_bench(folder: Path) -> bool:
     return (folder / TASKS).is_dir() or (folder / RESULTS).is_file() or (folder / SUMMARY).is_file()
 
 
-def locate(folder: Path, depth: int = 0) -> list[tuple[Kind, Path]]:
-    """Bench run folders and lone run folders at or below `folder`, in name order."""
+def locate(
+    folder: Path, depth: int = 0, skipped: list[str] | None = None, root: Path | None = None
+) -> list[tuple[Kind, Path]]:
+    """Bench run folders and lone run folders at or below `folder`, in name order; a folder
+    that is a link, or resolves outside `folder`, is not followed (said in `skipped`)."""
+    root = folder if root is None else root
+    why = not_followed(root, folder)
+    if why is not None:
+        if skipped is not None:
+            skipped.append(why)
+        return []
     if is_bench(folder):
         return [("bench", folder)]
     if (folder / "run.json").is_file():
@@ -79,7 +89,7 @@ def locate(folder: Path, depth: int = 0) -> list[tuple[Kind, Path]]:
     inner = [p for p in children if not p.name.startswith(".") and p.name not in _SKIP]
     if (folder / ".ssw" / "runs").is_dir():  # a repository: its runs
         inner.insert(0, folder / ".ssw" / "runs")
-    return [found for child in inner for found in locate(child, depth + 1)]
+    return [found for child in inner for found in locate(child, depth + 1, skipped, root)]
 
 
 class RunCache:
@@ -203,6 +213,9 @@ def load_bench(root: Path, cache: RunCache | None = None) -> Source:
     rows = _read_results(root / RESULTS, notes)
     tasks_dir = root / TASKS
     folders = sorted(p.parent for p in tasks_dir.rglob("run.json")) if tasks_dir.is_dir() else []
+    links = [(f, not_followed(root, f)) for f in folders]
+    notes += [why for _, why in links if why is not None]
+    folders = [f for f, why in links if why is None]
     if not folders:
         notes.append(f"no run folders under {TASKS}/")
     by_place: dict[tuple[str, str, int], dict[str, str]] = {}

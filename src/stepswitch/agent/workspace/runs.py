@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from stepswitch.agent.workspace.spend import UNREAD, LedgerRead, ledger_of, read_spend
 from stepswitch.agent.workspace.worktree import (
     SSW_FOLDER,
     changed_paths,
@@ -23,8 +24,10 @@ from stepswitch.agent.workspace.worktree import (
     state_path,
 )
 from stepswitch.errors import SswError, UsageError
+from stepswitch.records.dollars import RunDollars
+from stepswitch.records.links import not_followed
 from stepswitch.records.money import CostRange
-from stepswitch.records.run import RunRecord
+from stepswitch.records.run import RunRecord, Totals
 from stepswitch.util.git import run_git
 
 BRANCH_PREFIX = "ssw/"
@@ -37,19 +40,25 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 class RunEntry:
     run_id: str
     outcome: str  # the record's outcome, "running" (its process lives), ABANDONED or NO_RECORD
-    cost: CostRange | None = None
+    dollars: RunDollars | None = None  # the record's dollars beside the ledger's rows
     branch: str | None = None  # ssw/<id>, while it exists
     worktree: Path | None = None  # .ssw/worktrees/<id>, while it exists
     record: Path | None = None  # the run folder, when it has run.json
     pid: int | None = None  # the live process
     started_at: str | None = None
-    problem: str | None = None  # why the record does not load
+    problem: str | None = None  # why the record does not load, or is not followed
+
+    @property
+    def cost(self) -> CostRange | None:
+        """Every dollar the run is known to have spent: the ledger's range when it says more."""
+        return None if self.dollars is None else self.dollars.cost
 
     def as_json(self, repo: Path) -> dict[str, Any]:
         return {
             "id": self.run_id,
             "outcome": self.outcome,
             "dollars": None if self.cost is None else self.cost.model_dump(),
+            "dollars_detail": None if self.dollars is None else self.dollars.as_json(),
             "branch": self.branch,
             "worktree": self.worktree is not None,
             "started_at": self.started_at,
@@ -110,8 +119,8 @@ def _branches(repo: Path) -> set[str]:
 def _ids(repo: Path, branches: set[str]) -> list[str]:
     ssw = repo / SSW_FOLDER
     found = {b.removeprefix(BRANCH_PREFIX) for b in branches}
-    if (ssw / "runs").is_dir():
-        found |= {p.name for p in (ssw / "runs").iterdir() if p.is_dir()}
+    if (ssw / "runs").is_dir():  # a link is listed (and not followed) so that it is said
+        found |= {p.name for p in (ssw / "runs").iterdir() if p.is_dir() or p.is_symlink()}
     if (ssw / "worktrees").is_dir():
         found |= {p.name.removesuffix(".lock") for p in (ssw / "worktrees").iterdir()}
     return sorted(i for i in found if _SAFE_ID.fullmatch(i))
@@ -136,8 +145,20 @@ def _read_record(folder: Path) -> RunRecord:
         raise UsageError(f"{path}: does not load: {exc.errors()[0]['msg']}") from exc
 
 
-def _entry(repo: Path, run_id: str, branches: set[str]) -> RunEntry:
-    folder = repo / SSW_FOLDER / "runs" / run_id
+def _steps_so_far(folder: Path) -> CostRange | None:
+    """What the steps recorded so far cost: run.json gets its totals only at the run's end."""
+    from stepswitch.records.folder import load_run
+
+    try:
+        steps = load_run(folder).model_steps
+    except (SswError, OSError, ValueError):
+        return None
+    return sum((s.cost or CostRange() for s in steps), CostRange()) if steps else None
+
+
+def _entry(repo: Path, run_id: str, branches: set[str], spend: LedgerRead) -> RunEntry:
+    runs = repo / SSW_FOLDER / "runs"
+    folder = runs / run_id
     worktree = repo / SSW_FOLDER / "worktrees" / run_id
     branch = BRANCH_PREFIX + run_id
     base = RunEntry(
@@ -149,6 +170,9 @@ def _entry(repo: Path, run_id: str, branches: set[str]) -> RunEntry:
     )
     if base.pid is not None:
         base = replace(base, outcome="running")
+    skipped = not_followed(runs, folder) if folder.exists() or folder.is_symlink() else None
+    if skipped is not None:
+        return replace(base, problem=f"{SSW_FOLDER}/runs/{skipped}")
     if not (folder / "run.json").is_file():
         if base.pid is None and (base.worktree or lock_path(repo, run_id).exists()):
             base = replace(base, outcome=ABANDONED)  # killed before its first record
@@ -163,25 +187,28 @@ def _entry(repo: Path, run_id: str, branches: set[str]) -> RunEntry:
         outcome = "running"
     elif outcome == "running" and ours:
         outcome = ABANDONED
+    so_far = _steps_so_far(folder) if record.outcome == "running" else None
     return replace(
         base,
         outcome=outcome,
-        cost=record.totals.cost,
+        dollars=spend.dollars(record, so_far),
         record=folder,
         started_at=record.started_at,
     )
 
 
-def list_runs(repo: Path) -> list[RunEntry]:
-    """Every run `repo` has a record, a worktree or a branch of, oldest first (ids sort by time)."""
+def list_runs(repo: Path, spend: LedgerRead | None = None) -> list[RunEntry]:
+    """Every run `repo` has a record, a worktree or a branch of, oldest first (ids sort by time),
+    with its dollars beside the ledger's rows (`spend`; default: the ledger `ssw run` writes)."""
     branches = _branches(repo)
-    return [_entry(repo, run_id, branches) for run_id in _ids(repo, branches)]
+    spend = read_spend(ledger_of(repo)) if spend is None else spend
+    return [_entry(repo, run_id, branches, spend) for run_id in _ids(repo, branches)]
 
 
 def abandoned_notice(repo: Path) -> str | None:
     """The line the next `ssw run` prints when earlier runs were left behind; never raises."""
     try:
-        left = [e.run_id for e in list_runs(repo) if e.outcome == ABANDONED]
+        left = [e.run_id for e in list_runs(repo, UNREAD) if e.outcome == ABANDONED]
     except (SswError, OSError):
         return None
     if not left:
@@ -256,8 +283,9 @@ def _forget_worktree(repo: Path, path: Path) -> None:
             shutil.rmtree(entry)
 
 
-def _mark_abandoned(folder: Path) -> None:
-    """run.json of a run whose process is gone: interrupted, said so, every other field kept."""
+def _mark_abandoned(folder: Path, dollars: RunDollars | None = None) -> None:
+    """run.json of a run whose process is gone: interrupted, said so, and its totals' dollars
+    the ledger's range when it was read (the record never got its final totals)."""
     path = folder / "run.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("outcome") != "running" or data.get("schema_version") != 2:
@@ -268,6 +296,10 @@ def _mark_abandoned(folder: Path) -> None:
         reason="abandoned: its ssw process ended without finishing the run (killed?); "
         "found by `ssw runs clean`",
     )
+    if dollars is not None and dollars.not_read is None:
+        found = dollars.ledger.cost if dollars.ledger is not None else CostRange()
+        totals = Totals.model_validate(data.get("totals") or {}).with_ledger(found)
+        data["totals"] = totals.model_dump(mode="json")
     staged = path.with_suffix(".json.tmp")
     try:
         staged.write_text(json.dumps(data, indent=2), encoding="utf-8")
@@ -326,7 +358,7 @@ def clean_run(repo: Path, entry: RunEntry, force: bool = False) -> Cleaned:
                 done.kept.append(f"branch {entry.branch}: git would not delete it (checked out?)")
     if entry.outcome == ABANDONED and entry.record is not None:
         try:
-            _mark_abandoned(entry.record)
+            _mark_abandoned(entry.record, entry.dollars)
         except OSError as exc:  # a full disk: the record stays as it was, said so
             done.kept.append(f"its 'running' mark: run.json cannot be written ({exc.strerror})")
         else:
@@ -338,9 +370,11 @@ def has_debris(entry: RunEntry) -> bool:
     return entry.worktree is not None or entry.branch is not None or entry.outcome == ABANDONED
 
 
-def clean_runs(repo: Path, run_id: str | None, force: bool = False) -> list[Cleaned]:
+def clean_runs(
+    repo: Path, run_id: str | None, force: bool = False, spend: LedgerRead | None = None
+) -> list[Cleaned]:
     """Clean one run (by id) or, with run_id None, every finished or abandoned one."""
-    entries = list_runs(repo)
+    entries = list_runs(repo, spend)
     if run_id is not None:
         chosen = [e for e in entries if e.run_id == run_id]
         if not chosen:
