@@ -307,10 +307,11 @@ def _refuse_links_out(root: Path) -> None:
 
 
 def _refuse_shadowing(start: Path, dest: Path) -> None:
-    """TreeRefused naming the modules the tree added at its root (first on `python -m pytest`'s
-    sys.path) or in `src/` that shadow the standard library or a distribution installed beside
-    the grading interpreter (an `iniconfig.py` there runs inside pytest before any test), and any
-package it added beside a module of the same name (the hidden tests would import the package)."""
+    """TreeRefused naming the modules the tree added at its root (first on `python -m
+    pytest`'s sys.path) or in `src/` that shadow the standard library or a distribution
+    installed beside the grading interpreter (an `iniconfig.py` there runs inside pytest before
+    any test), and any package it added beside a module of the same name (the hidden tests
+    would import the package)."""
     roots = [dest, *([dest / "src"] if (dest / "src").is_dir() else [])]
     start_paths = set(_entries(start))
     found = shadowing_modules(roots, dest, start_paths, Path(sys.executable))
