@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -54,6 +53,7 @@ from stepswitch.records.steps import GateVerdicts
 from stepswitch.registry.presets import load_registry
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Sandbox, choose_sandbox
+from stepswitch.util.scratch import owned_scratch
 
 
 @dataclass(frozen=True)
@@ -339,36 +339,32 @@ def run_one(job: TaskRunJob) -> TaskRunResult:
     shutil.rmtree(record_dir, ignore_errors=True)  # what a released or killed try left
     run_id = key.run_id(ctx.bench_id)
     journal.append(ctx.journal, "started", key, run_id=run_id, pid=os.getpid())
-    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
-    try:
-        with _sigterm_interrupts():
-            try:
-                task = load_task(job.task_folder, job.suite)
-                return _run(job, task, _base_row(job, task), scratch)
-            except KeyboardInterrupt as exc:  # outside run_task: the copy, the setup, grading
-                why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
-                ledger = ledger_for(ctx.ledger_path)
-                if not called_model(ledger, run_id, record_dir):
-                    return _release(job, f"interrupted by {why}", interrupted=True)
-                reason = f"interrupted by {why}; kept as a failure, not run again"
-                row = lost_row(
-                    key, kind, ctx.root, ctx.bench_id, ledger, outcome="interrupted", reason=reason
-                )
-                _finish(ctx, row)
-                return TaskRunResult(key, row, interrupted=True)
-            except Exception as exc:  # the task could not be set up, or ssw broke: counted
-                reason = f"{type(exc).__name__}: {exc}"
-                ledger = ledger_for(ctx.ledger_path)
-                row = lost_row(
-                    key,
-                    kind,
-                    ctx.root,
-                    ctx.bench_id,
-                    ledger,
-                    outcome="harness_error",
-                    reason=reason,
-                )
-                _finish(ctx, row)
-                return TaskRunResult(key, row)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    with owned_scratch(SCRATCH_PREFIX) as scratch, _sigterm_interrupts():
+        try:
+            task = load_task(job.task_folder, job.suite)
+            return _run(job, task, _base_row(job, task), scratch)
+        except KeyboardInterrupt as exc:  # outside run_task: the copy, the setup, grading
+            why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
+            ledger = ledger_for(ctx.ledger_path)
+            if not called_model(ledger, run_id, record_dir):
+                return _release(job, f"interrupted by {why}", interrupted=True)
+            reason = f"interrupted by {why}; kept as a failure, not run again"
+            row = lost_row(
+                key, kind, ctx.root, ctx.bench_id, ledger, outcome="interrupted", reason=reason
+            )
+            _finish(ctx, row)
+            return TaskRunResult(key, row, interrupted=True)
+        except Exception as exc:  # the task could not be set up, or ssw broke: counted
+            reason = f"{type(exc).__name__}: {exc}"
+            ledger = ledger_for(ctx.ledger_path)
+            row = lost_row(
+                key,
+                kind,
+                ctx.root,
+                ctx.bench_id,
+                ledger,
+                outcome="harness_error",
+                reason=reason,
+            )
+            _finish(ctx, row)
+            return TaskRunResult(key, row)

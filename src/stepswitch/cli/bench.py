@@ -322,6 +322,11 @@ def run(
     suite_names = list(dict.fromkeys(t.suite for t in tasks))
     root = out or default_out([c.name for c in contestants], suite_names, runs_per_task)
     writable_folder("--out", root)
+    from stepswitch.util.scratch import clean_abandoned, cleaned_notice
+
+    notice = cleaned_notice(clean_abandoned())  # what killed ssw processes left in $TMPDIR
+    if notice:
+        typer.echo(notice, err=True)
     spec = BenchSpec(
         root=root,
         tasks=tasks,

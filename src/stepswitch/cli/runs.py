@@ -1,6 +1,7 @@
 """`ssw runs [--json]`: a repository's runs (id, outcome, dollars, branch, worktree present), the
 dollars beside the ledger's rows for each run (a killed run's, a call in flight at the end);
-`ssw runs clean [ID|--all] [--force]`: the worktrees and branches of finished or abandoned runs.
+`ssw runs clean [ID|--all] [--force]`: the worktrees and branches of finished or abandoned runs,
+and the scratch folders in $TMPDIR of ssw processes that are gone.
 Run records (.ssw/runs/<id>/) always stay. Exit 0; 1 when a run named by ID was not all cleaned
 (work that is nowhere else, or still running); 2 for a bad repository or ID."""
 
@@ -89,6 +90,15 @@ def runs(
         typer.echo(render_runs(top, entries, spend))
 
 
+def _clean_scratch() -> None:
+    """The scratch folders in $TMPDIR of ssw processes that are gone (kill -9, a crash)."""
+    from stepswitch.util.scratch import clean_abandoned, cleaned_notice
+
+    notice = cleaned_notice(clean_abandoned())
+    if notice:
+        typer.echo(notice)
+
+
 @runs_app.command("clean")
 def clean(
     ctx: typer.Context,
@@ -108,7 +118,8 @@ def clean(
 ) -> None:
     """Remove the worktrees and ssw/<id> branches of finished or abandoned runs; never a running
     run, never work that is nowhere else unless --force. Records stay; an abandoned run's gets
-    the ledger's range for its dollars."""
+    the ledger's range for its dollars. Also removes the scratch folders in $TMPDIR whose ssw
+    process is gone."""
     from stepswitch.agent.workspace.runs import clean_runs, repo_top
     from stepswitch.agent.workspace.spend import ledger_of, read_spend
 
@@ -127,5 +138,6 @@ def clean(
             typer.echo(f"{result.run_id}: kept {why}")
         if not result.removed and not result.kept:
             typer.echo(f"{result.run_id}: nothing to clean (its record stays)")
+    _clean_scratch()
     if run_id is not None and any(r.kept for r in results):
         raise typer.Exit(1)

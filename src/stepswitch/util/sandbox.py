@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from stepswitch.errors import UsageError
+from stepswitch.util.scratch import HOME_PREFIX, owned_scratch
 from stepswitch.util.secrets import looks_secret
 
 BACKENDS = ("bwrap", "unshare", "none")
@@ -350,13 +351,11 @@ def child_env(
 
 @contextlib.contextmanager
 def sandbox_home() -> Iterator[Path]:
-    """A scratch HOME (with tmp/ for TMPDIR), removed afterwards."""
-    home = Path(tempfile.mkdtemp(prefix="ssw-home-"))
-    (home / "tmp").mkdir()
-    try:
+    """A scratch HOME (with tmp/ for TMPDIR), removed afterwards; its owner lock lets
+    `ssw runs clean` remove it once this process is gone (util/scratch.py)."""
+    with owned_scratch(HOME_PREFIX) as home:
+        (home / "tmp").mkdir()
         yield home
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def _interpreter_prefixes(venv: Path) -> list[Path]:
