@@ -48,11 +48,13 @@ class RecordWriter:
 
 
 class Events:
-    """Numbers step events in the order they happen and hands every event to every sink."""
+    """Numbers step events in the order they happen and hands every event to every sink; keeps
+    the step events the record writer took (`recorded`), which the run's totals are made of."""
 
     def __init__(self, run_id: str, sinks: Sequence[Sink]) -> None:
         self.run_id = run_id
         self.sinks = tuple(sinks)
+        self.recorded: list[StepEvent] = []
         self._seq = 0
 
     def next_seq(self) -> int:
@@ -60,8 +62,14 @@ class Events:
         return self._seq
 
     def emit(self, event: Event) -> None:
+        step = None if isinstance(event, Notice | RunUpdate) else event
         for sink in self.sinks:
             sink.on_event(event)
+            if step is not None and isinstance(sink, RecordWriter):
+                self.recorded.append(step)  # in steps.jsonl now: counted, whatever sinks follow
+                step = None
+        if step is not None:
+            self.recorded.append(step)  # no record writer (a library caller's own sinks)
 
     def notice(self, text: str) -> None:
         self.emit(Notice(text))

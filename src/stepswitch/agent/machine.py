@@ -81,7 +81,6 @@ class StepMachine:
     def _escalate(self, reason: str, outcome_at_top: str) -> None:
         s = self.session
         level = s.ladder.climb(reason, outcome_at_top)
-        s.totals.escalations = level
         s.events.emit(
             Escalation(
                 run_id=s.ids.run_id,
@@ -164,7 +163,6 @@ class StepMachine:
             self.result.gates_verdict = "passed"
             return True
         self.result.gates_verdict = "failed"
-        s.totals.gate_failures += 1
         b = self.brief
         if b.gate_report:
             b.earlier_gate_reports = [*b.earlier_gate_reports, b.gate_report][

@@ -85,11 +85,11 @@ def run_phase(
         # The provider's own message goes back as it came (with any reasoning state it carries).
         messages.append(completion.message)
         finished: str | None = None
-        records: list[ToolCallRecord] = []
         for call in calls:
             outcome = execute_call(ws, call, table.tools)
             messages.append(Message("tool", outcome.output, tool_call_id=call.id, name=call.name))
-            records.append(
+            # On the open step as each ends: a run ended by a later one still records it.
+            facts.tool_calls.append(
                 ToolCallRecord(
                     name=call.name,
                     arguments=call.arguments[:ARGUMENT_CHARS],
@@ -102,7 +102,7 @@ def run_phase(
             result.changed.update(outcome.changed_paths)
             if outcome.finished and finished is None:
                 finished = outcome.output
-        session.record(facts, tool_calls=records)
+        session.record(facts)
         if finished is not None:
             result.summary, result.finished = finished, True
             return result

@@ -165,7 +165,8 @@ def run_task(
             "\nSsw-Model: scripted" if record.scripted else ""
         )
         _save(record, worktree, message.rstrip() + trailer, repo_root)
-        record.totals = _with_ledger(session.totals, ledger, ids.run_id)
+        # The step the run ended under is written first: the totals are the records' sums.
+        record.totals = _with_ledger(session.close(record.reason), ledger, ids.run_id)
         record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         record.elapsed_s = round(time.monotonic() - began, 3)
         try:

@@ -1,15 +1,17 @@
 """One model call is one step: route it, check the limits before it leaves, let the ledger admit
 each attempt (lowering the output cap to what the budget fits, down to a floor), call the
 provider, price what it used, and stop the run at a call billed above its reservation. The
-phase adds what the tools did and the session writes the step's record once (`record`)."""
+phase adds what the tools did and the session writes the step's record once (`record`); a step
+the run ended under (a signal while its tools ran) is written by `close`, so every call is a
+record and the run's totals are the sums of the records (`totals_of`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
@@ -27,9 +29,10 @@ from stepswitch.ledger import (
 from stepswitch.ledger.overreport import stop_reason
 from stepswitch.policy.model import Policy
 from stepswitch.policy.router import Router, WorkerChoice
+from stepswitch.records.folder import RecordNotWritten
 from stepswitch.records.money import CostRange
-from stepswitch.records.run import RunIds, Totals
-from stepswitch.records.steps import ModelStep, ReviewRecord, ToolCallRecord, cut
+from stepswitch.records.run import RunIds, Totals, totals_of
+from stepswitch.records.steps import ModelStep, ReviewRecord, cut
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ModelSpec, Price, resolve_effort
 from stepswitch.steps import StepType
 from stepswitch.util.prefix import common_prefix_len
@@ -52,11 +55,9 @@ class CallSpec:
     max_output_tokens: int | None = None  # override: a larger cap when retrying
 
 
-@dataclass
-class CallFacts:
-    """What the session knows of one call, before the phase adds what the tools did."""
-
-    fields: dict[str, Any] = field(default_factory=dict)
+# What the session knows of one call, before the phase adds what the tools did: the step's own
+# record type, so each fact is a typed attribute; `seq` is given when it is written.
+CallFacts = ModelStep
 
 
 def prompt_text(spec: CallSpec) -> str:
@@ -97,8 +98,14 @@ class Session:
         self.min_output_tokens = min_output_tokens
         self.router = Router(policy)
         self.ladder = Ladder(policy)
-        self.totals = Totals()
+        self.calls = 0  # model calls made, the one in flight included
+        self._open: ModelStep | None = None  # the call made and not yet recorded
         self._last_prompt: dict[str, str] = {}
+
+    @property
+    def totals(self) -> Totals:
+        """What the recorded events add up to; nothing else changes a run's totals."""
+        return totals_of(self.events.recorded)
 
     def choose(self, step_type: StepType, worker: str | None = None) -> WorkerChoice:
         if worker is not None:
@@ -108,7 +115,7 @@ class Session:
     def _check_limits(self, on_rung: bool) -> None:
         """Steps and time. Dollars are the ledger's: it admits or refuses each attempt."""
         limits = self.policy.limits
-        if self.totals.steps >= limits.max_steps:
+        if self.calls >= limits.max_steps:
             raise RunStopped("limit", f"the run used its {limits.max_steps} steps (max_steps)")
         if time.monotonic() >= self.deadline:
             raise RunStopped("limit", f"the run used its wall time ({limits.wall_time_s:g} s)")
@@ -137,25 +144,25 @@ class Session:
         prompt = prompt_text(spec)
         previous = self._last_prompt.get(choice.name, "")
         self._last_prompt[choice.name] = prompt
-        self.totals.steps += 1
-        facts = CallFacts(
-            {
-                "step": self.totals.steps,
-                "step_type": spec.step_type.value,
-                "worker": choice.name,
-                "provider": w.provider,
-                "model": w.model,
-                "effort": effort,
-                "escalation": self.ladder.level,
-                "scripted": w.provider == SCRIPTED_PROVIDER,
-                "prompt_repeat_share": common_prefix_len(prompt, previous) / max(1, len(prompt)),
-            }
+        self.calls += 1
+        facts = self._open = ModelStep(
+            run_id=self.ids.run_id,
+            seq=0,
+            step=self.calls,
+            step_type=spec.step_type.value,
+            worker=choice.name,
+            provider=w.provider,
+            model=w.model,
+            effort=effort,
+            escalation=self.ladder.level,
+            scripted=w.provider == SCRIPTED_PROVIDER,
+            prompt_repeat_share=common_prefix_len(prompt, previous) / max(1, len(prompt)),
         )
         intent = CallIntent(
             run_id=self.ids.run_id,
             task_id=self.ids.task_id,
             bench_id=self.ids.bench_id,
-            step=self.totals.steps,
+            step=self.calls,
             step_type=spec.step_type.value,
             worker=choice.name,
             provider=w.provider,
@@ -171,10 +178,12 @@ class Session:
         with CallTracker(self.ledger, intent) as tracker:
             try:
                 completion = self._complete(choice, request, tracker, facts)
-            except Exception as exc:
-                facts.fields["duration_s"] = time.monotonic() - began
+            except BaseException as exc:
+                facts.duration_s = time.monotonic() - began
                 tracker.close(f"the call raised {type(exc).__name__}")
                 self._account(facts, tracker.rows, None)
+                if not isinstance(exc, Exception):
+                    raise  # a signal: the step stays open and `close` writes it, signals held
                 if isinstance(exc, ProviderError):  # say which worker, whatever failed
                     named = type(exc)(
                         f"worker {choice.name!r} ({w.provider} {w.model}): {exc}",
@@ -186,7 +195,7 @@ class Session:
                     raise named from exc
                 self.record(facts, error=str(exc))
                 raise
-        facts.fields["duration_s"] = time.monotonic() - began
+        facts.duration_s = time.monotonic() - began
         self._account(facts, tracker.rows, completion)
         stop = stop_reason(tracker.rows)  # billed past its reservation or its cap (ADR 0025)
         if stop is not None:
@@ -222,7 +231,7 @@ class Session:
                     raise
                 tracker.lower_cap(cap)
                 request = replace(request, max_output_tokens=cap)
-                facts.fields["note"] = (
+                facts.note = (
                     f"output cap lowered from {asked:,} to {cap:,} tokens to fit "
                     f"{refused.budget.describe()}"
                 )  # the latest lowering: "from" stays the cap asked for
@@ -232,70 +241,67 @@ class Session:
         self, facts: CallFacts, rows: list[CallRow], completion: Completion | None
     ) -> None:
         """Dollars from the ledger's rows (retries included); tokens from the final answer."""
-        f, t = facts.fields, self.totals
-        f["attempts"] = len(rows)
+        f = facts
+        f.attempts = len(rows)
         if rows and any(r.low_usd is None for r in rows):
-            f["cost"] = None
-            t.unpriced_steps += 1
+            f.cost = None
         else:
-            cost = CostRange(
+            f.cost = CostRange(
                 low=sum(r.low_usd or 0.0 for r in rows), high=sum(r.high_usd or 0.0 for r in rows)
             )
-            f["cost"] = cost
-            t.cost = t.cost + cost
-            t.by_worker[f["worker"]] = t.by_worker.get(f["worker"], CostRange()) + cost
         if completion is None:
             return
-        f["finish_reason"] = completion.finish_reason.value
-        f["request_id"] = completion.request_id
-        f["served_model"] = completion.model or None
-        f["served_other_model"] = bool(completion.model) and not same_model(
-            f["model"], completion.model
-        )
-        f["text"] = cut(completion.answer)
+        f.finish_reason = completion.finish_reason.value
+        f.request_id = completion.request_id
+        f.served_model = completion.model or None
+        f.served_other_model = bool(completion.model) and not same_model(f.model, completion.model)
+        f.text = cut(completion.answer)
         usage = completion.usage
         if usage is None:
-            f["usage_reported"] = False
+            f.usage_reported = False
             _add_note(f, "no usage reported: the cost is a range up to the reservation")
             return
-        f["prompt_tokens"] = usage.prompt_tokens
-        f["cached_tokens"] = usage.cached_tokens
-        f["cache_write_tokens"] = usage.cache_write_tokens
-        f["completion_tokens"] = usage.completion_tokens
-        f["reasoning_tokens"] = usage.reasoning_tokens
+        f.prompt_tokens = usage.prompt_tokens
+        f.cached_tokens = usage.cached_tokens
+        f.cache_write_tokens = usage.cache_write_tokens
+        f.completion_tokens = usage.completion_tokens
+        f.reasoning_tokens = usage.reasoning_tokens
         for row in rows:
             if row.over_reservation:
                 _add_note(f, f"billed ${row.over_usd or 0.0:.4f} above its reservation")
-        t.prompt_tokens += usage.prompt_tokens
-        t.cached_tokens += usage.cached_tokens
-        t.cache_write_tokens += usage.cache_write_tokens
-        t.completion_tokens += usage.completion_tokens
-        t.reasoning_tokens += usage.reasoning_tokens
 
     def record(
         self,
         facts: CallFacts,
         *,
-        tool_calls: list[ToolCallRecord] | None = None,
         failure: str | None = None,
         review: ReviewRecord | None = None,
         error: str | None = None,
     ) -> ModelStep:
-        """Write the step once, with what the phase saw of it; a failure is counted here."""
-        if failure is not None:
-            self.totals.model_output_failures += 1
-        step = ModelStep(
-            run_id=self.ids.run_id,
-            seq=self.events.next_seq(),
-            **facts.fields,
-            tool_calls=tool_calls or [],
-            model_output_failure=failure,
-            review=review,
-            error=error,
+        """Write the step once (the one place a ModelStep is made for steps.jsonl), with what
+        the phase saw of it: the tool calls it appended to `facts.tool_calls`, a failure."""
+        if facts is self._open:
+            self._open = None
+        step = ModelStep.model_validate(
+            {
+                **dict(facts),  # the typed attributes as they are, validated once more
+                "seq": self.events.next_seq(),
+                "model_output_failure": failure,
+                "review": review,
+                "error": error,
+            }
         )
         self.events.emit(step)
         return step
 
+    def close(self, reason: str) -> Totals:
+        """At the run's end: write the step the run ended under, if any, then the totals."""
+        if self._open is not None:
+            # steps.jsonl not writable: the finish's write below says so, and where the work is.
+            with contextlib.suppress(RecordNotWritten):
+                self.record(self._open, error=f"the run ended during this step: {reason}")
+        return self.totals
 
-def _add_note(fields: dict[str, Any], text: str) -> None:
-    fields["note"] = f"{fields['note']}; {text}" if fields.get("note") else text
+
+def _add_note(facts: CallFacts, text: str) -> None:
+    facts.note = f"{facts.note}; {text}" if facts.note else text

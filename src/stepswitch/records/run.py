@@ -3,12 +3,20 @@ relative to the repository it ran on, so a run folder means the same on any mach
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from stepswitch.records.money import CostRange
-from stepswitch.records.steps import SCHEMA_VERSION, GateRecord
+from stepswitch.records.steps import (
+    SCHEMA_VERSION,
+    Escalation,
+    GateRecord,
+    GateVerdicts,
+    ModelStep,
+    StepEvent,
+)
 
 # done: the gates passed and the review approved (or none is configured); gates_failed: the gates
 # failed on every rung; limit: steps, time, dollars or the last rung's steps ran out;
@@ -57,6 +65,31 @@ class Totals(_Record):
     def with_ledger(self, ledger: CostRange) -> Totals:
         """These totals checked against the ledger: `cost` covers every dollar it holds."""
         return self.model_copy(update={"ledger": ledger, "cost": self.cost.covering(ledger)})
+
+
+def totals_of(events: Iterable[StepEvent]) -> Totals:
+    """A run's totals, from the events it recorded and nothing else: run.json cannot count a
+    step, a token or a dollar that steps.jsonl lacks."""
+    t = Totals()
+    for e in events:
+        if isinstance(e, Escalation):
+            t.escalations = max(t.escalations, e.to_level)
+        elif isinstance(e, GateVerdicts):
+            t.gate_failures += not e.passed
+        elif isinstance(e, ModelStep):
+            t.steps += 1
+            t.model_output_failures += e.model_output_failure is not None
+            t.prompt_tokens += e.prompt_tokens
+            t.cached_tokens += e.cached_tokens
+            t.cache_write_tokens += e.cache_write_tokens
+            t.completion_tokens += e.completion_tokens
+            t.reasoning_tokens += e.reasoning_tokens
+            if e.cost is None:
+                t.unpriced_steps += 1
+            else:
+                t.cost = t.cost + e.cost
+                t.by_worker[e.worker] = t.by_worker.get(e.worker, CostRange()) + e.cost
+    return t
 
 
 class RunRecord(_Record):

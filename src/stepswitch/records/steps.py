@@ -57,6 +57,9 @@ class _Event(_Record):
 
 
 class ModelStep(_Event):
+    # The session builds it from named fields: a misspelt or stray one is an error, not lost.
+    model_config = ConfigDict(extra="forbid")
+
     kind: Literal["model_step"] = "model_step"
     step: int  # 1-based count of model calls
     step_type: str
