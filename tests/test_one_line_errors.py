@@ -74,6 +74,37 @@ def test_bench_run_out_a_file_is_one_line(tmp_path: Path, a_file: Path):
     assert a_file.read_text() == "not a folder\n"
 
 
+@pytest.mark.parametrize("inside", ["", "he"])
+def test_bench_import_out_a_file_is_one_line(tmp_path: Path, a_file: Path, inside: str):
+    from tests.bench.test_humaneval import write_data
+
+    data = write_data(tmp_path / "HumanEval.jsonl.gz")
+    out = a_file / inside if inside else a_file
+    done = ssw("bench", "import", "humaneval", "--data", data, "--out", out, cwd=tmp_path)
+    words = f"--out {out} is a file" if not inside else f"--out {out}: {a_file} is a file"
+    assert_one_line(done, words, "not a folder")
+    assert a_file.read_text() == "not a folder\n"
+
+
+def test_bench_import_into_a_read_only_folder_is_one_line(tmp_path: Path):
+    from tests.bench.test_humaneval import write_data
+
+    data = write_data(tmp_path / "HumanEval.jsonl.gz")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    out = folder / "he"
+    try:
+        done = ssw(
+            "bench", "import", "humaneval", "--data", data, "--out", out,
+            cwd=tmp_path, prefix=unprivileged(),
+        )  # fmt: skip
+    finally:
+        folder.chmod(0o755)
+    assert_one_line(done, f"--out {out}: cannot write in {folder}: Permission denied")
+    assert list(folder.iterdir()) == []
+
+
 def test_site_build_out_a_file_is_one_line(tmp_path: Path, a_file: Path):
     done = ssw("site", "build", RUNS, "--out", a_file, cwd=tmp_path)
     assert_one_line(done, f"--out {a_file} is a file, not a folder")

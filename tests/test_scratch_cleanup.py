@@ -1,6 +1,7 @@
-"""Scratch folders in $TMPDIR (`ssw-home-*`, `ssw-bench-*`) hold their maker's lock: a `ssw run`
-or `ssw bench run` killed with SIGKILL leaves them, and `ssw runs clean` removes them, never one
-whose maker still holds its lock, one not yet given its owner file, or a link."""
+"""Scratch folders in $TMPDIR (`ssw-home-*`, `ssw-bench-*`, `ssw-sandbox-root-*`, `ssw-git-*`)
+hold their maker's lock: a `ssw run`, `ssw bench run` or any ssw process killed with SIGKILL
+leaves them, and `ssw runs clean` removes them, never one whose maker still holds its lock, one
+not yet given its owner file, or a link."""
 
 from __future__ import annotations
 
@@ -133,6 +134,80 @@ def test_clean_removes_only_real_folders_of_ours_whose_owner_is_gone(tmp_path: P
         assert (tmp_path / "kept").is_dir()
     assert clean_abandoned(tmp_path) == 1  # the holder let go: now it is abandoned
     assert unfinished.is_dir()
+
+
+PROCESS_PREFIXES = ("ssw-sandbox-root-", "ssw-git-")  # held for a process's life, not a block
+# A process that makes both (util/sandbox._stage, util/git_checkouts._scratch), says where, waits.
+HOLDER = """
+import sys, time
+from stepswitch.util.git_checkouts import _scratch
+from stepswitch.util.sandbox import _stage
+print(_stage(), _scratch(), flush=True)
+if sys.argv[1] == "wait":
+    time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("prefix", ["ssw-home-", "ssw-bench-", *PROCESS_PREFIXES])
+def test_clean_removes_an_abandoned_folder_of_every_prefix(tmp_path: Path, prefix: str) -> None:
+    from stepswitch.util.scratch import clean_abandoned
+
+    dead = tmp_path / f"{prefix}dead"
+    dead.mkdir()
+    (dead / OWNER).write_text("1\n")  # nobody holds it
+    with _live_holder(tmp_path) as live:
+        assert clean_abandoned(tmp_path) == 1
+        assert not dead.exists() and live.is_dir()
+
+
+def _holder(tmpdir: Path, how: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", HOLDER, how],
+        env={**ENV, "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": str(tmpdir)},
+        stdout=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+
+
+def test_process_long_scratch_holds_its_lock_and_goes_at_exit(tmp_path: Path) -> None:
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    process = _holder(tmpdir, "exit")
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert len(out.split()) == 2
+    assert list(tmpdir.iterdir()) == []  # removed at the normal exit, as before
+
+
+def test_a_killed_process_leaves_its_sandbox_root_and_git_scratch_and_clean_removes_them(
+    tmp_path: Path,
+) -> None:
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    process = _holder(tmpdir, "wait")
+    try:
+        assert process.stdout is not None
+        folders = [Path(p) for p in process.stdout.readline().split()]
+        assert [f.name[: len(p)] for f, p in zip(folders, PROCESS_PREFIXES, strict=True)] == list(
+            PROCESS_PREFIXES
+        )
+        assert all(f.parent == tmpdir and f.is_dir() and not _gone(f) for f in folders)
+        git(tmp_path, "init", "-q", "-b", "main")  # `ssw runs clean` works in a repository
+        done = _runs_clean(tmp_path, tmpdir)  # its maker lives: both stay
+        assert done.returncode == 0, done.stderr
+        assert all(f.is_dir() for f in folders), done.stdout
+        _kill(process)
+    finally:
+        if process.poll() is None:
+            _kill(process)
+    assert all(f.is_dir() for f in folders)  # SIGKILL: no exit handler ran
+    wait_for(lambda: all(_gone(f) for f in folders), "the killed process's locks to be dropped")
+    unfinished = _unfinished(tmpdir)
+    with _live_holder(tmpdir) as live:
+        done = _runs_clean(tmp_path, tmpdir)
+        assert done.returncode == 0, done.stderr
+        assert "removed 2 scratch folders" in done.stdout, done.stdout
+        assert not any(f.exists() for f in folders)
+        assert live.is_dir() and unfinished.is_dir()
 
 
 # --- real runs killed with SIGKILL ---

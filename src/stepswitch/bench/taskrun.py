@@ -338,8 +338,14 @@ def run_one(job: TaskRunJob) -> TaskRunResult:
     record_dir = ctx.root / key.folder()
     shutil.rmtree(record_dir, ignore_errors=True)  # what a released or killed try left
     run_id = key.run_id(ctx.bench_id)
-    journal.append(ctx.journal, "started", key, run_id=run_id, pid=os.getpid())
-    with owned_scratch(SCRATCH_PREFIX) as scratch, _sigterm_interrupts():
+    with contextlib.ExitStack() as stack:
+        # Made first, its owner lock held: the dashboard (site/liveness.py) knows from `scratch`
+        # whether the process of a run the journal calls started still lives.
+        scratch = stack.enter_context(owned_scratch(SCRATCH_PREFIX))
+        journal.append(
+            ctx.journal, "started", key, run_id=run_id, pid=os.getpid(), scratch=str(scratch)
+        )
+        stack.enter_context(_sigterm_interrupts())
         try:
             task = load_task(job.task_folder, job.suite)
             return _run(job, task, _base_row(job, task), scratch)

@@ -391,6 +391,6 @@ def import_suite(
 
     if name != "humaneval":
         raise UsageError(f"unknown suite {name!r}: ssw bench import knows humaneval")
-    target = out or Path("bench") / "suites" / "humaneval"
+    target = writable_folder("--out", out or Path("bench") / "suites" / "humaneval")
     written = import_humaneval(data or packaged_data(), target)
     typer.echo(f"{target}: {len(written)} tasks written; check them with ssw bench validate")

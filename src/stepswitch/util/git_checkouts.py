@@ -3,16 +3,14 @@ tests): a folder of a checkout, at its HEAD, or a run's work tree, at its branch
 
 from __future__ import annotations
 
-import atexit
 import functools
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 from stepswitch.util.git import Checkout, discover, run_git
 from stepswitch.util.git_objects import EMPTY_TREE
 from stepswitch.util.git_tree import TreeGit
+from stepswitch.util.scratch import GIT_PREFIX, process_scratch
 
 # Where `ssw run` puts a run's work tree in the checkout (agent/workspace/worktree.py).
 _RUN_WORKTREE = re.compile(r"\.ssw/worktrees/([A-Za-z0-9][A-Za-z0-9._-]*)/(.*)\Z")
@@ -36,10 +34,9 @@ def _run_tree(found: Checkout, run_id: str, rest: str) -> TreeGit | None:
 
 @functools.cache
 def _scratch() -> Path:
-    # ssw's own, made fresh: nothing another process planted can be read as an index there.
-    path = Path(tempfile.mkdtemp(prefix="ssw-git-"))
-    atexit.register(shutil.rmtree, path, True)
-    return path
+    # ssw's own, made fresh: nothing another process planted can be read as an index there. Its
+    # owner lock lets `ssw runs clean` remove it once this process is gone (util/scratch.py).
+    return process_scratch(GIT_PREFIX)
 
 
 def checkout_tree(root: Path) -> TreeGit | None:

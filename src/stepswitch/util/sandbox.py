@@ -8,7 +8,6 @@ Run `sandbox.argv(...)` with `env=policy.env` and `start_new_session=True`.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import functools
 import os
@@ -16,14 +15,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
 from stepswitch.errors import UsageError
-from stepswitch.util.scratch import HOME_PREFIX, owned_scratch
+from stepswitch.util.scratch import HOME_PREFIX, SANDBOX_ROOT_PREFIX, owned_scratch, process_scratch
 from stepswitch.util.secrets import looks_secret
 
 BACKENDS = ("bwrap", "unshare", "none")
@@ -249,9 +247,9 @@ class NoSandbox:
 @functools.cache
 def _stage() -> Path:
     # Mounted on only inside the sandbox's own mount namespace; the host sees an empty folder.
-    path = Path(tempfile.mkdtemp(prefix="ssw-sandbox-root-"))
-    atexit.register(lambda: shutil.rmtree(path, ignore_errors=True))
-    return path
+    # Its owner lock lets `ssw runs clean` remove it once this process is gone (util/scratch.py);
+    # the tmpfs mounted on it inside hides the owner file there.
+    return process_scratch(SANDBOX_ROOT_PREFIX)
 
 
 def _build(name: str) -> Sandbox:

@@ -1,4 +1,5 @@
-"""Scratch folders in $TMPDIR (`ssw-home-*`, `ssw-bench-*`) that say whether their maker lives.
+"""Scratch folders in $TMPDIR (`ssw-home-*`, `ssw-bench-*`, `ssw-sandbox-root-*`, `ssw-git-*`)
+that say whether their maker lives.
 
 The maker holds an flock on `<folder>/.ssw-owner` for the folder's life; the kernel drops it when
 the process dies (kill -9 too), so a clean-up that can take the lock without waiting knows the
@@ -8,6 +9,7 @@ folder is abandoned. The file is made as `.ssw-owner.new`, locked, then renamed:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import os
@@ -22,7 +24,9 @@ from stepswitch.errors import SswError
 OWNER = ".ssw-owner"
 HOME_PREFIX = "ssw-home-"  # util/sandbox.sandbox_home
 BENCH_PREFIX = "ssw-bench-"  # bench/taskrun, as bench/readback.SCRATCH_PREFIX
-PREFIXES = (HOME_PREFIX, BENCH_PREFIX)
+SANDBOX_ROOT_PREFIX = "ssw-sandbox-root-"  # util/sandbox._stage, for the process's life
+GIT_PREFIX = "ssw-git-"  # util/git_checkouts._scratch, for the process's life
+PREFIXES = (HOME_PREFIX, BENCH_PREFIX, SANDBOX_ROOT_PREFIX, GIT_PREFIX)
 
 
 def _lock_owner(folder: Path) -> int:
@@ -53,6 +57,25 @@ def owned_scratch(prefix: str) -> Iterator[Path]:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         os.close(fd)  # after the removal: a clean-up never sees it unlocked while it exists
+
+
+def process_scratch(prefix: str) -> Path:
+    """A new folder in $TMPDIR whose owner lock this process holds until it exits, when the
+    folder is removed (by its maker only: not by a forked child that exits normally)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        fd = _lock_owner(folder)
+    except SswError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    atexit.register(_release, folder, fd, os.getpid())
+    return folder
+
+
+def _release(folder: Path, fd: int, maker: int) -> None:
+    if os.getpid() == maker:
+        shutil.rmtree(folder, ignore_errors=True)
+    os.close(fd)  # after the removal, as in owned_scratch
 
 
 def _ours(entry: os.DirEntry[str]) -> bool:
