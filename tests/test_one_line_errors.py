@@ -189,3 +189,25 @@ def test_ctrl_c_during_a_command_ends_its_output_reader_quietly(tmp_path: Path, 
         thread.join(timeout=30)
         assert not thread.is_alive(), thread
     assert [f"{f.exc_type.__name__}: {f.exc_value}" for f in failures] == []
+
+
+def test_a_bench_asked_for_more_runs_per_task_than_it_plans_is_refused_at_once(tmp_path: Path):
+    suite = REPO / "bench" / "suites" / "general"
+    huge = "99999999999999999999"
+    done = ssw(
+        "bench",
+        "run",
+        "--suite",
+        suite,
+        "--contestant",
+        "null",
+        "--runs-per-task",
+        huge,
+        "--out",
+        tmp_path / "b",
+        cwd=REPO,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2, done.stderr
+    assert "--runs-per-task" in done.stderr and "1000" in done.stderr
+    assert not (tmp_path / "b").exists()

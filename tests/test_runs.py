@@ -437,3 +437,31 @@ def test_the_next_ssw_run_says_what_earlier_runs_left_and_a_dirty_checkout_left_
     )
     assert record["allow_dirty"] is True
     assert (repo / "notes.txt").read_text() == "not committed\n"
+
+
+def test_a_checkout_cut_short_before_the_first_record_is_no_work_and_is_cleaned(repo: Path):
+    runner = Runner(repo, "20261201-000000-dddddd", record=False)
+    runner.kill()
+    worktree = repo / ".ssw" / "worktrees" / runner.run_id
+    files = sorted(p for p in worktree.rglob("*") if p.is_file())
+    assert files  # the control: a whole checkout, cut short below
+    for path in files[: len(files) // 2 + 1]:
+        path.unlink()  # as if killed while ssw wrote the base commit's files
+
+    out = said(repo)
+
+    assert f"{runner.run_id}: removed worktree" in out, out
+    assert f"{runner.run_id}: removed branch ssw/{runner.run_id}" in out, out
+    assert branches(repo) == ["main"]
+
+
+def test_a_file_added_in_a_worktree_without_a_record_is_still_kept(repo: Path):
+    runner = Runner(repo, "20261201-000000-eeeeee", record=False)
+    runner.kill()
+    worktree = repo / ".ssw" / "worktrees" / runner.run_id
+    (worktree / "notes.txt").write_text("someone's work\n")
+
+    out = said(repo)
+
+    assert f"{runner.run_id}: kept worktree" in out and "notes.txt" in out, out
+    assert (worktree / "notes.txt").is_file()

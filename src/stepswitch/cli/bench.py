@@ -252,6 +252,9 @@ def _registered_claims(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+MAX_RUNS_PER_TASK = 1000
+
+
 def default_out(contestants: list[str], suites: list[str], runs_per_task: int) -> Path:
     """The same command names the same folder, so running it again resumes the bench."""
     name = "-vs-".join(contestants) + "." + "+".join(suites) + f".k{runs_per_task}"
@@ -264,7 +267,10 @@ def run(
     contestant: Annotated[
         list[str], typer.Option(help="oracle, null or a policy file (repeatable).")
     ],
-    runs_per_task: Annotated[int, typer.Option(min=1, help="Task runs per contestant.")] = 1,
+    runs_per_task: Annotated[
+        # The plan of every task run is listed before the first starts: bounded, not a hang.
+        int, typer.Option(min=1, max=MAX_RUNS_PER_TASK, help="Task runs per contestant.")
+    ] = 1,
     budget_usd_total: Annotated[
         float | None, typer.Option(help="The bench's dollar cap, checked before every call.")
     ] = None,

@@ -330,6 +330,8 @@ def clean_run(repo: Path, entry: RunEntry, force: bool = False) -> Cleaned:
             dirty = worktree_changes(repo, entry.run_id)
         except (UsageError, OSError):
             dirty = ["(git cannot read it)"]
+        if entry.record is None and _only_missing(entry.worktree, dirty):
+            dirty = []  # killed while ssw wrote the base commit's files: no one's work is there
         if dirty and not force:
             worktree_kept = True
             done.kept.append(
@@ -364,6 +366,12 @@ def clean_run(repo: Path, entry: RunEntry, force: bool = False) -> Cleaned:
         else:
             done.removed.append("its 'running' mark (the record now says interrupted)")
     return done
+
+
+def _only_missing(worktree: Path, changed: list[str]) -> bool:
+    """Every change is a base commit's file not there (yet): a checkout cut short, which a run
+    with no record (stopped before its first step) leaves; nothing in it was added or edited."""
+    return bool(changed) and all(not os.path.lexists(worktree / rel) for rel in changed)
 
 
 def has_debris(entry: RunEntry) -> bool:
