@@ -12,7 +12,7 @@ from pathlib import Path
 
 from stepswitch.ledger.meta import FORMAT, Meta, read_meta
 from stepswitch.ledger.readonly import Opened
-from stepswitch.ledger.store import SCHEMA_VERSION, LedgerError
+from stepswitch.ledger.store import LedgerError, has_schema, schema_version
 from stepswitch.ledger.tally import Tally, judge
 
 
@@ -84,29 +84,14 @@ def _quick_check(opened: Opened, path: Path) -> None:
 
 
 def _version(conn: sqlite3.Connection, path: Path) -> int:
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "schema_version" not in tables:
-        if tables - {"sqlite_sequence"}:
-            raise LedgerError(
-                path,
-                "is a SQLite database but not a stepswitch ledger (no schema_version table)",
-                "point --ledger at another file",
-            )
+    if not has_schema(conn, path):
         raise LedgerError(
             path,
             "is an empty SQLite file, not a ledger (a ledger is made with its tables at once, "
             "so this one lost them or was never one); the file was left unchanged",
             "restore it from a copy; if no run ever used this path, remove it",
         )
-    version = int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
-    if version > SCHEMA_VERSION:
-        raise LedgerError(
-            path,
-            f"was written by a newer stepswitch (schema {version}; this one reads up to "
-            f"{SCHEMA_VERSION})",
-            "upgrade stepswitch, or point --ledger at another file",
-        )
-    return version
+    return schema_version(conn, path)
 
 
 def inspect(opened: Opened, path: Path, tally: Tally | None) -> Checked:

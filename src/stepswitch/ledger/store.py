@@ -263,20 +263,24 @@ def configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> No
         )
 
 
-def migrate(conn: sqlite3.Connection, path: Path) -> None:
-    """Inside a write transaction: bring the schema up to date (a new file from nothing)."""
+def has_schema(conn: sqlite3.Connection, path: Path) -> bool:
+    """Whether the file has the ledger's schema table; a LedgerError when it holds other tables
+    (some other SQLite database), False when it holds none."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "schema_version" not in tables:
-        if tables - {"sqlite_sequence"}:
-            raise LedgerError(
-                path,
-                "is a SQLite database but not a stepswitch ledger (no schema_version table)",
-                "point --ledger at another file",
-            )
-        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        conn.execute("INSERT INTO schema_version (version) VALUES (0)")
-    found = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
-    version = int(found or 0)
+    if "schema_version" in tables:
+        return True
+    if tables - {"sqlite_sequence"}:
+        raise LedgerError(
+            path,
+            "is a SQLite database but not a stepswitch ledger (no schema_version table)",
+            "point --ledger at another file",
+        )
+    return False
+
+
+def schema_version(conn: sqlite3.Connection, path: Path) -> int:
+    """The file's schema version; a LedgerError when a newer stepswitch wrote it."""
+    version = int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
     if version > SCHEMA_VERSION:
         raise LedgerError(
             path,
@@ -284,6 +288,15 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
             f"{SCHEMA_VERSION})",
             "upgrade stepswitch, or point --ledger at another file",
         )
+    return version
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Inside a write transaction: bring the schema up to date (a new file from nothing)."""
+    if not has_schema(conn, path):
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+    version = schema_version(conn, path)
     for target in range(version + 1, SCHEMA_VERSION + 1):
         for statement in MIGRATIONS[target]:
             conn.execute(statement)
