@@ -246,6 +246,25 @@ def test_a_ledger_restored_from_an_older_copy_is_refused_until_accepted(path: Pa
         assert {r.run_id for r in ledger.rows()} == {"run-1"}
 
 
+
+def test_an_emptied_tally_is_refused_not_taken_as_none_yet(path: Path):
+    """A tally is linked into place with its first record, so an empty one was emptied: it
+    is refused and left empty, never rewritten (which would hide a restored ledger)."""
+    write(path, "run-1", 2)
+    older = path.read_bytes()
+    write(path, "run-2", 2)
+    path.write_bytes(older)  # the run-2 rows lost ...
+    tally_path(path).write_bytes(b"")  # ... and the tally that would tell emptied
+    refused_by_every_opener(path, "tally is empty", "remove ledger.sqlite.tally")
+    assert tally_path(path).read_bytes() == b""
+
+
+def test_no_reader_sees_a_tally_before_its_first_record(path: Path):
+    with open_ledger(path):
+        assert json.loads(tally_path(path).read_text())["writes"] >= 1
+        assert [p.name for p in path.parent.iterdir() if p.name.endswith(".new")] == []
+
+
 # --- reports are read-only ---
 
 

@@ -39,6 +39,15 @@ def tally_path(ledger: Path) -> Path:
 
 
 def _parse(path: Path, data: bytes) -> Tally:
+    if not data.strip():
+        # A tally is linked into place with its first record (TallyWriter), so an empty one was
+        # emptied afterwards: taking it as "none yet" would skip the check it exists for.
+        raise LedgerError(
+            path,
+            "the ledger's tally is empty, so it was emptied after it was written; nothing was "
+            "changed",
+            f"restore it from a copy; to accept the ledger as it is, remove {path.name}",
+        )
     try:
         return Tally.model_validate_json(data.strip())
     except ValidationError as exc:
@@ -66,8 +75,7 @@ def read_tally(ledger: Path) -> Tally | None:
         data = os.pread(fd, RECORD_BYTES * 2, 0)
     finally:
         os.close(fd)
-    # Empty: a writer made it and has not written its first record yet.
-    return _parse(path, data) if data.strip() else None
+    return _parse(path, data)
 
 
 def _lost(ledger: Path, tally: Tally, holds: int) -> LedgerError:
@@ -126,6 +134,10 @@ def refuse_lost_file(ledger: Path) -> None:
     )
 
 
+def _encode(tally: Tally) -> bytes:
+    return tally.model_dump_json().encode().ljust(RECORD_BYTES - 1) + b"\n"
+
+
 class TallyWriter:
     """Raises the tally after each committed write: monotonic across processes (flock)."""
 
@@ -133,49 +145,76 @@ class TallyWriter:
         self.ledger = ledger
         self.path = tally_path(ledger)
         self._boot = proc.boot_id()
+        self._fd = -1
         try:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:
+            pass  # made, with its first record, by the first `record`
         except OSError as exc:
-            raise LedgerError(
-                ledger,
-                f"cannot write its tally {self.path.name} ({exc})",
-                "make the ledger's folder writable",
-            ) from exc
+            raise self._unwritable(exc) from exc
+
+    def _unwritable(self, exc: OSError) -> LedgerError:
+        return LedgerError(
+            self.ledger,
+            f"cannot write its tally {self.path.name} ({exc})",
+            "free disk space or make the ledger's folder writable",
+        )
+
+    def _create(self, first: Tally) -> bool:
+        """Link a file holding `first` into place, so no reader ever sees an empty tally.
+        False when another process made it first (it is then opened, to be merged into)."""
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.new")
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            os.pwrite(fd, _encode(first), 0)
+            os.fsync(fd)
+            os.link(tmp, self.path)
+        except FileExistsError:
+            os.close(fd)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
+            return False
+        except BaseException:
+            os.close(fd)
+            raise
+        finally:
+            tmp.unlink(missing_ok=True)
+        self._fd = fd
+        return True
 
     def record(self, ledger_id: str, writes: int, durable: bool) -> None:
         try:
+            first = self._fd < 0 and self._create(self._next(None, ledger_id, writes, durable))
+            if first:
+                return
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
                 self._merge(ledger_id, writes, durable)
             finally:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
         except OSError as exc:
-            raise LedgerError(
-                self.ledger,
-                f"cannot write its tally {self.path.name} ({exc})",
-                "free disk space or make the folder writable",
-            ) from exc
+            raise self._unwritable(exc) from exc
+
+    def _next(self, old: Tally | None, ledger_id: str, writes: int, durable: bool) -> Tally:
+        return Tally(
+            ledger_id=ledger_id,
+            writes=max(writes, old.writes if old else 0),
+            durable=max(writes if durable else 0, old.durable if old else 0),
+            boot_id=self._boot,
+        )
 
     def _merge(self, ledger_id: str, writes: int, durable: bool) -> None:
         data = os.pread(self._fd, RECORD_BYTES * 2, 0)
-        old = _parse(self.path, data) if data.strip() else None
-        if old is not None and old.ledger_id != ledger_id:
+        old = _parse(self.path, data)
+        if old.ledger_id != ledger_id:
             raise LedgerError(
                 self.ledger,
                 f"its tally {self.path.name} now names another ledger: the file was replaced "
                 "while this process had it open",
                 "stop the other process that made a ledger here, then restore the original",
             )
-        new = Tally(
-            ledger_id=ledger_id,
-            writes=max(writes, old.writes if old else 0),
-            durable=max(writes if durable else 0, old.durable if old else 0),
-            boot_id=self._boot,
-        )
-        if new == old:
-            return
-        text = new.model_dump_json().encode()
-        os.pwrite(self._fd, text.ljust(RECORD_BYTES - 1) + b"\n", 0)
+        new = self._next(old, ledger_id, writes, durable)
+        if new != old:
+            os.pwrite(self._fd, _encode(new), 0)
 
     def close(self) -> None:
         if self._fd >= 0:
