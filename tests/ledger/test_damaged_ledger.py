@@ -246,7 +246,6 @@ def test_a_ledger_restored_from_an_older_copy_is_refused_until_accepted(path: Pa
         assert {r.run_id for r in ledger.rows()} == {"run-1"}
 
 
-
 def test_an_emptied_tally_is_refused_not_taken_as_none_yet(path: Path):
     """A tally is linked into place with its first record, so an empty one was emptied: it
     is refused and left empty, never rewritten (which would hide a restored ledger)."""
