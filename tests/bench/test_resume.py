@@ -92,7 +92,16 @@ def test_a_bench_killed_mid_run_resumes_without_losing_or_repeating_a_run(tmp_pa
     lost = rows[("suite/t1", "slow")]
     assert (lost["outcome"], lost["passed"]) == ("interrupted", False)
     assert lost["reason"].startswith("interrupted: the bench ended during this run")
-    assert lost["steps"] == 4 and lost["run_outcome"] == "running"
+    assert lost["steps"] == 4 and lost["run_outcome"] == "running"  # as the kill left it
+    # ... and the task run's own record now says what the journal says, at the ledger's range.
+    task_record = json.loads((out / slow_t1.folder() / "run.json").read_text())
+    assert task_record["outcome"] == "interrupted"
+    assert task_record["reason"].startswith("abandoned: the bench ended during this run")
+    ledger_range = task_record["totals"]["ledger"]
+    assert (ledger_range["low"], ledger_range["high"]) == (
+        lost["dollars_low"],
+        lost["dollars_high"],
+    )
     assert rows[("suite/t1", "oracle")]["passed"] and rows[("suite/t2", "oracle")]["passed"]
     assert rows[("suite/t2", "slow")]["outcome"] == "done"  # it does not wait on t2
     summary = json.loads((out / "summary.json").read_text())

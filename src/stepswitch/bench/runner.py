@@ -51,6 +51,8 @@ from stepswitch.bench.summary import summarize
 from stepswitch.bench.task import Task
 from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.errors import UsageError
+from stepswitch.records.abandoned import mark_abandoned
+from stepswitch.records.money import CostRange
 from stepswitch.registry.presets import load_registry
 
 SUMMARY_FILE = "summary.json"
@@ -156,6 +158,14 @@ def _open_record(spec: BenchSpec, root: Path, planned: int, session: Session) ->
     return old
 
 
+def mark_lost_record(folder: Path, row: ResultRow) -> None:
+    """The lost task run's own run.json says what the journal says: interrupted, at the
+    ledger's range. A record a kill left unreadable, or none, stays as it is (the row says it)."""
+    why = "the bench ended during this run (killed, crashed or stopped); found when it resumed"
+    with contextlib.suppress(OSError, ValueError):
+        mark_abandoned(folder, why, CostRange(low=row.dollars_low, high=row.dollars_high))
+
+
 class _Bench:
     """One session of a bench: resume what the journal says, run the rest, write the files."""
 
@@ -212,6 +222,7 @@ class _Bench:
                     outcome="interrupted",
                     reason=reason,
                 )
+                mark_lost_record(folder, row)
                 journal.finish(self.ctx.journal, scrubbed(row, self.root))
                 lost += 1
             else:

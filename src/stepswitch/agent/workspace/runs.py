@@ -24,10 +24,11 @@ from stepswitch.agent.workspace.worktree import (
     state_path,
 )
 from stepswitch.errors import SswError, UsageError
+from stepswitch.records.abandoned import mark_abandoned
 from stepswitch.records.dollars import RunDollars
 from stepswitch.records.links import not_followed
 from stepswitch.records.money import CostRange
-from stepswitch.records.run import RunRecord, Totals
+from stepswitch.records.run import RunRecord
 from stepswitch.util.git import run_git
 
 BRANCH_PREFIX = "ssw/"
@@ -284,29 +285,11 @@ def _forget_worktree(repo: Path, path: Path) -> None:
 
 
 def _mark_abandoned(folder: Path, dollars: RunDollars | None = None) -> None:
-    """run.json of a run whose process is gone: interrupted, said so, and its totals' dollars
-    the ledger's range when it was read (the record never got its final totals)."""
-    path = folder / "run.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("outcome") != "running" or data.get("schema_version") != 2:
-        return
-    data.update(
-        outcome="interrupted",
-        exit_code=130,
-        reason="abandoned: its ssw process ended without finishing the run (killed?); "
-        "found by `ssw runs clean`",
-    )
+    found = None
     if dollars is not None and dollars.not_read is None:
         found = dollars.ledger.cost if dollars.ledger is not None else CostRange()
-        totals = Totals.model_validate(data.get("totals") or {}).with_ledger(found)
-        data["totals"] = totals.model_dump(mode="json")
-    staged = path.with_suffix(".json.tmp")
-    try:
-        staged.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        staged.replace(path)
-    except OSError:
-        staged.unlink(missing_ok=True)  # a half-written copy only takes space
-        raise
+    why = "its ssw process ended without finishing the run (killed?); found by `ssw runs clean`"
+    mark_abandoned(folder, why, found)
 
 
 def _some(items: list[str]) -> str:
