@@ -143,7 +143,7 @@ def _claims_repo(tmp_path: Path) -> Path:
     register_all(repo)
     registrations = repo / "claims/registrations.yaml"
     data = yaml.safe_load(registrations.read_text())
-    del data["registrations"]["C-002"]
+    data["log"] = [entry for entry in data["log"] if entry["claim"] != "C-002"]
     registrations.write_text(yaml.safe_dump(data))
     return repo
 

@@ -95,7 +95,7 @@ def test_a_malformed_registration_is_exit_2(repo):
     path.write_text(path.read_text().replace("date: '", "date: 'yesterday ", 1))
     code, out = ssw(repo, "prove", "--check")
     assert code == 2
-    assert out.startswith("ssw: claims/registrations.yaml: registrations.C-001.date:"), out
+    assert out.startswith("ssw: claims/registrations.yaml: line 6 (C-001).date:"), out
 
 
 def test_an_unknown_claim_id_on_the_command_line_is_exit_2(repo):

@@ -33,13 +33,16 @@ PRICE = Price(input=2.0, cached_input=0.2, output=10.0, source="test", as_of="20
 
 
 def _registrations(repo: Path) -> dict:
-    return yaml.safe_load((repo / "claims/registrations.yaml").read_text())["registrations"]
+    """Each claim's latest entry in the registration log."""
+    log = yaml.safe_load((repo / "claims/registrations.yaml").read_text())["log"]
+    return {entry["claim"]: entry for entry in log}
 
 
 def _set_registration(repo: Path, claim: str, **fields: str) -> None:
+    """Edit the claim's latest entry in place, as a tamper would."""
     path = repo / "claims/registrations.yaml"
     data = yaml.safe_load(path.read_text())
-    data["registrations"][claim].update(fields)
+    [entry for entry in data["log"] if entry["claim"] == claim][-1].update(fields)
     path.write_text(yaml.safe_dump(data))
 
 

@@ -5,8 +5,9 @@ Malformed input (claims.yaml, registrations, a README marker, an evidence file i
 read) raises a ConfigError/UsageError before anything is written: exit 2. Everything else that is
 wrong is a problem line (exit 1): refused or inconsistent evidence, a status claims.yaml declares
 that the evidence does not give, a number typed into the README or a docs/ file it links to
-(claims/lint.py), a claim the README does not
-show, and with `check` any file that proving would change."""
+(claims/lint.py), a claim the README does not show, a registration log with an entry edited,
+removed or laundering its claim (claims/registration.py), and with `check` any file that proving
+would change."""
 
 from __future__ import annotations
 
@@ -28,14 +29,10 @@ from stepswitch.claims.evidence import (
     read_evidence,
 )
 from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable, hash_path
+from stepswitch.claims.log_checks import log_problems
 from stepswitch.claims.model import EVIDENCE_DIR, PLACEHOLDER, Claims, LoadedClaim, load_claims
 from stepswitch.claims.numbers import Value, canonical
-from stepswitch.claims.registration import (
-    REGISTRATIONS_FILE,
-    Registration,
-    load_registrations,
-    refusals,
-)
+from stepswitch.claims.registration import History, bound_notes, load_log, refusals
 from stepswitch.errors import ConfigError, HarnessError, UsageError
 
 TOOL = {"name": "stepswitch", "version": stepswitch.__version__}
@@ -55,8 +52,9 @@ def evidence_path(claim_id: str) -> str:
     return f"{EVIDENCE_DIR}/{claim_id}.json"
 
 
-def _base(lc: LoadedClaim, registration: Registration | None) -> dict[str, object]:
+def _base(lc: LoadedClaim, history: History) -> dict[str, object]:
     claim = lc.claim
+    registration = history.latest
     seen = None
     if registration is not None:
         seen = RegistrationSeen(
@@ -111,12 +109,11 @@ def _inputs_of(inputs: Inputs) -> dict[str, object]:
     }
 
 
-def prove_claim(
-    claims: Claims, lc: LoadedClaim, registration: Registration | None
-) -> tuple[Evidence, list[str]]:
-    """The claim's evidence, and the problems proving it found."""
+def prove_claim(claims: Claims, lc: LoadedClaim, history: History) -> tuple[Evidence, list[str]]:
+    """The claim's evidence, judged by its registrations (`history`, oldest first), and the
+    problems proving it found."""
     claim = lc.claim
-    base = _base(lc, registration)
+    base = _base(lc, history)
     unbounded = [BoundResult(bound=b.text) for b in lc.bounds]
 
     def not_proved(why: list[str], inputs: Inputs | None) -> Evidence:
@@ -127,15 +124,15 @@ def prove_claim(
     if claim.status == "withdrawn":
         return Evidence.model_validate({**base, "verdict": "withdrawn", "bounds": unbounded}), []
     if not lc.evidence:
-        why = refusals(claim, registration, Inputs(claims.root, {}))
+        why = refusals(claim, history, Inputs(claims.root, {}))
         return not_proved(["no evidence yet", *why], None), [f"{lc.id}: {w}" for w in why]
     inputs = Inputs(claims.root, lc.evidence, dict(claim.params))
     try:
         values, details = _compute(lc, inputs)
     except Unprovable as exc:
-        why = [f"the evidence cannot prove it: {exc}", *refusals(claim, registration, inputs)]
+        why = [f"the evidence cannot prove it: {exc}", *refusals(claim, history, inputs)]
         return not_proved(why, inputs), [f"{lc.id}: {w}" for w in why]
-    refused = [f"evidence refused: {r}" for r in refusals(claim, registration, inputs)]
+    refused = [f"evidence refused: {r}" for r in refusals(claim, history, inputs)]
     if refused:
         return not_proved(refused, inputs), [f"{lc.id}: {r}" for r in refused]
     texts = {name: lc.values[name].render(value) for name, value in values.items()}
@@ -200,7 +197,7 @@ def _stale_inputs(root: Path, stored: Evidence) -> list[str]:
 
 def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Proved:
     claims = load_claims(root)
-    registrations = load_registrations(root)
+    log = load_log(root)
     wanted = only or [lc.id for lc in claims.claims]
     for cid in wanted:
         if claims.get(cid) is None:
@@ -237,7 +234,7 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
                 stored = None  # an edited evidence file: the comparison below reports it
             for stale in _stale_inputs(root, stored) if stored is not None else ():
                 done.problems.append(f"{lc.id}: {stale} since {rel} was written")
-        evidence, problems = prove_claim(claims, lc, registrations.get(lc.id))
+        evidence, problems = prove_claim(claims, lc, log.of(lc.id))
         done.evidence[lc.id] = evidence
         done.problems += problems
         done.files[rel] = dump_evidence(evidence)
@@ -249,10 +246,10 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
                 f"{EVIDENCE_DIR}/{path.name} has no claim in claims.yaml: a claim is withdrawn "
                 "(status: withdrawn, reason, adr), never deleted"
             )
-    for cid in sorted(set(registrations) - ids):
-        done.problems.append(f"{REGISTRATIONS_FILE}: {cid} is registered but is no claim")
+    done.problems += log_problems(root, log, ids)
     if len(done.evidence) == len(claims.claims):
-        rendered = readme_mod.render(readme_text, done.evidence, readme_rel)
+        notes = {lc.id: bound_notes(log.of(lc.id)) for lc in claims.claims}
+        rendered = readme_mod.render(readme_text, done.evidence, readme_rel, notes)
         done.files[readme_rel] = rendered
         done.problems += lint_mod.lint_readme(root, rendered, claims, readme_rel)
         shown = readme_mod.shown_claims(rendered)

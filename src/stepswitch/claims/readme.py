@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from stepswitch.claims.evidence import Evidence
@@ -95,46 +95,73 @@ def value_text(evidence: Evidence, value: str) -> str:
     return f"{text} (rejected: {evidence.claim})" if evidence.verdict == "rejected" else text
 
 
-def claim_text(evidence: Evidence, readme: str) -> str:
+def _noted(text: str, notes: Sequence[str]) -> str:
+    """`text` with what the registration log says about the claim (a bound changed)."""
+    return "".join([text, *(f" {note[0].upper()}{note[1:]}." for note in notes)])
+
+
+def claim_text(evidence: Evidence, readme: str, notes: Sequence[str] = ()) -> str:
     head = f"**{evidence.claim} ({evidence.shown}):**"
     link = _link(readme, evidence.claim)
     if evidence.verdict == "withdrawn":
         head = f"**{evidence.claim} (withdrawn: {evidence.reason}; {evidence.adr}):**"
-        return f"{head} {evidence.title}."
+        return _noted(f"{head} {evidence.title}.", notes)
     label = "Bound" if len(evidence.bounds) == 1 else "Bounds"
+    retrospective = ""
+    if evidence.retrospective:
+        retrospective = f" Registered after the measurement: {evidence.retrospective}."
     if evidence.verdict == "not_proved":
         bounds = "; ".join(b.bound for b in evidence.bounds)
-        return (
-            f"{head} {evidence.title}. {label}: {bounds}, set by {evidence.bounds_set_by}. {link}"
-        )
+        text = f"{head} {evidence.title}. {label}: {bounds}, set by {evidence.bounds_set_by}."
+        return f"{_noted(text, notes)}{retrospective} {link}"
     held = "; ".join(f"{b.bound} ({'holds' if b.holds else 'FAILS'})" for b in evidence.bounds)
     text = f"{head} {evidence.statement} {label}: {held}, set by {evidence.bounds_set_by}."
-    if evidence.retrospective:
-        text += f" Registered after the measurement: {evidence.retrospective}."
-    return f"{text} {link}"
+    return f"{_noted(text, notes)}{retrospective} {link}"
 
 
-def index_text(evidences: Mapping[str, Evidence], readme: str) -> str:
+def index_text(
+    evidences: Mapping[str, Evidence],
+    readme: str,
+    notes: Mapping[str, Sequence[str]] | None = None,
+) -> str:
     rows = ["", "| claim | what | status | evidence |", "| --- | --- | --- | --- |"]
     for cid, evidence in sorted(evidences.items()):
         state = evidence.shown
         if evidence.verdict == "withdrawn":
             state = f"withdrawn: {evidence.reason} ({evidence.adr})"
+        state = "; ".join([state, *(notes or {}).get(cid, ())]).replace("|", "\\|")
         title = evidence.title.replace("|", "\\|")
         rows.append(f"| {cid} | {title} | {state} | {_link(readme, cid)} |")
     return "\n".join(rows) + "\n"
 
 
-def render(text: str, evidences: Mapping[str, Evidence], readme: str) -> str:
+def render(
+    text: str,
+    evidences: Mapping[str, Evidence],
+    readme: str,
+    notes: Mapping[str, Sequence[str]] | None = None,
+) -> str:
+    """The README with every marker and the index rendered from the evidence files, and each
+    claim's `notes` (what its registration log shows: a bound changed after it was registered)
+    next to it."""
+    noted = notes or {}
+
     def one(m: re.Match[str]) -> str:
-        evidence = evidences[m.group(1)]
-        inner = value_text(evidence, m.group(2)) if m.group(2) else claim_text(evidence, readme)
+        cid = m.group(1)
+        evidence = evidences[cid]
+        inner = (
+            value_text(evidence, m.group(2))
+            if m.group(2)
+            else claim_text(evidence, readme, noted.get(cid, ()))
+        )
         head = m.group(0)[: m.group(0).index("-->") + 3]
         return f"{head}{inner}<!-- /claim -->"
 
     text = MARKER.sub(one, text)
     return INDEX.sub(
-        lambda _: f"<!-- claims-index -->{index_text(evidences, readme)}<!-- /claims-index -->",
+        lambda _: (
+            f"<!-- claims-index -->{index_text(evidences, readme, noted)}<!-- /claims-index -->"
+        ),
         text,
     )
 

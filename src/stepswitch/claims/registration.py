@@ -1,14 +1,20 @@
-"""Pre-registration: `ssw claims register ID` records a claim's text hash, the current commit and
-the time in claims/registrations.yaml before any run it depends on. Evidence that started before
-the registration, or was made for another claim, is refused for the claim."""
+"""Pre-registration: `ssw claims register ID` appends the claim's text hash, the current commit,
+the time and the bounds it fixes to claims/registrations.yaml, an append-only log, before any run
+it depends on. Each entry chains to the one before it by sha256, and `ssw prove` compares the log
+with git's history of the file, so an earlier entry cannot be edited or removed unseen. Evidence
+that started before the registration, was made for another claim, or was measured before the
+registration whose bounds it is judged by, is refused for the claim (ADR 0016, issue 23)."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -19,17 +25,30 @@ from stepswitch.util.git import run_git
 
 REGISTRATIONS_FILE = "claims/registrations.yaml"
 HEADER = (
-    "# Written by `ssw claims register ID`: the claim's text hash, the commit and the time it was\n"
-    "# registered, before any run it depends on. ssw prove refuses evidence that started earlier.\n"
+    "# Written by `ssw claims register ID`, an append-only log: each registration of each claim\n"
+    "# (its text hash, the commit, the time, the bounds it fixes), chained to the entry before it\n"
+    "# by sha256. Never edit or remove an entry: ssw prove --check compares the log with git's\n"
+    "# history of this file. docs/decisions/0016-claims-engine.md (issue 23).\n"
 )
+NEVER_DELETED = "a claim is withdrawn (status: withdrawn, reason, adr), never deleted"
+APPEND_ONLY = "the log is append-only: an entry is never edited or removed"
+Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", strict=True)]
+Text = Annotated[str, Field(min_length=1, strict=True)]
 
 
 class Registration(BaseModel):
+    """One entry of the log: one registration of one claim."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    text_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", strict=True)]
+    claim: ClaimId
+    text_sha256: Hex64
     commit: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$", strict=True)]
     date: Annotated[str, Field(strict=True)]  # ISO 8601 with its UTC offset, to the second
+    bounds: list[Text] = Field(min_length=1)  # as the claim had them when registered
+    bounds_set_by: Text
+    retrospective: Text | None = None  # as the claim had it (kept only from the first entry)
+    previous: Hex64 | None = None  # sha256 of the entry before it; None for the first
 
     @field_validator("date")
     @classmethod
@@ -43,38 +62,149 @@ class Registration(BaseModel):
     def when(self) -> datetime:
         return datetime.fromisoformat(self.date)
 
+    def sha256(self) -> str:
+        """What the next entry's `previous` names: the entry, as canonical JSON."""
+        text = json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def content(self) -> str:
+        """The entry without its link: what a later version of the log must still hold."""
+        return json.dumps(self.model_dump(mode="json", exclude={"previous"}), sort_keys=True)
+
 
 class RegistrationsFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    schema_version: Literal[1] = 1
-    registrations: dict[ClaimId, Registration] = Field(default_factory=dict)
+    schema_version: Literal[2] = 2
+    log: list[Registration] = Field(default_factory=list)
 
 
-def load_registrations(root: Path) -> dict[str, Registration]:
+@dataclass(frozen=True)
+class Log:
+    """The entries in file order, with the line each starts on."""
+
+    entries: tuple[Registration, ...] = ()
+    lines: tuple[int, ...] = ()
+
+    def of(self, claim_id: str) -> History:
+        found = [
+            (e, n) for e, n in zip(self.entries, self.lines, strict=True) if e.claim == claim_id
+        ]
+        return History(tuple(e for e, _ in found), tuple(n for _, n in found))
+
+    def latest(self) -> dict[str, Registration]:
+        return {e.claim: e for e in self.entries}
+
+
+@dataclass(frozen=True)
+class History:
+    """One claim's registrations, oldest first, and their lines in the log."""
+
+    entries: tuple[Registration, ...] = ()
+    lines: tuple[int, ...] = ()
+
+    @property
+    def latest(self) -> Registration | None:
+        return self.entries[-1] if self.entries else None
+
+    def bounds_from(self) -> int:
+        """The index of the registration that set the latest bounds: the first of the latest
+        run of entries with those bounds (bounds changed and changed back count from then)."""
+        at = len(self.entries) - 1
+        while at > 0 and self.entries[at - 1].bounds == self.entries[at].bounds:
+            at -= 1
+        return at
+
+    def bound_changes(self) -> list[tuple[Registration, Registration]]:
+        """(before, after) for each registration that changed the bounds."""
+        pairs = zip(self.entries, self.entries[1:], strict=False)
+        return [(a, b) for a, b in pairs if a.bounds != b.bounds]
+
+
+def bounds_text(bounds: Sequence[str]) -> str:
+    return "; ".join(bounds)
+
+
+def bound_notes(history: History) -> list[str]:
+    """What the README shows next to a claim whose bounds changed after its first registration."""
+    return [
+        f"bounds changed on {b.date[:10]} from {bounds_text(a.bounds)} to {bounds_text(b.bounds)}"
+        for a, b in history.bound_changes()
+    ]
+
+
+def _entry_lines(text: str) -> list[int]:
+    """The line each entry of `log:` starts on (1-based)."""
+    import yaml
+
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    node = yaml.compose(text, Loader=loader)
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    for key, value in node.value:
+        if getattr(key, "value", None) == "log" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
+
+
+def parse_log(text: str, name: str = REGISTRATIONS_FILE) -> Log:
+    """The log in `text`; a malformed one is a ConfigError naming the entry and the key."""
     from stepswitch.claims.yamlio import parse_yaml
+
+    raw = parse_yaml(text, name) or {}
+    if isinstance(raw, dict) and raw.get("schema_version") == 1:
+        raise ConfigError(
+            name,
+            "schema_version",
+            "is 1, one registration per claim, rewritten in place; the log is schema_version 2",
+            "restore it from git, or migrate it (docs/decisions/0016-claims-engine.md)",
+        )
+    lines = _entry_lines(text)
+    try:
+        entries = tuple(RegistrationsFile.model_validate(raw).log)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = list(first["loc"])
+        where = ".".join(str(p) for p in loc) or "(file)"
+        if len(loc) >= 2 and loc[0] == "log" and isinstance(loc[1], int) and loc[1] < len(lines):
+            item = raw["log"][loc[1]]
+            claim = item.get("claim") if isinstance(item, dict) else None
+            where = f"line {lines[loc[1]]} ({claim or f'entry {loc[1]}'})"
+            where += "".join(f".{p}" for p in loc[2:])
+        raise ConfigError(name, where, first["msg"]) from None
+    if len(lines) != len(entries):
+        lines = [0] * len(entries)
+    return Log(entries, tuple(lines))
+
+
+def load_log(root: Path) -> Log:
     from stepswitch.util.inputs import read_text_input
 
     path = root / REGISTRATIONS_FILE
     if not path.exists():
-        return {}
+        return Log()
     fix = f"restore {REGISTRATIONS_FILE} from git"
-    raw = parse_yaml(read_text_input(path, "registrations file", fix), REGISTRATIONS_FILE)
-    try:
-        return dict(RegistrationsFile.model_validate(raw or {}).registrations)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(file)"
-        raise ConfigError(REGISTRATIONS_FILE, where, first["msg"]) from None
+    return parse_log(read_text_input(path, "registrations file", fix))
 
 
-def write_registrations(root: Path, registrations: dict[str, Registration]) -> None:
+def load_registrations(root: Path) -> dict[str, Registration]:
+    """Each registered claim's latest registration."""
+    return load_log(root).latest()
+
+
+def dump_log(entries: Sequence[Registration]) -> str:
     from stepswitch.claims.yamlio import dump_yaml
 
-    data = RegistrationsFile(registrations=registrations).model_dump(mode="json")
+    data = RegistrationsFile(log=list(entries)).model_dump(mode="json", exclude_none=True)
+    return HEADER + dump_yaml(data)
+
+
+def write_log(root: Path, entries: Sequence[Registration]) -> None:
     path = root / REGISTRATIONS_FILE
     staged = path.with_suffix(".yaml.tmp")
-    staged.write_text(HEADER + dump_yaml(data), encoding="utf-8", newline="\n")
+    staged.write_text(dump_log(entries), encoding="utf-8", newline="\n")
     staged.replace(path)
 
 
@@ -94,19 +224,47 @@ def head_commit(root: Path) -> str:
     return commit
 
 
+def _registrable(claim: Claim, history: History) -> None:
+    """Refuse (exit 2) a re-registration that would launder the claim."""
+    first, latest = history.entries[0], history.entries[-1]
+    cid = claim.id
+    if claim.retrospective is not None and claim.retrospective != first.retrospective:
+        raise UsageError(
+            f"{cid}: its retrospective is not the one its first registration recorded "
+            f"({first.date}): a retrospective is allowed only at a claim's first registration"
+        )
+    if list(claim.bounds) != latest.bounds and claim.bounds_set_by == latest.bounds_set_by:
+        raise UsageError(
+            f"{cid}: its bounds change (from {bounds_text(latest.bounds)} to "
+            f"{bounds_text(claim.bounds)}) but bounds_set_by does not: say where the new bounds "
+            "were decided"
+        )
+
+
 def register(
     root: Path, claim: Claim, now: datetime | None = None
 ) -> tuple[Registration, Registration | None]:
-    """Record `claim` as registered now at HEAD; returns the new and the previous registration.
-    A claim whose text is unchanged since its registration keeps it (evidence stays valid)."""
-    registrations = load_registrations(root)
-    before = registrations.get(claim.id)
-    if before is not None and before.text_sha256 == claim.text_sha256():
-        return before, before
+    """Append a registration of `claim` now at HEAD; returns the new and the previous one. A claim
+    whose text is unchanged since its latest registration keeps it (evidence stays valid)."""
+    log = load_log(root)
+    history = log.of(claim.id)
+    before = history.latest
+    if before is not None:
+        _registrable(claim, history)
+        if before.text_sha256 == claim.text_sha256():
+            return before, before
     when = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
-    made = Registration(text_sha256=claim.text_sha256(), commit=head_commit(root), date=when)
-    registrations[claim.id] = made
-    write_registrations(root, dict(sorted(registrations.items())))
+    made = Registration(
+        claim=claim.id,
+        text_sha256=claim.text_sha256(),
+        commit=head_commit(root),
+        date=when,
+        bounds=list(claim.bounds),
+        bounds_set_by=claim.bounds_set_by,
+        retrospective=claim.retrospective,  # a re-registration's: its first's or none
+        previous=log.entries[-1].sha256() if log.entries else None,
+    )
+    write_log(root, [*log.entries, made])
     return made, before
 
 
@@ -173,17 +331,45 @@ class GitView:
         found = _answer(self.root, "merge-base", "--is-ancestor", older, newer)
         return found is not None
 
+    def versions(self, rel: str) -> list[tuple[str, str]]:
+        """(commit, text) of each committed version of `rel` reachable from HEAD, newest first;
+        empty when git cannot tell."""
+        listed = _git(self.root, "log", "--format=%H", "--", rel)
+        found = []
+        for commit in (listed or "").split():
+            text = _answer(self.root, "show", f"{commit}:./{rel}")
+            if text is not None:
+                found.append((commit, text))
+        return found
 
-def refusals(claim: Claim, registration: Registration | None, inputs: Inputs) -> list[str]:
+
+def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
     """Why this claim's evidence may not prove it; empty when it may."""
     cid = claim.id
+    registration = history.latest
     if registration is None:
         return [f"not registered (ssw claims register {cid}, before its runs)"]
     found = []
+    where = f"{REGISTRATIONS_FILE} line {history.lines[-1]}"
     if registration.text_sha256 != claim.text_sha256():
         found.append(
             f"its text changed since it was registered on {registration.date}: register it again "
             f"(ssw claims register {cid}); evidence from before that is then refused"
+        )
+    elif (registration.bounds, registration.bounds_set_by) != (
+        list(claim.bounds),
+        claim.bounds_set_by,
+    ):
+        found.append(
+            f"its registration ({where}) records bounds {bounds_text(registration.bounds)} set "
+            f"by {registration.bounds_set_by!r}, not the ones its text hash covers"
+        )
+    first = history.entries[0]
+    if claim.retrospective is not None and claim.retrospective != first.retrospective:
+        found.append(
+            f"its retrospective is not the one its first registration recorded ({first.date}, "
+            f"{REGISTRATIONS_FILE} line {history.lines[0]}): a retrospective is allowed only at "
+            "a claim's first registration"
         )
     git = GitView(inputs.root)
     exists = git.exists(registration.commit)
@@ -213,10 +399,19 @@ def refusals(claim: Claim, registration: Registration | None, inputs: Inputs) ->
             )
     for path, why in sorted(inputs.undated.items()):
         found.append(f"{path} cannot show it was made after {cid} was registered: {why}")
+    at = history.bounds_from()
+    judged_by = history.entries[at]
     for path, when in sorted(inputs.measured.items()):
         measured = parse_time(when)
         if measured is None:
             found.append(f"{path}: its date {when!r} is not a date")
+        elif measured < judged_by.when and at > 0:
+            found.append(
+                f"{path} was measured on {when}, before the bounds it is judged by "
+                f"({bounds_text(judged_by.bounds)}) were registered on {judged_by.date} "
+                f"({REGISTRATIONS_FILE} line {history.lines[at]}): evidence measured before "
+                "the registration of its bounds is refused, whatever the retrospective says"
+            )
         elif measured < registration.when and claim.retrospective is None:
             found.append(
                 f"{path} was measured on {when}, before {cid} was registered "

@@ -66,10 +66,13 @@ def register_command(
     ],
     root: RootOption = None,
 ) -> None:
-    """Register a claim before the runs it depends on (text hash, commit, time).
+    """Register a claim before the runs it depends on (text hash, commit, time, bounds).
 
-    Writes claims/registrations.yaml. Evidence from a run that started earlier is refused for the
-    claim; a claim whose text is unchanged keeps its registration."""
+    Appends to claims/registrations.yaml, a log whose earlier entries are never rewritten.
+    Evidence from a run that started earlier, or measured before the registration of the bounds
+    it is judged by, is refused for the claim; a claim whose text is unchanged keeps its
+    registration. A re-registration cannot bring a new retrospective, nor change the bounds
+    without changing bounds_set_by (exit 2)."""
     from stepswitch.claims.model import load_claims
     from stepswitch.claims.registration import register
 
@@ -88,15 +91,18 @@ def register_command(
 
 @claims_app.command("list")
 def list_command(root: RootOption = None) -> None:
-    """Each claim: id, status in claims.yaml, when it was registered, title."""
+    """Each claim: id, status in claims.yaml, when it was last registered, title."""
     from stepswitch.claims.model import load_claims
-    from stepswitch.claims.registration import load_registrations
+    from stepswitch.claims.registration import load_log
 
     folder = find_root(root)
-    registrations = load_registrations(folder)
+    log = load_log(folder)
     for lc in load_claims(folder).claims:
-        made = registrations.get(lc.id)
+        history = log.of(lc.id)
+        made = history.latest
         when = "not registered" if made is None else f"registered {made.date}"
+        if len(history.entries) > 1:
+            when += f" ({len(history.entries)} registrations)"
         if made is not None and made.text_sha256 != lc.claim.text_sha256():
             when += " (text changed since)"
         typer.echo(f"{lc.id}  {lc.claim.status:<10}  {when:<36}  {lc.claim.title}")

@@ -1,0 +1,294 @@
+"""Claims that cannot be laundered (issue 23): claims/registrations.yaml is an append-only log.
+Each route is a tamper of a copy of this repository's claims files, in a git repository of its
+own that borrows this one's objects (so the registration commits exist), checked through the
+real CLI: `python -m stepswitch prove --check` names the claim, the file and the line, exit 1."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stepswitch.claims.model import load_claims
+from tests.claims.conftest import REPO, commit_all, git
+
+LOG = "claims/registrations.yaml"
+ADR = "docs/decisions/0016-claims-engine.md"
+COPIED = ("README.md", "claims/claims.yaml", LOG, "bench/perf/results.json", ADR)
+C006_BOUND = '    bounds: ["ssw_help_ms < 200"]\n'
+C006_SET_BY = "    bounds_set_by: shared/benchmarks.md, ssw --help under a fifth of a second\n"
+C006_RETRO = (
+    "    retrospective: the bound is the target set before bench/perf measured; the claims "
+    "engine came later\n"
+)
+C006_STATUS = "    status: rejected\n    reason: >-\n"
+
+
+def _objects(repo: Path) -> Path | None:
+    try:
+        common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    except subprocess.CalledProcessError:
+        return None
+    return Path(common) / "objects"
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The repository's README, claims, registration log, evidence and C-006's input, committed
+    in a new repository whose object store borrows this one's (the registration commits)."""
+    objects = _objects(REPO)
+    log = yaml.safe_load((REPO / LOG).read_text())
+    entries = log.get("log") or list((log.get("registrations") or {}).values())
+    if objects is None or any(
+        subprocess.run(["git", "cat-file", "-e", e["commit"]], cwd=REPO).returncode for e in entries
+    ):
+        pytest.skip("this checkout's git does not have the registration commits (shallow?)")
+    root = tmp_path / "copy"
+    for rel in COPIED:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
+    shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
+    # The other claims' inputs must exist to load claims.yaml; they are not read.
+    for lc in load_claims(REPO).claims:
+        for paths in lc.evidence.values():
+            for rel in paths:
+                stand_in = root / rel.rstrip("/")
+                if (REPO / rel).is_dir():
+                    stand_in.mkdir(parents=True, exist_ok=True)
+                    (stand_in / ".keep").write_text("")
+                elif not stand_in.exists():
+                    stand_in.parent.mkdir(parents=True, exist_ok=True)
+                    stand_in.write_text("")
+    git(root, "init", "-q")
+    (root / ".git/objects/info/alternates").write_text(f"{objects}\n")
+    commit_all(root, "copy")
+    return root
+
+
+def ssw(root: Path, *args: str) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "stepswitch", *args, "--root", str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout + done.stderr
+
+
+def check(root: Path, claim: str = "C-005") -> tuple[int, list[str]]:
+    """`ssw prove --check`, re-proving `claim` (the others render from their evidence files)."""
+    code, out = ssw(root, "prove", "--check", "--claim", claim)
+    return code, [line for line in out.splitlines() if line.startswith("problem:")]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def edit_claim(root: Path, claim: str, old: str, new: str) -> None:
+    """`edit` inside one claim's block of claims.yaml."""
+    path = root / "claims/claims.yaml"
+    blocks = re.split(r"(?m)^(?=  - id: )", path.read_text(encoding="utf-8"))
+    (at,) = [i for i, b in enumerate(blocks) if b.startswith(f"  - id: {claim}\n")]
+    assert blocks[at].count(old) == 1, old
+    blocks[at] = blocks[at].replace(old, new)
+    path.write_text("".join(blocks), encoding="utf-8")
+
+
+def entry_line(text: str, claim: str, nth: int = 0) -> int:
+    """The line the `nth` entry of `claim` starts on in a registration log (in the file before
+    the log, one entry per claim, the line of its key: so these tests run on the old code)."""
+    node = yaml.compose(text)
+    assert isinstance(node, yaml.MappingNode)
+    top = {key.value: value for key, value in node.value}
+    if "log" not in top:
+        (start,) = [
+            k.start_mark.line + 1 for k, _ in top["registrations"].value if k.value == claim
+        ]
+        return int(start)
+    starts = [
+        item.start_mark.line + 1
+        for item in top["log"].value
+        if any(k.value == "claim" and v.value == claim for k, v in item.value)
+    ]
+    return int(starts[nth])
+
+
+def entries(root: Path, claim: str) -> list[dict[str, object]]:
+    """The claim's registrations, oldest first (the old file: its one registration)."""
+    data = yaml.safe_load((root / LOG).read_text())
+    if "log" not in data:
+        return [data["registrations"][claim]]
+    return [e for e in data["log"] if e["claim"] == claim]
+
+
+def delete_whole(root: Path, claim: str) -> None:
+    """Route 4: the claim's claims.yaml entry, evidence file, registration and README marker."""
+    claims = root / "claims/claims.yaml"
+    blocks = re.split(r"(?m)^(?=  - id: )", claims.read_text())
+    claims.write_text("".join(b for b in blocks if not b.startswith(f"  - id: {claim}\n")))
+    (root / f"claims/evidence/{claim}.json").unlink()
+    log = root / LOG
+    data = yaml.safe_load(log.read_text())
+    if "log" in data:
+        data["log"] = [e for e in data["log"] if e["claim"] != claim]
+    else:  # the one-entry-per-claim file before the log, so this runs against the old code
+        del data["registrations"][claim]
+    log.write_text(yaml.safe_dump(data))
+    readme = root / "README.md"
+    marker = rf"(?m)^- <!-- claim {claim} -->.*?<!-- /claim -->\n"
+    readme.write_text(re.sub(marker, "", readme.read_text(), flags=re.S))
+
+
+def loosen_c006(root: Path, retrospective: str = C006_RETRO, set_by: str | None = None) -> None:
+    """Route 3's edit of the rejected C-006: a looser bound, declared accepted."""
+    edit_claim(root, "C-006", C006_BOUND, '    bounds: ["ssw_help_ms < 300"]\n')
+    edit_claim(root, "C-006", C006_RETRO, retrospective)
+    new_set_by = "    bounds_set_by: the cold start as this machine measures it\n"
+    edit_claim(root, "C-006", C006_SET_BY, new_set_by if set_by is None else set_by)
+    edit_claim(root, "C-006", C006_STATUS, "    status: accepted\n    reason: >-\n")
+
+
+def test_the_untampered_copy_passes(copy: Path) -> None:
+    code, out = ssw(copy, "prove", "--check", "--claim", "C-005", "--claim", "C-006")
+    assert (code, [line for line in out.splitlines() if line.startswith("problem:")]) == (0, [])
+    assert out.splitlines()[-1] == "2 claims: evidence and README as proving makes them"
+
+
+def test_route3_a_loosened_bound_re_registered_keeps_its_old_measurement_refused(
+    copy: Path,
+) -> None:
+    loosen_c006(copy)
+    code, out = ssw(copy, "claims", "register", "C-006")
+    assert code == 0, out
+    ssw(copy, "prove", "--claim", "C-006")  # what a launderer runs next: rewrites the files
+    code, problems = check(copy, "C-006")
+    assert code == 1, problems
+    second = entries(copy, "C-006")[1]
+    line = entry_line((copy / LOG).read_text(), "C-006", 1)
+    assert problems == [
+        "problem: C-006: evidence refused: bench/perf/results.json was measured on "
+        "2026-12-01T12:40:01+00:00, before the bounds it is judged by (ssw_help_ms < 300) were "
+        f"registered on {second['date']} ({LOG} line {line}): evidence measured before the "
+        "registration of its bounds is refused, whatever the retrospective says"
+    ]
+    text = (copy / "README.md").read_text()
+    assert (
+        f"Bound: ssw_help_ms < 300, set by the cold start as this machine measures it. Bounds "
+        f"changed on {str(second['date'])[:10]} from ssw_help_ms < 200 to ssw_help_ms < 300."
+        in text
+    )
+    assert (
+        "| C-006 | ssw --help starts cold in under a fifth of a second | registered, not yet "
+        f"proved; bounds changed on {str(second['date'])[:10]} from ssw_help_ms < 200 to "
+        "ssw_help_ms < 300 |" in text
+    )
+
+
+def test_route3_a_re_registration_cannot_bring_a_new_retrospective(copy: Path) -> None:
+    first = entries(copy, "C-006")[0]
+    loosen_c006(copy, retrospective="    retrospective: the bound was set for a faster machine\n")
+    code, out = ssw(copy, "claims", "register", "C-006")
+    assert (code, out) == (
+        2,
+        "ssw: C-006: its retrospective is not the one its first registration recorded "
+        f"({first['date']}): a retrospective is allowed only at a claim's first registration\n",
+    )
+    ssw(copy, "prove", "--claim", "C-006")
+    code, problems = check(copy, "C-006")
+    assert code == 1
+    assert problems[0] == (
+        "problem: C-006: evidence refused: its text changed since it was registered on "
+        f"{first['date']}: register it again (ssw claims register C-006); evidence from before "
+        "that is then refused"
+    )
+
+
+def test_route3_bounds_cannot_change_without_where_they_were_decided(copy: Path) -> None:
+    loosen_c006(copy, set_by=C006_SET_BY)
+    code, out = ssw(copy, "claims", "register", "C-006")
+    assert (code, out) == (
+        2,
+        "ssw: C-006: its bounds change (from ssw_help_ms < 200 to ssw_help_ms < 300) but "
+        "bounds_set_by does not: say where the new bounds were decided\n",
+    )
+
+
+@pytest.mark.parametrize("committed", [False, True], ids=["in-the-tree", "committed"])
+def test_route4_a_claim_deleted_whole_fails_the_check(copy: Path, committed: bool) -> None:
+    original = (copy / LOG).read_text()
+    made = entries(copy, "C-002")[0]
+    start = git(copy, "rev-parse", "HEAD")
+    delete_whole(copy, "C-002")  # the log's last entry: no later entry chains to it
+    ssw(copy, "prove", "--claim", "C-005")  # re-renders the README's index without C-002
+    if committed:
+        commit_all(copy, "drop C-002")
+    code, problems = check(copy)
+    assert code == 1, problems
+    assert problems == [
+        f"problem: {LOG}: C-002's registration of {made['date']} (line "
+        f"{entry_line(original, 'C-002')} at commit {start[:12]}) is gone, and C-002 with it "
+        "from claims.yaml: a claim is withdrawn (status: withdrawn, reason, adr), never deleted"
+    ]
+
+
+def test_route4_a_claim_deleted_from_the_middle_of_the_log_also_breaks_the_chain(
+    copy: Path,
+) -> None:
+    original = (copy / LOG).read_text()
+    made = entries(copy, "C-006")[0]
+    after = entries(copy, "C-007")[0]
+    start = git(copy, "rev-parse", "HEAD")
+    delete_whole(copy, "C-006")
+    ssw(copy, "prove", "--claim", "C-005")
+    code, problems = check(copy)
+    assert code == 1
+    line = entry_line((copy / LOG).read_text(), "C-007")
+    assert problems == [
+        f"problem: {LOG} line {line} (C-007's registration of {after['date']}) was not "
+        "appended after the entry before it: an earlier entry was edited, removed or inserted; "
+        "the log is append-only: an entry is never edited or removed",
+        f"problem: {LOG}: C-006's registration of {made['date']} (line "
+        f"{entry_line(original, 'C-006')} at commit {start[:12]}) is gone, and C-006 with it "
+        "from claims.yaml: a claim is withdrawn (status: withdrawn, reason, adr), never deleted",
+    ]
+
+
+def test_an_earlier_entry_edited_fails_the_check(copy: Path) -> None:
+    text = (copy / LOG).read_text()
+    start = git(copy, "rev-parse", "HEAD")
+    line = entry_line(text, "C-007")
+    # the old file recorded no bounds: this tamper needs the log (it fails on the old code)
+    edit(copy / LOG, "  - ssw_first_call_ms < 500\n", "  - ssw_first_call_ms < 5000\n")
+    made, after = entries(copy, "C-007")[0], entries(copy, "C-008")[0]
+    code, problems = check(copy)
+    assert code == 1, problems
+    assert problems == [
+        f"problem: {LOG} line {entry_line(text, 'C-008')} (C-008's registration of "
+        f"{after['date']}) was not appended after the entry before it: an earlier entry was "
+        "edited, removed or inserted; the log is append-only: an entry is never edited or removed",
+        f"problem: {LOG}: C-007's registration of {made['date']} (line {line} at commit "
+        f"{start[:12]}) is gone or edited: the log is append-only: an entry is never edited or "
+        "removed",
+    ]
+
+
+def test_a_withdrawn_claim_stays_registered_and_shown_with_its_reason(copy: Path) -> None:
+    withdrawn = f"    status: withdrawn\n    adr: {ADR}\n    reason: >-\n"
+    edit_claim(copy, "C-006", C006_STATUS, withdrawn)
+    code, out = ssw(copy, "prove", "--claim", "C-006")
+    assert code == 0, out
+    code, problems = check(copy, "C-006")
+    assert (code, problems) == (0, [])
+    text = (copy / "README.md").read_text()
+    assert "- <!-- claim C-006 -->**C-006 (withdrawn: re-measured after help became" in text
+    assert "| C-006 | ssw --help starts cold in under a fifth of a second | withdrawn: " in text
