@@ -348,12 +348,13 @@ def main() -> int:
     with common.RESULTS_CSV.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=FIELDS)
         writer.writeheader()
-        writer.writerows(rounded(r) for r in rows)
+        writer.writerows(common.portable_row(rounded(r)) for r in rows)
     load = (load_start, os.getloadavg())
     summary = summarise(
         rows, collected, files, reference.seconds, cold_s, load, time.perf_counter() - began
     )
-    common.SUMMARY_JSON.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    text = common.portable(json.dumps(summary, indent=1))  # no machine path: ADR 0026
+    common.SUMMARY_JSON.write_text(text + "\n", encoding="utf-8")
     ratio = summary["ratio_full_over_impacted_first"]
     print(f"median ratio {ratio}, missed by impacted {summary['missed_by_impacted_stage']}")
     print(f"-> {common.RESULTS_CSV}, {common.SUMMARY_JSON}")

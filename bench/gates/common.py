@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
 WORK = HERE / ".work"
 # BENCH_PROJECT picks the target: packaging (the first benchmark, a venv beside the project), or
 # one of the real projects of bench/gates/inrun.py, each with its own .venv inside the repository
@@ -202,3 +203,36 @@ def load_json(path: Path) -> dict[str, object]:
     if not isinstance(data, dict):
         raise SystemExit(f"{path}: not a JSON object")
     return data
+
+
+def portable(text: str, worktree: Path | None = None) -> str:
+    """`text` with this machine's paths taken out, for what the benchmark writes (summaries, rows,
+    the lines a log keeps): a run's worktree becomes `<worktree>`, the checkout's own folder a
+    path relative to it (the project under bench/gates/.work/ and its interpreter stay named),
+    the temp folder `<tmp>` and the home folder `~`. The claims engine refuses evidence that
+    holds an absolute machine path (docs/decisions/0026-evidence-raw-and-relative.md)."""
+    import tempfile
+
+    pairs: list[tuple[str, str]] = []
+    if worktree is not None:
+        pairs.append((worktree.resolve().as_posix(), "<worktree>"))
+        pairs.append((worktree.as_posix(), "<worktree>"))
+    pairs += [
+        (REPO.as_posix(), "."),
+        (Path(tempfile.gettempdir()).resolve().as_posix(), "<tmp>"),
+        (Path.home().as_posix(), "~"),
+    ]
+    for folder, placeholder in pairs:
+        if folder in ("", "/"):
+            continue
+        if placeholder == ".":
+            text = text.replace(folder + "/", "")
+        else:
+            text = text.replace(folder + "/", placeholder + "/")
+        text = text.replace(folder, placeholder)
+    return text
+
+
+def portable_row(row: dict[str, object], worktree: Path | None = None) -> dict[str, object]:
+    """A result row with `portable` text cells."""
+    return {k: portable(v, worktree) if isinstance(v, str) else v for k, v in row.items()}

@@ -119,11 +119,11 @@ def code_hashes() -> dict[str, str]:
     return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16] for f in files}
 
 
-def write_rows(rows: list[dict[str, object]]) -> None:
+def write_rows(rows: list[dict[str, object]], worktree: Path | None = None) -> None:
     with common.RESULTS_CSV.open("w", newline="", encoding="utf-8") as out_csv:
         writer = csv.DictWriter(out_csv, FIELDS)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(common.portable_row(r, worktree) for r in rows)
 
 
 def main() -> int:
@@ -146,21 +146,26 @@ def main() -> int:
         tests = next(g for g in config.gates if isinstance(g, TestsGate))
         suite = GateSuite(config, root, env, tree=worktree.git)
         check = suite.preflight()
-        print(suite.interpreter_line(), "|", check.line(), flush=True)
+        # no machine path in what is kept (the summary, a log of this output): ADR 0026
+        interpreter = common.portable(suite.interpreter_line(), root)
+        preflight = common.portable(check.line(), root)
+        print(interpreter, "|", preflight, flush=True)
         full_x = ["bash", "-c", tests.stage_command(None)]
         full = ["bash", "-c", tests.stage_command(None).replace(" -x ", " ")]
         ssw = [str(SSW), "gates", str(root)]
         common.wait_quiet("the call map")
         assert suite.base is not None
         began = time.perf_counter()
-        call_map = suite.record_call_map(suite.base.commit("HEAD"))
+        call_map = common.portable(suite.record_call_map(suite.base.commit("HEAD")), root)
         call_map_s = time.perf_counter() - began
         print(call_map, flush=True)
         common.wait_quiet("the baseline")
         rc, baseline_s, out = timed(ssw, root, env)
         print(f"baseline `ssw gates` (full suite, clean tree): rc {rc}, {baseline_s:.1f} s")
         if rc != 0:
-            raise SystemExit(f"the clean tree fails its gates:\n{out[-3000:]}")
+            raise SystemExit(
+                f"the clean tree fails its gates:\n{common.portable(out, root)[-3000:]}"
+            )
         common.wait_quiet("the run's pre-flight")
         repo_gates = RepoGates(config, root, env, worktree.base_commit, tree=worktree.git)
         repo_gates.preflight()  # as `ssw run` does: baseline, call map (kept), warm pytest
@@ -217,7 +222,7 @@ def main() -> int:
                 "load_1m": round(os.getloadavg()[0], 2),
             }
             rows.append(row)
-            write_rows(rows)  # as it goes: a run cut short still leaves its rows
+            write_rows(rows, root)  # as it goes: a run cut short still leaves its rows
             print(
                 f"{m['id']} {module}:{m['line']} rc={a_rc} first={first} "
                 f"in-run={row['run_first_failing_verdict_s']} [{row['run_failing_stage']}] "
@@ -226,12 +231,12 @@ def main() -> int:
                 flush=True,
             )
             if a_rc not in (0, 1):
-                print(a_out[-2000:], flush=True)
+                print(common.portable(a_out, root)[-2000:], flush=True)
     finally:
         if repo_gates is not None:
             repo_gates.close()
         remove_worktree(worktree)
-    write_rows(rows)
+    write_rows(rows, worktree.path)
 
     def spread(key: str) -> dict[str, float | None]:
         values = [float(str(r[key])) for r in rows if r[key] is not None]
@@ -252,8 +257,8 @@ def main() -> int:
         "measured": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
         "python": platform.python_version(),
-        "interpreter": suite.interpreter_line(),
-        "preflight": check.line(),
+        "interpreter": interpreter,
+        "preflight": preflight,
         "call_map": call_map,
         "call_map_s": round(call_map_s, 2),
         "baseline_s": round(baseline_s, 2),
@@ -275,8 +280,9 @@ def main() -> int:
         "load_1m": spread("load_1m"),
         "slower_than_full_x": slower("ratio_vs_full_x"),
     }
-    common.SUMMARY_JSON.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(summary, indent=1))
+    text = common.portable(json.dumps(summary, indent=1), worktree.path)
+    common.SUMMARY_JSON.write_text(text + "\n", encoding="utf-8")
+    print(text)
     return 0 if summary["missed"] == 0 and summary["run_missed"] == 0 else 1
 
 

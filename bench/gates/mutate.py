@@ -332,7 +332,8 @@ def main() -> int:
         "mutations": kept,
         "rejected": rejected,
     }
-    common.MUTATIONS_JSON.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    text = common.portable(json.dumps(result, indent=1))  # no machine path: ADR 0026
+    common.MUTATIONS_JSON.write_text(text + "\n", encoding="utf-8")
     print(f"kept {len(kept)} of {len(kept) + len(rejected)} tried -> {common.MUTATIONS_JSON}")
     if len(kept) < args.wanted:
         print(f"only {len(kept)} < {args.wanted} mutations kept", file=sys.stderr)

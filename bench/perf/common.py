@@ -107,12 +107,18 @@ def commands_time(
     """Sum over `commands` (in the order the agent ran them) of each command's median direct
     time over `repeats` runs; and the per-command detail."""
     medians: dict[str, float] = {}
+    samples: dict[str, list[float]] = {}
     for command in dict.fromkeys(commands):
-        medians[command] = statistics.median(
-            time_command(command, cwd, env, shell_list=shell_list) for _ in range(repeats)
-        )
+        samples[command] = [
+            time_command(command, cwd, env, shell_list=shell_list) * 1000 for _ in range(repeats)
+        ]
+        medians[command] = statistics.median(samples[command]) / 1000
     detail = [
-        {"command": c.splitlines()[0][:80], "median_ms": round(medians[c] * 1000, 3)}
+        {
+            "command": portable(c.splitlines()[0][:80]),
+            "median_ms": round(medians[c] * 1000, 3),
+            "samples_ms": samples[c],  # the raw timings the median comes from (ADR 0026)
+        }
         for c in commands
     ]
     return sum(medians[c] for c in commands), detail
@@ -135,13 +141,33 @@ def tokens(chars: int) -> int:
     return max(1, (chars + 3) // 4)
 
 
-def summary(values: list[float]) -> dict[str, float]:
+def summary(values: list[float]) -> dict[str, Any]:
+    """A figure as results.json keeps it: every raw sample, and the summary the claims engine
+    recomputes from them (a summary alone is not trusted, ADR 0026)."""
     return {
+        "samples": list(values),
         "median": statistics.median(values),
         "min": min(values),
         "max": max(values),
         "n": len(values),
     }
+
+
+def portable(text: str) -> str:
+    """`text` with this machine's paths taken out: the checkout's own folder becomes a path
+    relative to it, the temp folder `<tmp>` and the home folder `~`, so results.json can be
+    re-checked on any clone (the claims engine refuses an absolute machine path, ADR 0026)."""
+    import tempfile
+
+    repo = REPO.as_posix()
+    text = text.replace(repo + "/", "").replace(repo, ".")
+    for folder, placeholder in (
+        (Path(tempfile.gettempdir()).resolve().as_posix(), "<tmp>"),
+        (Path.home().as_posix(), "~"),
+    ):
+        if folder not in ("", "/"):
+            text = text.replace(folder + "/", placeholder + "/").replace(folder, placeholder)
+    return text
 
 
 def emit(result: dict[str, Any]) -> None:

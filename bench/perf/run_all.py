@@ -46,6 +46,7 @@ MINI_PY = MINI_VENV / "bin" / "python"
 MINI_BIN = MINI_VENV / "bin" / "mini"
 MINI_VERSION = "2.4.6"
 
+DEFAULT_OUT = HERE / "results.json"
 TARGET_RATIO = 1 / 3  # ssw's overhead per step <= 1/3 of mini-swe-agent's
 TARGET_HELP_S = 0.2  # benchmarks.md: `ssw --help` under 0.2 s (the brief says <= 0.3 s)
 TARGET_HELP_S_BRIEF = 0.3
@@ -601,14 +602,16 @@ def _yes(ok: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=HERE / "results.json")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     ensure_ssw_venv()
     ensure_mini_venv()
     started = datetime.now(UTC)
     results: dict[str, Any] = {
         "date": started.isoformat(timespec="seconds"),
-        "command": f"cd {REPO} && .venv/bin/python bench/perf/run_all.py --reps {args.reps}",
+        # run from the checkout's top; no machine path (ADR 0026)
+        "command": f".venv/bin/python bench/perf/run_all.py --reps {args.reps}"
+        + (f" --out {common.portable(str(args.out))}" if args.out != DEFAULT_OUT else ""),
         "machine": machine(),
         "mini_swe_agent": MINI_VERSION,
         "steps": len(task.TURNS),
@@ -625,9 +628,17 @@ def main() -> None:
     results["machine"]["load_average_at_end"] = os.getloadavg()
     results["duration_s"] = (datetime.now(UTC) - started).total_seconds()
     results["table"] = table(results)
-    args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    text = common.portable(json.dumps(results, indent=1)) + "\n"
+    args.out.write_text(text, encoding="utf-8")
     print(results["table"])
     print(f"\nwritten: {args.out}", file=sys.stderr)
+    from stepswitch.claims.inputs import machine_paths
+
+    left = machine_paths(text, REPO)
+    if left:  # written anyway, so the run is not lost; `ssw prove` would refuse it as it stands
+        for line, path in left[:10]:
+            print(f"{args.out}:{line}: an absolute machine path is left: {path}", file=sys.stderr)
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

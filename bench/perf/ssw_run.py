@@ -49,25 +49,30 @@ def _replay(gate_calls: list[tuple[str, dict[str, str]]], repeats: int = 3) -> f
     return statistics.median(sums)
 
 
-def _sandbox_start_s(sandbox: Any, repo: Path, repeats: int = 15) -> float:
+def _sandbox_start_s(
+    sandbox: Any, repo: Path, repeats: int = 15
+) -> tuple[float, dict[str, list[float]]]:
     """What confining one command adds: `true` through the run's sandbox (the policy `ssw run`
-    uses, on this checkout) against `true` run directly, alternating; difference of medians."""
+    uses, on this checkout) against `true` run directly, alternating; difference of medians, and
+    the raw timings it comes from (results.json keeps them: ADR 0026)."""
     from stepswitch.util.sandbox import Confinement, child_env, policy_for_worktree, sandbox_home
 
     if not sandbox.confines:
-        return 0.0
+        return 0.0, {"direct": [], "confined": []}
     with sandbox_home() as home:
         env = child_env(os.environ, home)
         wrapped = Confinement(sandbox, policy_for_worktree(repo, repo, home, env)).wrap(
             ["true"], repo
         )
-        direct, confined = [], []
+        direct: list[float] = []
+        confined: list[float] = []
         for _ in range(repeats):
             for argv, out in ((["true"], direct), (wrapped, confined)):
                 began = time.perf_counter()
                 subprocess.run(argv, cwd=repo, env=env, check=True)
                 out.append(time.perf_counter() - began)
-    return max(0.0, statistics.median(confined) - statistics.median(direct))
+    difference = max(0.0, statistics.median(confined) - statistics.median(direct))
+    return difference, {"direct": direct, "confined": confined}
 
 
 def _counterfactual(bodies: list[dict[str, Any]], script: dict[str, Any]) -> dict[str, Any]:
@@ -294,7 +299,7 @@ def main() -> None:
     # The sandbox is ssw's, not the command's: the run tool's commands are subtracted at their
     # direct (unconfined) time, so their sandbox start is already overhead; the gates' commands
     # were timed in the run, wrapper included, so one wrapper start each is added back.
-    sandbox_per_command_s = _sandbox_start_s(sandbox, repo)
+    sandbox_per_command_s, sandbox_samples = _sandbox_start_s(sandbox, repo)
     sandbox_in_gates_s = len(gate_calls) * sandbox_per_command_s
     overhead = wall - commands_s - server_s - scripted_s + sandbox_in_gates_s
     # Setup: from run_task's start to the first request reaching the server, less the scripted
@@ -323,11 +328,12 @@ def main() -> None:
             "scripted_plumbing": scripted,
             "commands_s": commands_s,
             "gates_in_run_s": gate_times,
-            "gate_commands": [c for c, _ in gate_calls],
+            "gate_commands": [common.portable(c) for c, _ in gate_calls],
             "run_tool_direct": run_tool_detail,
             "cross_check_replay_s": replay_s,
             "sandbox": sandbox.name,
             "sandbox_per_command_ms": sandbox_per_command_s * 1000,
+            "sandbox_start_samples_s": sandbox_samples,
             "sandboxed_gate_commands": len(gate_calls),
             "sandbox_in_gates_s": sandbox_in_gates_s,
             "overhead_s": overhead,

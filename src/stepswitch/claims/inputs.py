@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,6 +28,78 @@ class EvidenceError(UsageError):
 class Unprovable(Exception):
     """The evidence cannot prove the claim: it disagrees with itself (a summary that is not what
     its raw rows give) or leaves a figure unknown (a cell with no known cost)."""
+
+
+# An absolute path in an evidence file names one machine (its home, a scratch folder, a checkout,
+# an interpreter), so the file cannot be re-checked as it stands anywhere else (ADR 0026). Found:
+# a path under a root that holds one machine's own files, and any absolute path to an interpreter,
+# a venv or site-packages. Not found: system paths every machine has (/dev/null, /proc, /usr/bin,
+# /etc), URLs and API routes (`https://host/v1/...`, `/v1/messages`), relative paths (`a/b`,
+# `.venv/bin/python`), placeholders (`<worktree>/src`) and ratios (`1/3`, `ms/step`). A path
+# starts at the beginning of a line, after a space, a quote, `=`, `(` or a JSON escape (`\\n`).
+MACHINE_ROOTS = (
+    "root",
+    "home",
+    "Users",
+    "tmp",
+    "var/tmp",
+    "var/folders",
+    "private",
+    "work",
+    "workspace",
+    "workspaces",
+    "mnt",
+    "srv",
+    "opt",
+    "media",
+    "builds",
+    "runner",
+    "scratch",
+    "data",
+    "usr/local",
+    "nix/store",
+)
+_START = r"(?:(?<![\w.~:/\\>-])|(?<=\\[nrt\"']))"
+_CHARS = r"[^\s\"'`<>|;,()\[\]{}\\]"
+_ROOTS = "|".join(re.escape(r) for r in MACHINE_ROOTS)
+_TOOLCHAIN = r"(?:/bin/python[\d.]*(?![\w.-])|/\.?venv[\w.-]*/|/site-packages/)"
+MACHINE_PATH = re.compile(
+    rf"{_START}/(?:{_ROOTS})(?![\w.-])(?:/{_CHARS}*)?"
+    # an interpreter, a venv or site-packages anywhere but the system's own /bin and /usr/bin
+    rf"|{_START}(?!/(?:usr/)?bin/)/{_CHARS}*?{_TOOLCHAIN}{_CHARS}*"
+)
+
+
+def machine_paths(text: str, root: Path | None = None) -> list[tuple[int, str]]:
+    """(line, path) of every absolute machine path in `text` (rule above); with `root`, also the
+    repository's own absolute location wherever it is."""
+    found = [(m.start(), m.group(0)) for m in MACHINE_PATH.finditer(text)]
+    if root is not None:
+        here = re.escape(root.resolve().as_posix())
+        found += [
+            (m.start(), m.group(0))
+            for m in re.finditer(rf"{_START}{here}(?![\w.-]){_CHARS}*", text)
+        ]
+    lines: dict[int, str] = {}
+    for at, path in sorted(found):
+        lines.setdefault(text.count("\n", 0, at) + 1, path)
+    return sorted(lines.items())
+
+
+def refuse_machine_paths(rel: str, text: str, root: Path | None = None) -> None:
+    """Unprovable when `rel` holds an absolute machine path: the first, by line, and how many
+    more lines do."""
+    found = machine_paths(text, root)
+    if not found:
+        return
+    line, path = found[0]
+    others = len(found) - 1
+    more = f" (and {others} more line{'s' if others > 1 else ''})" if others else ""
+    raise Unprovable(
+        f"{rel}:{line}: holds an absolute machine path {path!r}{more}; evidence names paths "
+        "relative to the repository (or a placeholder like <worktree>): re-measure with a "
+        "producer that writes them so"
+    )
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -124,6 +197,7 @@ class Inputs:
             raise EvidenceError(f"{rel} is not a file")
         data = path.read_bytes()
         self.hashes[rel] = sha256_bytes(data)
+        refuse_machine_paths(rel, data.decode("utf-8", errors="replace"), self.root)
         return data
 
     def text(self, rel: str) -> str:
@@ -152,6 +226,9 @@ class Inputs:
         if not path.is_dir():
             raise EvidenceError(f"{rel} is not a folder")
         self.hashes[rel.rstrip("/") + "/"] = hash_path(self.root, rel)
+        for file in tree_files(path):
+            text = file.read_bytes().decode("utf-8", errors="replace")
+            refuse_machine_paths(file.relative_to(self.root).as_posix(), text, self.root)
         return path
 
     def measured_at(self, rel: str, when: str) -> None:
@@ -183,7 +260,14 @@ def number_of(data: Any, rel: str, *keys: str) -> float:
     return float(value)
 
 
-def agree(rel: str, what: str, recomputed: float, stored: float, tolerance: float) -> None:
+def agree(
+    rel: str,
+    what: str,
+    recomputed: float,
+    stored: float,
+    tolerance: float,
+    source: str = "the raw rows",
+) -> None:
     """A stored summary figure must be what the raw rows give, within its stated rounding."""
     if abs(recomputed - stored) > tolerance + 1e-12 * max(1.0, abs(stored)):
-        raise Unprovable(f"{rel}: {what} is {stored:g}, but the raw rows give {recomputed:g}")
+        raise Unprovable(f"{rel}: {what} is {stored:g}, but {source} give {recomputed:g}")

@@ -4,7 +4,9 @@
 `gates.inrun` reads bench/gates/inrun.py's runs inside a real `ssw run` worktree, one pair of
 results-<project>.csv and summary-<project>.json per project. The figures are recomputed from
 the rows, one per seeded mutation; each summary must agree with its rows to its own rounding, and
-gives what the rows do not (the project, when it was measured)."""
+gives what the rows do not (the project, when it was measured). A row's own ratio is checked
+against its times (packaging) or not read at all (in-run: the ratios come from the times), so no
+ratio is trusted as typed (ADR 0026)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,26 @@ def _flag(row: dict[str, str], rel: str, line: int, key: str, empty: bool | None
     return _BOOL[text]
 
 
+# bench/gates/bench.py keeps each row's times and ratio to 3 decimals, the ratio worked out from
+# the unrounded times.
+ROW_ROUNDING = 0.0005
+
+
+def _ratio_agrees(rel: str, line: int, ratio: float, full_s: float, impacted_s: float) -> None:
+    """A row's `ratio` is its full suite's time over impacted first's: not trusted as typed, it
+    must lie within what its rounded times allow."""
+    h = ROW_ROUNDING
+    if impacted_s <= h:
+        raise EvidenceError(f"{rel}:{line}: impacted_first_verdict_s is not positive")
+    low, high = (full_s - h) / (impacted_s + h), (full_s + h) / (impacted_s - h)
+    if not low - h - 1e-12 <= ratio <= high + h + 1e-12:
+        raise Unprovable(
+            f"{rel}:{line}: ratio is {ratio:g}, but full_first_verdict_s / "
+            f"impacted_first_verdict_s give {full_s / impacted_s:.3f} (their rounding allows "
+            f"{low:.3f} to {high:.3f})"
+        )
+
+
 def speedup(inputs: Inputs) -> Computed:
     summary_rel, rows_rel = inputs.one("summary"), inputs.one("results")
     summary: Any = inputs.json(summary_rel)
@@ -54,6 +76,7 @@ def speedup(inputs: Inputs) -> Computed:
         ratios.append(_number(row, rows_rel, line, "ratio"))
         impacted.append(_number(row, rows_rel, line, "impacted_first_verdict_s"))
         full.append(_number(row, rows_rel, line, "full_first_verdict_s"))
+        _ratio_agrees(rows_rel, line, ratios[-1], full[-1], impacted[-1])
         if _flag(row, rows_rel, line, "missed_by_impacted"):
             missed += 1
             missed_after += not _flag(row, rows_rel, line, "caught_by_full_stage", empty=False)

@@ -1,15 +1,25 @@
 """bench/perf/results.json (written by bench/perf/run_all.py): the harness against mini-swe-agent.
 
-Where the file keeps every repetition, the figures are recomputed from the repetitions and the
-stored summary must agree with them; where it keeps only a summary (cold start, first call), the
-summary is read as written."""
+Every figure is recomputed from the raw samples the file keeps: each repetition's timed parts
+(overhead per step from wall, command and server time), the fresh-process timings of cold start
+and first call (`samples` beside their summary), the per-step prompt rows. No summary statistic is
+read as typed: a stored median, min, max, count or ratio that is not what its samples give (to its
+own rounding) makes the claim not proved, and a figure stored with no samples cannot prove one
+(ADR 0026)."""
 
 from __future__ import annotations
 
 import statistics
 from typing import Any
 
-from stepswitch.claims.inputs import EvidenceError, Inputs, agree, field_of, number_of
+from stepswitch.claims.inputs import (
+    EvidenceError,
+    Inputs,
+    Unprovable,
+    agree,
+    field_of,
+    number_of,
+)
 from stepswitch.claims.metrics.base import Computed, Metric
 from stepswitch.claims.numbers import INT, TEXT, Fmt, Value, fixed, pct
 
@@ -32,48 +42,174 @@ def _measured(inputs: Inputs, rel: str, data: Any) -> dict[str, Value]:
     }
 
 
-def _per_run(data: Any, rel: str, side: str, key: str) -> list[float]:
+def _runs(data: Any, rel: str, side: str) -> list[Any]:
     runs = field_of(data, rel, "overhead", f"{side}_runs")
     if not isinstance(runs, list) or not runs:
         raise EvidenceError(f"{rel}: overhead.{side}_runs is not a list of repetitions")
+    return runs
+
+
+def _per_run(data: Any, rel: str, side: str, key: str) -> list[float]:
+    runs = _runs(data, rel, side)
     return [number_of(run, f"{rel}: overhead.{side}_runs[{i}]", key) for i, run in enumerate(runs)]
 
 
-def _summary(data: Any, rel: str, *keys: str) -> tuple[float, float, float, int]:
-    return (
-        number_of(data, rel, *keys, "median"),
-        number_of(data, rel, *keys, "min"),
-        number_of(data, rel, *keys, "max"),
-        int(number_of(data, rel, *keys, "n")),
-    )
+def _agrees_with(
+    data: Any, rel: str, keys: tuple[str, ...], values: list[float], source: str
+) -> None:
+    """Each summary statistic stored at `keys` (median, min, max, n) is what `values` give."""
+    node = field_of(data, rel, *keys)
+    if not isinstance(node, dict):
+        raise EvidenceError(f"{rel}: {'.'.join(keys)} is not a summary")
+    stats = {
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "n": float(len(values)),
+    }
+    for stat, recomputed in stats.items():
+        if stat in node:
+            stored = number_of(node, rel, stat)
+            agree(rel, ".".join((*keys, stat)), recomputed, stored, 0.0, source)
+
+
+def _samples(data: Any, rel: str, *keys: str) -> list[float]:
+    """The raw samples of a figure stored as `{samples, median, min, max, n}`, its summary
+    checked against them; a figure stored without them cannot prove a claim."""
+    node = field_of(data, rel, *keys)
+    where = ".".join(keys)
+    if not isinstance(node, dict) or "samples" not in node:
+        raise Unprovable(
+            f"{rel}: {where} has no raw samples, only a summary, which is not trusted as typed: "
+            "re-measure with bench/perf/run_all.py, which stores them"
+        )
+    raw = node["samples"]
+    if not isinstance(raw, list) or not raw:
+        raise EvidenceError(f"{rel}: {where}.samples is not a list of numbers")
+    values = [
+        number_of({"sample": x}, f"{rel}: {where}.samples[{i}]", "sample")
+        for i, x in enumerate(raw)
+    ]
+    _agrees_with(data, rel, keys, values, "its samples")
+    return values
+
+
+def _direct_median_agrees(detail: Any, where: str) -> None:
+    """Where a run tool command keeps its direct timings (`samples_ms`), its `median_ms` (kept
+    to 3 decimals) must be theirs."""
+    if not isinstance(detail, dict) or "samples_ms" not in detail:
+        return
+    raw = detail["samples_ms"]
+    if not isinstance(raw, list) or not raw:
+        raise EvidenceError(f"{where}: samples_ms is not a list of numbers")
+    values = [number_of({"ms": v}, f"{where}.samples_ms", "ms") for v in raw]
+    stored = number_of(detail, where, "median_ms")
+    agree(where, "median_ms", statistics.median(values), stored, 0.0005, "its samples")
+
+
+def _overhead_per_step(data: Any, rel: str, side: str) -> tuple[list[float], list[float]]:
+    """Each repetition's overhead per step, and its part after the first request, recomputed
+    from the repetition's timed parts: overhead = wall - commands - inside the server (- the
+    scripted provider's own life, + one sandbox start per gate command, ssw), commands = the
+    gates timed in the run plus the run tool's direct medians (ssw) or the actions timed in the
+    run (mini); each stored figure must agree."""
+    per_step, after_first = [], []
+    for i, run in enumerate(_runs(data, rel, side)):
+        where = f"{rel}: overhead.{side}_runs[{i}]"
+
+        def num(
+            key: str, default: float | None = None, run: Any = run, where: str = where
+        ) -> float:
+            if default is not None and isinstance(run, dict) and key not in run:
+                return default
+            return number_of(run, where, key)
+
+        if side == "ssw":
+            gates = field_of(run, where, "gates_in_run_s")
+            direct = field_of(run, where, "run_tool_direct")
+            if not isinstance(gates, list) or not isinstance(direct, list):
+                raise EvidenceError(f"{where}: gates_in_run_s and run_tool_direct are lists")
+            timed = sum(number_of({"s": g}, f"{where}.gates_in_run_s", "s") for g in gates)
+            for j, d in enumerate(direct):
+                _direct_median_agrees(d, f"{where}.run_tool_direct[{j}]")
+            timed += (
+                sum(number_of(d, f"{where}.run_tool_direct", "median_ms") for d in direct) / 1000
+            )
+            rounding = 0.0005e-3 * len(direct)  # each direct median is kept to 3 decimals of a ms
+        else:
+            actions = field_of(run, where, "commands_in_run_ms")
+            if not isinstance(actions, list):
+                raise EvidenceError(f"{where}: commands_in_run_ms is not a list")
+            timed = sum(number_of({"ms": a}, f"{where}.commands_in_run_ms", "ms") for a in actions)
+            timed /= 1000
+            rounding = 0.0005e-3 * len(actions)
+        commands = num("commands_s")
+        agree(where, "commands_s", timed, commands, rounding, "its timed commands")
+        overhead = (
+            num("wall_s")
+            - commands
+            - num("server_s")
+            - num("scripted_plumbing_s", 0.0)
+            + num("sandbox_in_gates_s", 0.0)
+        )
+        agree(where, "overhead_s", overhead, num("overhead_s"), 1e-9, "its timed parts")
+        steps = num("steps")
+        if steps <= 0:
+            raise EvidenceError(f"{where}: steps is not positive")
+        ms = overhead / steps * 1000
+        agree(
+            where, "overhead_per_step_ms", ms, num("overhead_per_step_ms"), 1e-6, "its timed parts"
+        )
+        after = (overhead - num("setup_s")) / steps * 1000
+        stored_after = num("after_first_request_per_step_ms")
+        agree(
+            where, "after_first_request_per_step_ms", after, stored_after, 1e-6, "its timed parts"
+        )
+        per_step.append(ms)
+        after_first.append(after)
+    return per_step, after_first
 
 
 def overhead(inputs: Inputs) -> Computed:
     rel = inputs.one("results")
     data = inputs.json(rel)
+    # The repetitions' own figures first (the summaries must be theirs), then each figure against
+    # the timed parts it is worked out from.
     ssw = _per_run(data, rel, "ssw", "overhead_per_step_ms")
     mini = _per_run(data, rel, "mini", "overhead_per_step_ms")
+    ssw_after = _per_run(data, rel, "ssw", "after_first_request_per_step_ms")
+    mini_after = _per_run(data, rel, "mini", "after_first_request_per_step_ms")
     if len(ssw) != len(mini):
         raise EvidenceError(f"{rel}: {len(ssw)} ssw repetitions but {len(mini)} of mini")
     ssw_ms, mini_ms = statistics.median(ssw), statistics.median(mini)
     pairs = [s / m for s, m in zip(ssw, mini, strict=True)]
-    for side, median in (("ssw", ssw_ms), ("mini", mini_ms)):
-        key = f"{side}_overhead_per_step_ms"
-        stored = number_of(data, rel, "overhead", key, "median")
-        agree(rel, f"overhead.{key}.median", median, stored, 0.0)
+    for key, values in (
+        ("ssw_overhead_per_step_ms", ssw),
+        ("mini_overhead_per_step_ms", mini),
+        ("ratio_per_pair", pairs),
+        ("ssw_after_first_request_per_step_ms", ssw_after),
+        ("mini_after_first_request_per_step_ms", mini_after),
+    ):
+        _agrees_with(data, rel, ("overhead", key), values, "the repetitions")
     agree(
         rel,
         "overhead.ratio_of_medians",
         ssw_ms / mini_ms,
         number_of(data, rel, "overhead", "ratio_of_medians"),
-        0.0,
+        1e-12,
+        "the repetitions",
     )
-    after_ssw = statistics.median(_per_run(data, rel, "ssw", "after_first_request_per_step_ms"))
-    after_mini = statistics.median(_per_run(data, rel, "mini", "after_first_request_per_step_ms"))
+    _overhead_per_step(data, rel, "ssw")
+    _overhead_per_step(data, rel, "mini")
+    steps = int(number_of(data, rel, "steps"))
+    ran = {int(n) for side in ("ssw", "mini") for n in _per_run(data, rel, side, "steps")}
+    if ran != {steps}:
+        raise Unprovable(f"{rel}: steps is {steps}, but the repetitions ran {sorted(ran)} steps")
+    after_ssw, after_mini = statistics.median(ssw_after), statistics.median(mini_after)
     return Computed(
         {
             **_measured(inputs, rel, data),
-            "steps": int(number_of(data, rel, "steps")),
+            "steps": steps,
             "reps": len(ssw),
             "ssw_ms": ssw_ms,
             "ssw_ms_min": min(ssw),
@@ -93,18 +229,39 @@ def overhead(inputs: Inputs) -> Computed:
 def cold_start(inputs: Inputs) -> Computed:
     rel = inputs.one("results")
     data = inputs.json(rel)
-    ssw, ssw_min, ssw_max, n = _summary(data, rel, "cold_start", "ssw_help_s")
-    mini, _, _, _ = _summary(data, rel, "cold_start", "mini_help_s")
+    ssw = _samples(data, rel, "cold_start", "ssw_help_s")
+    mini = _samples(data, rel, "cold_start", "mini_help_s")
     return Computed(
         {
             **_measured(inputs, rel, data),
-            "help_reps": n,
-            "ssw_help_ms": ssw * 1000,
-            "ssw_help_ms_min": ssw_min * 1000,
-            "ssw_help_ms_max": ssw_max * 1000,
-            "mini_help_ms": mini * 1000,
+            "help_reps": len(ssw),
+            "ssw_help_ms": statistics.median(ssw) * 1000,
+            "ssw_help_ms_min": min(ssw) * 1000,
+            "ssw_help_ms_max": max(ssw) * 1000,
+            "mini_help_ms": statistics.median(mini) * 1000,
         }
     )
+
+
+def _sandbox_start_agrees(run: Any, where: str, stored_ms: float) -> None:
+    """Where a repetition keeps the wrapper starts it timed (`sandbox_start_samples_s`: `true`
+    run directly and confined, alternating), its `sandbox_per_command_ms` must be their
+    difference of medians (never below zero)."""
+    if not isinstance(run, dict) or "sandbox_start_samples_s" not in run:
+        return
+    raw = field_of(run, where, "sandbox_start_samples_s")
+    sides = {}
+    for side in ("direct", "confined"):
+        values = (
+            field_of(raw, where, "sandbox_start_samples_s", side) if isinstance(raw, dict) else None
+        )
+        if not isinstance(values, list) or not values:
+            raise EvidenceError(f"{where}: sandbox_start_samples_s.{side} is not a list of numbers")
+        sides[side] = [
+            number_of({"s": v}, f"{where}: sandbox_start_samples_s.{side}", "s") for v in values
+        ]
+    recomputed = max(0.0, statistics.median(sides["confined"]) - statistics.median(sides["direct"]))
+    agree(where, "sandbox_per_command_ms", recomputed * 1000, stored_ms, 1e-9, "its samples")
 
 
 def sandbox(inputs: Inputs) -> Computed:
@@ -120,6 +277,8 @@ def sandbox(inputs: Inputs) -> Computed:
         field_of(run, f"{rel}: overhead.ssw_runs[{i}]", "sandbox") for i, run in enumerate(runs)
     ]
     per_command = _per_run(data, rel, "ssw", "sandbox_per_command_ms")
+    for i, (run, stored) in enumerate(zip(runs, per_command, strict=True)):
+        _sandbox_start_agrees(run, f"{rel}: overhead.ssw_runs[{i}]", stored)
     gate_commands = _per_run(data, rel, "ssw", "sandboxed_gate_commands")
     tool_commands = [
         len(field_of(run, f"{rel}: overhead.ssw_runs[{i}]", "run_tool_direct"))
@@ -154,18 +313,16 @@ def sandbox(inputs: Inputs) -> Computed:
 def first_call(inputs: Inputs) -> Computed:
     rel = inputs.one("results")
     data = inputs.json(rel)
-    first, first_min, first_max, n = _summary(
-        data, rel, "first_call", "ssw_launch_to_first_request_s"
-    )
-    mini_first, _, _, _ = _summary(data, rel, "first_call", "mini_launch_to_first_request_s")
+    first = _samples(data, rel, "first_call", "ssw_launch_to_first_request_s")
+    mini = _samples(data, rel, "first_call", "mini_launch_to_first_request_s")
     return Computed(
         {
             **_measured(inputs, rel, data),
-            "first_call_reps": n,
-            "ssw_first_call_ms": first * 1000,
-            "ssw_first_call_ms_min": first_min * 1000,
-            "ssw_first_call_ms_max": first_max * 1000,
-            "mini_first_call_ms": mini_first * 1000,
+            "first_call_reps": len(first),
+            "ssw_first_call_ms": statistics.median(first) * 1000,
+            "ssw_first_call_ms_min": min(first) * 1000,
+            "ssw_first_call_ms_max": max(first) * 1000,
+            "mini_first_call_ms": statistics.median(mini) * 1000,
         }
     )
 
@@ -197,6 +354,8 @@ def prompt_economy(inputs: Inputs) -> Computed:
     agree(rel, "prompt.repeat_share_mean", statistics.fmean(shares), mean, 1e-4)
     by_tokens = sum(s * t for s, t in zip(shares, tokens, strict=True)) / total
     agree(rel, "prompt.repeat_share_token_weighted", by_tokens, weighted, 1e-4)
+    _run_prompt_agrees(data, rel, tokens, cached, shares)
+    mini_tokens, mini_uncached = _mini_prompt(data, rel)
     return Computed(
         {
             **_measured(inputs, rel, data),
@@ -208,12 +367,56 @@ def prompt_economy(inputs: Inputs) -> Computed:
             "uncached_tokens": uncached,
             "full_history_tokens": history,
             "uncached_vs_full": uncached / history,
-            "mini_prompt_tokens": int(number_of(data, rel, "prompt", "mini_prompt_tokens_total")),
-            "mini_uncached_tokens": int(
-                number_of(data, rel, "prompt", "mini_uncached_tokens_total")
-            ),
+            "mini_prompt_tokens": mini_tokens,
+            "mini_uncached_tokens": mini_uncached,
         }
     )
+
+
+def _prompt_lists(data: Any, rel: str, side: str, *keys: str) -> list[list[float]]:
+    """The first repetition's per-step prompt lists (the prompt economy is read from it)."""
+    run = _runs(data, rel, side)[0]
+    where = f"{rel}: overhead.{side}_runs[0].prompt"
+    found = []
+    for key in keys:
+        values = field_of(run, where, "prompt", key)
+        if not isinstance(values, list):
+            raise EvidenceError(f"{where}.{key} is not a list")
+        found.append([number_of({"v": v}, f"{where}.{key}", "v") for v in values])
+    return found
+
+
+def _run_prompt_agrees(
+    data: Any, rel: str, tokens: list[int], cached: list[int], shares: list[float]
+) -> None:
+    """prompt.per_step is the first ssw repetition's prompt, its shares kept to 4 decimals."""
+    run_tokens, run_cached, run_shares = _prompt_lists(
+        data, rel, "ssw", "prompt_tokens", "cached_tokens", "repeat_share"
+    )
+    if run_tokens != tokens or run_cached != cached:
+        raise Unprovable(
+            f"{rel}: prompt.per_step's token counts are not those of overhead.ssw_runs[0].prompt"
+        )
+    if len(run_shares) != len(shares) or any(
+        abs(a - b) > 0.00005 + 1e-12 for a, b in zip(run_shares, shares, strict=True)
+    ):
+        raise Unprovable(
+            f"{rel}: prompt.per_step's repeat shares are not those of overhead.ssw_runs[0].prompt"
+        )
+
+
+def _mini_prompt(data: Any, rel: str) -> tuple[int, int]:
+    """mini's prompt and uncached token totals, from its first repetition's per-call counts; the
+    stored totals must agree."""
+    tokens, cached = _prompt_lists(data, rel, "mini", "prompt_tokens", "cached_tokens")
+    total, uncached = int(sum(tokens)), int(sum(tokens) - sum(cached))
+    for key, recomputed in (
+        ("mini_prompt_tokens_total", total),
+        ("mini_uncached_tokens_total", uncached),
+    ):
+        stored = number_of(data, rel, "prompt", key)
+        agree(rel, f"prompt.{key}", recomputed, stored, 0.0, "overhead.mini_runs[0]'s calls")
+    return total, uncached
 
 
 MS = fixed(1)
