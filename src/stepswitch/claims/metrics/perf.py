@@ -253,7 +253,9 @@ def _sandbox_start_agrees(run: Any, where: str, stored_ms: float) -> None:
     sides = {}
     for side in ("direct", "confined"):
         values = (
-            field_of(raw, where, "sandbox_start_samples_s", side) if isinstance(raw, dict) else None
+            field_of(raw, f"{where}: sandbox_start_samples_s", side)
+            if isinstance(raw, dict)
+            else None
         )
         if not isinstance(values, list) or not values:
             raise EvidenceError(f"{where}: sandbox_start_samples_s.{side} is not a list of numbers")
