@@ -25,10 +25,10 @@ from .test_resume import lines, wait_for
 TEMPORARY = ("ssw-home-", "ssw-bench-")  # what a bench makes in $TMPDIR
 
 
-def bench(work: Path, tmpdir: Path) -> subprocess.Popen[str]:
+def bench(work: Path, tmpdir: Path, *more: str) -> subprocess.Popen[str]:
     args = [
         "bench", "run", "--suite", "suite", "--contestant", "ladder.toml", "--contestant",
-        "null", "--script", "ladder=script.yaml", "--out", "runs/b1", "--sandbox", "none",
+        "null", "--script", "ladder=script.yaml", "--out", "runs/b1", "--sandbox", "none", *more,
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     return subprocess.Popen(
@@ -46,16 +46,22 @@ def left_in(tmpdir: Path) -> list[str]:
     return sorted(p.name for p in tmpdir.iterdir() if p.name.startswith(TEMPORARY))
 
 
-@pytest.mark.slow
-def test_sigterm_stops_a_bench_like_ctrl_c_and_the_same_command_resumes_it(tmp_path: Path):
-    write_task(tmp_path, "t1")
-    mark, tmpdir = tmp_path / "run-started", tmp_path / "tmp"
-    tmpdir.mkdir()
-    # The ladder's RUN step runs a command that waits: the bench is mid-run when SIGTERM comes.
+def waiting_ladder(work: Path) -> Path:
+    """A ladder whose RUN step runs a command that waits: the bench is mid-run when it is
+    stopped. Returns the file the command touches as it starts."""
+    write_task(work, "t1")
+    mark = work / "run-started"
     waits = [_tool("run", command=f"touch {mark}; exec sleep 600"), SCRIPT[3]]
     replies = [*SCRIPT[:3], *waits, *SCRIPT[4:]]
-    (tmp_path / "ladder.toml").write_text(tomli_w.dumps(DEFAULT_POLICY))
-    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
+    (work / "ladder.toml").write_text(tomli_w.dumps(DEFAULT_POLICY))
+    (work / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
+    (work / "tmp").mkdir()
+    return mark
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_bench_like_ctrl_c_and_the_same_command_resumes_it(tmp_path: Path):
+    mark, tmpdir = waiting_ladder(tmp_path), tmp_path / "tmp"
 
     first = bench(tmp_path, tmpdir)
     try:
@@ -84,3 +90,38 @@ def test_sigterm_stops_a_bench_like_ctrl_c_and_the_same_command_resumes_it(tmp_p
     assert finished["ladder"] == "interrupted" and len(finished) == 2
     record = json.loads((folder / "run.json").read_text())
     assert [s["status"] for s in record["sessions"]] == ["interrupted", "complete"]
+
+
+@pytest.mark.slow
+def test_sigterm_to_the_whole_group_stops_the_bench_as_one_and_keeps_the_running_record(
+    tmp_path: Path,
+):
+    """`kill -TERM -PGID` (a terminal closing, a service manager stopping the group) reaches
+    the pool's workers too: an idle one must not die under the pool (a broken pool loses the
+    running task run's own result), and nothing prints a traceback or an ignored exception."""
+    mark, tmpdir = waiting_ladder(tmp_path), tmp_path / "tmp"
+    first = bench(tmp_path, tmpdir, "--workers", "2")
+    folder = tmp_path / "runs" / "b1"
+    try:
+        wait_for(mark.exists, "the ladder's run command starting")
+        wait_for(
+            lambda: any(e["event"] == "finished" for e in lines(folder / journal.JOURNAL)),
+            "the null contestant finishing (its worker then idle)",
+        )
+        os.killpg(first.pid, signal.SIGTERM)
+        _, err = first.communicate(timeout=300)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+    assert first.returncode == 130, err
+    for noise in ("Traceback", "Exception ignored", "leaked semaphore", "BrokenProcessPool"):
+        assert noise not in err, err
+    rows = {
+        e["row"]["contestant"]: e["row"]
+        for e in lines(folder / journal.JOURNAL)
+        if e["event"] == "finished"
+    }
+    ladder = rows["ladder"]
+    # Recorded by the task run itself (its record says interrupted), not found lost later.
+    assert (ladder["outcome"], ladder["run_outcome"]) == ("interrupted", "interrupted"), ladder
+    assert left_in(tmpdir) == []

@@ -3,13 +3,15 @@ not forked: the main process has threads); `InlineExecutor` runs them in the cal
 worker, tests); a cluster's executor (dask.distributed's `client.get_executor()`) plugs in the
 same way, given workers that can read the bench folder.
 
-Pool workers ignore Ctrl-C (the main process decides, and sends SIGTERM to the runs it stops),
-die with the main process (a kill -9 of the bench leaves no worker running on), and get the
-provider keys through the pool's pipe, never their environment or argv.
+Pool workers ignore Ctrl-C and sit in a process group of their own (the main process decides,
+and sends SIGTERM to the runs it stops), die with the main process (a kill -9 of the bench leaves
+no worker running on), and get the provider keys through the pool's pipe, never their
+environment or argv.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import multiprocessing
@@ -42,6 +44,11 @@ def _die_with_parent(parent: int) -> None:
 
 def _start_worker(parent: int, keys: dict[str, str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Out of the bench's process group: a signal to the group (a terminal closing, a service
+    # manager's stop, `kill -TERM -PGID`) reaches the main process only. An idle worker killed
+    # by it would break the pool under the runs still going and lose their results.
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
     _die_with_parent(parent)
     set_keys(keys)
 
