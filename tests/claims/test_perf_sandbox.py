@@ -29,7 +29,7 @@ def _write(root: Path, ssw_runs: list[dict], mini_ms: list[float]) -> None:
     data = {
         "date": "2026-12-01T12:30:00+00:00",
         "mini_swe_agent": "2.4.6",
-        "machine": {"stepswitch_commit": "abc1234"},
+        "machine": {"stepswitch_commit": "abc1234", "stepswitch_src_uncommitted_changes": False},
         "overhead": {
             "ssw_runs": ssw_runs,
             "mini_runs": [{"overhead_per_step_ms": m} for m in mini_ms],

@@ -35,6 +35,12 @@ def _measured(inputs: Inputs, rel: str, data: Any) -> dict[str, Value]:
     if not isinstance(when, str):
         raise EvidenceError(f"{rel}: date is not text: {when!r}")
     inputs.measured_at(rel, when)
+    dirty = field_of(data, rel, "machine", "stepswitch_src_uncommitted_changes")
+    if dirty is not False:  # ADR 0028: evidence comes from a committed tree, or proves nothing
+        raise Unprovable(
+            f"{rel}: measured with uncommitted changes in src/ (machine."
+            f"stepswitch_src_uncommitted_changes is {dirty!r}): commit, then measure again"
+        )
     return {
         "measured_on": when[:10],
         "measured_commit": str(field_of(data, rel, "machine", "stepswitch_commit")),
