@@ -202,3 +202,27 @@ def test_without_the_ledger_a_killed_run_says_ledger_not_read_never_a_silent_zer
 
     elsewhere = ssw("runs", "--repo", str(repo), "--ledger", str(tmp_path / "moved.sqlite"))
     assert "ledger not read" not in elsewhere.stdout
+
+
+def test_a_damaged_ledger_is_said_for_finished_runs_and_the_dashboard_will_not_start_on_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    run_id = mid_call(repo, tmp_path, signal.SIGINT)  # a run that ended and checked its record
+    assert run_json(repo, run_id)["outcome"] == "interrupted"
+    for suffix in ("-wal", "-shm"):
+        ledger_of(repo).with_name(ledger_of(repo).name + suffix).unlink(missing_ok=True)
+    ledger_of(repo).write_bytes(b"\x00\xff not a ledger " * 64)
+
+    listed_runs = ssw("runs", "--repo", str(repo))
+    assert listed_runs.returncode == 0, listed_runs.stderr
+    assert f"ledger not read (ledger {ledger_of(repo)}" in listed_runs.stdout
+
+    served = ssw("serve", "--runs", str(repo / ".ssw" / "runs"), "--ledger", str(ledger_of(repo)))
+    assert served.returncode == 2 and "Traceback" not in served.stderr
+    assert str(ledger_of(repo)) in served.stderr and len(served.stderr.strip().splitlines()) == 1
+    assert ledger_of(repo).read_bytes().startswith(b"\x00\xff not a ledger")  # left as it was
+
+    a_file = tmp_path / "runs.txt"
+    a_file.write_text("not a folder")
+    served = ssw("serve", "--runs", str(a_file))
+    assert served.returncode == 2 and "--runs" in served.stderr and "not a folder" in served.stderr

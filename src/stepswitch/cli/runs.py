@@ -55,7 +55,9 @@ def render_runs(repo: Path, rows: list[RunEntry], spend: LedgerRead | None = Non
         for a, b, c, d, branch in table
     ]
     footer = None if spend is None else spend.footer()
-    if footer and any(e.dollars is not None and e.dollars.note for e in rows):
+    # A ledger that is there but cannot be read is said even when every record was checked.
+    unsaid = any(e.dollars is not None and e.dollars.note for e in rows)
+    if footer and spend is not None and (unsaid or spend.path.exists()):
         lines.append(footer)
     left = sum(e.outcome == ABANDONED for e in rows)
     if left:

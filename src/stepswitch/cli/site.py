@@ -88,9 +88,16 @@ def serve_command(
 ) -> None:
     """A local read-only dashboard: runs in progress (refreshing), past runs, the ledger by model,
     step type, task, worker or tag, and the replay of any run. Ctrl-C stops it."""
+    from stepswitch.ledger.view import read_ledger
     from stepswitch.site.serve import open_dashboard
 
     path = ledger or Path(os.environ.get("SSW_LEDGER") or ".ssw/ledger.sqlite")
+    if runs.exists() and not runs.is_dir():
+        raise UsageError(
+            f"--runs {runs} is not a folder (fix: a repository's .ssw/runs, or bench/runs)"
+        )
+    if path.exists():
+        read_ledger(path)  # a damaged or foreign file: one line and exit 2, not a page of errors
     warning = host_warning(host)
     if warning:
         typer.echo(warning, err=True)
