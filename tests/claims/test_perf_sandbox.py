@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.claims.inputs import EvidenceError, Inputs
+from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable
 from stepswitch.claims.metrics import all_metrics
 
 RESULTS = "bench/perf/results.json"
@@ -72,4 +72,25 @@ def test_results_from_before_the_sandbox_was_measured_cannot_prove_it(tmp_path: 
     _write(tmp_path, [run], [30.0])
 
     with pytest.raises(EvidenceError, match="sandbox_per_command_ms"):
+        _compute(tmp_path)
+
+
+def _with_starts(run: dict, direct_s: float, confined_s: float) -> dict:
+    """The wrapper starts a repetition timed, as bench/perf/ssw_run.py keeps them."""
+    return {
+        **run,
+        "sandbox_start_samples_s": {"direct": [direct_s] * 3, "confined": [confined_s] * 3},
+    }
+
+
+def test_the_cost_per_command_is_worked_out_again_from_the_starts_it_kept(tmp_path: Path) -> None:
+    _write(tmp_path, [_with_starts(_run("bwrap", 10.0, 8.0), 0.001, 0.011)], [30.0])
+
+    assert _compute(tmp_path)["sandbox_per_command_ms"] == pytest.approx(10.0)
+
+
+def test_a_cost_per_command_its_starts_do_not_give_cannot_prove_it(tmp_path: Path) -> None:
+    _write(tmp_path, [_with_starts(_run("bwrap", 5.0, 8.0), 0.001, 0.011)], [30.0])
+
+    with pytest.raises(Unprovable, match="sandbox_per_command_ms"):
         _compute(tmp_path)
