@@ -5,7 +5,6 @@ summary.json."""
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,6 +13,9 @@ from typing import Any
 
 import pytest
 
+from stepswitch.bench.files import Paired, ResultRow, json_text
+from stepswitch.bench.results import csv_text
+from stepswitch.bench.summary import summary_file
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.demo.demo import POLICY, SCRIPT, TASK, prepare_sample
 from stepswitch.records.folder import RunFolder
@@ -258,38 +260,39 @@ def write_bench(
                 tags={"kind": "oracle" if contestant == "oracle" else "policy"},
             )
             passed = not (ci == 1 and ti == 1)
-            rows.append(  # results.csv as `ssw bench run` writes it (bench/results.py)
-                {
-                    "task": task,
-                    "suite": task.split("/")[0],
-                    "contestant": contestant,
-                    "contestant_kind": contestant if contestant == "oracle" else "policy",
-                    "attempt": 0,
-                    "passed": passed,
-                    "outcome": "done",
-                    "verdict": "4 passed" if passed else "1 failed, 3 passed",
-                    "run_id": run_id,
-                    "folder": f"tasks/{task}/{contestant}/0",
-                }
+            rows.append(  # results.csv as `ssw bench run` writes it (bench/files/)
+                ResultRow(
+                    task=task,
+                    suite=task.split("/")[0],
+                    contestant=contestant,
+                    contestant_kind="oracle" if contestant == "oracle" else "policy",
+                    attempt=0,
+                    passed=passed,
+                    outcome="done",
+                    verdict="4 passed" if passed else "1 failed, 3 passed",
+                    run_id=run_id,
+                    folder=f"tasks/{task}/{contestant}/0",
+                )
             )
     (root / "run.json").write_text(json.dumps({"bench_id": "bench1", "suite": "general"}))
     if results:
-        with (root / "results.csv").open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        (root / "results.csv").write_text(csv_text(rows))
     if summary:
+        kinds = [(c, "oracle" if c == "oracle" else "policy") for c in contestants]
+        made = summary_file(
+            rows, bench_id="bench1", contestants=kinds, planned=len(rows), resamples=10
+        )
         common = {"a": "ladder", "b": "ultra", "n": len(tasks), "level": 0.95}
-        paired = [  # summary.json's "paired", as bench/summary.py writes it
+        paired = [  # fixed figures, in summary.json's "paired" entries
             {**common, "metric": "dollars per task run, ratio a / b", "estimate": 0.42,
              "low": 0.31, "high": 0.55, "method": "cluster bootstrap over tasks"},
             {**common, "metric": "pass rate, difference a - b", "estimate": 0.5,
              "low": 0.0, "high": 1.0, "method": "cluster bootstrap over tasks"},
             {**common, "metric": "dollars per task, difference", "estimate": -0.0123,
-             "low": -0.02, "high": -0.004},
+             "low": -0.02, "high": -0.004, "method": ""},
         ]  # fmt: skip
-        summary_data = {"schema_version": 1, "paired": paired, "task_runs": len(rows)}
-        (root / "summary.json").write_text(json.dumps(summary_data))
+        made.paired = [Paired.model_validate(p) for p in paired]
+        (root / "summary.json").write_text(json_text(made))
     return root
 
 

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from stepswitch.bench.files import ResultRow
+from stepswitch.bench.results import csv_text
 from stepswitch.cli.site import site_app
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
@@ -185,8 +187,16 @@ def test_a_task_run_that_does_not_load_or_is_missing_is_shown_not_dropped(
     bench_run: Path, page_of: Any
 ):
     (bench_run / "tasks" / "general" / "mean_bug" / "ultra" / "0" / "run.json").write_text("{x")
+    lost_row = ResultRow(
+        task="general/lost_task",
+        suite="general",
+        contestant="ladder",
+        contestant_kind="policy",
+        attempt=0,
+        outcome="harness_error",
+    )
     with (bench_run / "results.csv").open("a") as f:
-        f.write("general/lost_task,general,ladder,policy,0,False,harness_error,,r,\n")
+        f.write(csv_text([lost_row]).split("\n", 1)[1])
     html = page_of(bench_run)
 
     by_task = {b["task"]: b for b in blocks(html).values()}

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import tomli_w
 
+from stepswitch.bench.files import GRADE_FILE, GradeFile, json_text
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
 from stepswitch.gates.pytest_config import choose_config, folder_reader, pinned_args, write_config
 from stepswitch.gates.shadowing import shadowing_modules, twin_modules
@@ -682,3 +683,16 @@ def grade(task: Task, tree: Path, scratch: Path, sandbox: Sandbox | None = None)
         sandbox=sandbox,
         config_from=task.repo,
     )
+
+
+def grade_record(verdict: TestVerdict) -> GradeFile:
+    """A task run's grade.json: the verdict as graded, and whether it passed."""
+    data = dataclasses.asdict(verdict)
+    data.update(failing=list(verdict.failing), passed=verdict.passed)
+    data["duration_s"] = round(verdict.duration_s, 3)
+    return GradeFile.model_validate(data)
+
+
+def write_grade(record_dir: Path, verdict: TestVerdict) -> None:
+    """grade.json in a task run's record folder, through its model (bench/files/)."""
+    (record_dir / GRADE_FILE).write_text(json_text(grade_record(verdict)), encoding="utf-8")

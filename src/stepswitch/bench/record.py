@@ -5,7 +5,7 @@ hash) and the registry's list prices for every model they use, the suites with a
 task folder, the claims the bench was run for (`ssw bench run --claim ID`: only those claims may
 use it as evidence), and one entry per session (a resume is a new session of the same bench). A
 resume must be the same bench: same suites and tasks, same contestants and policies, same runs
-per task, same claims.
+per task, same claims. Its model is `BenchRecord`, in bench/files/.
 """
 
 from __future__ import annotations
@@ -18,83 +18,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from stepswitch.agent.run import policy_sha256
 from stepswitch.agent.workers import worker_models
 from stepswitch.bench.contestants import LABELS, Contestant
+from stepswitch.bench.files import RUN_FILE, BenchRecord, ContestantRecord, Session, SuiteRecord
 from stepswitch.bench.task import Task
 from stepswitch.errors import UsageError
 from stepswitch.registry.presets import Price, ProviderSpec
 from stepswitch.util.git import run_git
 
 SCHEMA_VERSION = 1
-RUN_FILE = "run.json"
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class ContestantRecord(_Record):
-    name: str
-    kind: str  # oracle | null | policy
-    label: str
-    policy_path: str
-    policy_sha256: str
-    policy: dict[str, Any]
-    script: str | None = None
-
-
-class SuiteRecord(_Record):
-    name: str
-    path: str
-    tasks: list[str]
-    sha256: str  # of every file of every task folder, by relative path
-
-
-class Session(_Record):
-    started_at: str
-    finished_at: str | None = None
-    status: str = "running"  # running | complete | interrupted | budget_stop
-    command: list[str] = Field(default_factory=list)
-    commit: str | None = None  # of the code this session ran
-    workers: int = 1
-    executor: str = ""
-    budget_usd_total: float | None = None
-    ran: int = 0  # task runs finished in this session
-
-
-class BenchRecord(_Record):
-    schema_version: int = SCHEMA_VERSION
-    bench_id: str
-    command: list[str]  # of the first session
-    ssw_version: str
-    commit: str | None
-    dirty: bool | None  # the source tree had uncommitted changes
-    versions: dict[str, str]
-    suites: list[SuiteRecord]
-    contestants: list[ContestantRecord]
-    prices: dict[str, dict[str, Any] | None]  # provider/model -> list price (None: unpriced)
-    runs_per_task: int
-    planned: int
-    sandbox: str
-    started_at: str
-    finished_at: str | None = None
-    status: str = "running"
-    sessions: list[Session] = Field(default_factory=list)
-    # The registered claims this bench was run for (`--claim ID`); the claims engine refuses the
-    # bench as evidence for any other claim, and for these if it started before their registration.
-    claims: list[str] = Field(default_factory=list)
-
-    def identity(self) -> dict[str, Any]:
-        """What a resume must match."""
-        return {
-            "suites": [(s.name, s.tasks, s.sha256) for s in self.suites],
-            "contestants": [(c.name, c.kind, c.policy_sha256, c.script) for c in self.contestants],
-            "runs_per_task": self.runs_per_task,
-            "claims": sorted(self.claims),
-        }
 
 
 def source_commit() -> tuple[str | None, bool | None]:
@@ -205,3 +138,19 @@ def check_same_bench(old: BenchRecord, new: BenchRecord, folder: Path) -> None:
             f"{folder} holds another bench ({', '.join(differs)} differ): resume it with the "
             "command in its run.json, or pass another --out"
         )
+
+
+__all__ = [
+    "RUN_FILE",
+    "BenchRecord",
+    "ContestantRecord",
+    "Session",
+    "SuiteRecord",
+    "check_same_bench",
+    "contestant_records",
+    "folder_sha256",
+    "relative_path",
+    "source_commit",
+    "suite_records",
+    "versions",
+]

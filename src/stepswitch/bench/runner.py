@@ -33,6 +33,7 @@ from stepswitch import __version__
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.executor import local_executor
+from stepswitch.bench.files import RESULTS_FILE, SUMMARY_FILE
 from stepswitch.bench.plan import RunKey, plan_runs
 from stepswitch.bench.readback import called_model, lost_row, scrubbed
 from stepswitch.bench.record import (
@@ -55,8 +56,6 @@ from stepswitch.records.abandoned import mark_abandoned
 from stepswitch.records.money import CostRange
 from stepswitch.registry.presets import load_registry
 
-SUMMARY_FILE = "summary.json"
-RESULTS_FILE = "results.csv"
 STOP_WAIT_S = 120.0  # how long a Ctrl-C waits for the runs it stopped to record themselves
 GITIGNORE = "# the bench's ledger: every call is in the task runs' records too\nledger.sqlite*\n"
 
@@ -338,7 +337,7 @@ class _Bench:
         state = journal.read(self.ctx.journal)
         planned = set(self.plan)
         rows = [row for key, row in state.finished.items() if key in planned]
-        write_csv(self.root / "results.csv", rows)
+        write_csv(self.root / RESULTS_FILE, rows)
         summary = summarize(
             rows,
             bench_id=self.ctx.bench_id,

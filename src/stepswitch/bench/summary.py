@@ -8,6 +8,9 @@ Between A and B (over tasks both ran, tasks resampled as clusters, `stats.SEED`)
 - pass-rate difference: A's pass rate - B's, in points of a share (0.1 = 10 points);
 - tasks passed by one and not the other (pairs of the same task and attempt) and McNemar's
   exact p-value on those pairs.
+
+The file's model is `SummaryFile` (bench/files/): `summary_file` makes one, and every summary
+the bench writes or prints went through it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stepswitch.bench.contestants import LABELS
+from stepswitch.bench.files import SummaryFile
 from stepswitch.bench.results import ResultRow
 from stepswitch.bench.stats import LEVEL, RESAMPLES, SEED, cluster_bootstrap, mcnemar_exact
 
@@ -212,6 +216,27 @@ def summarize(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> dict[str, Any]:
+    """summary.json's content, as JSON data (`summary_file`'s)."""
+    made = summary_file(
+        rows,
+        bench_id=bench_id,
+        contestants=contestants,
+        planned=planned,
+        resamples=resamples,
+        seed=seed,
+    )
+    return made.model_dump(mode="json")
+
+
+def summary_file(
+    rows: Sequence[ResultRow],
+    *,
+    bench_id: str,
+    contestants: Sequence[tuple[str, str]],  # (name, kind), in the bench's order
+    planned: int,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> SummaryFile:
     suites = sorted({r.suite for r in rows})
     names = [name for name, _ in contestants]
     per: dict[str, Any] = {}
@@ -239,7 +264,7 @@ def summarize(
         for r in sorted(rows, key=lambda r: (r.task, r.contestant, r.attempt))
         if r.served_other_model
     ]
-    return {
+    summary = {
         "schema_version": SCHEMA_VERSION,
         "bench_id": bench_id,
         "complete": len(rows) >= planned,
@@ -259,3 +284,4 @@ def summarize(
         "paired": _paired(comparisons),
         "served_other_model": served,
     }
+    return SummaryFile.model_validate(summary)

@@ -12,8 +12,6 @@ and may run again.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import json
 import os
 import shutil
 import signal
@@ -32,7 +30,13 @@ from stepswitch.agent.workspace.setup import set_up_workspace
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.gitops import change_patch, commit_base
-from stepswitch.bench.grading_folder import TestVerdict, TreeRefused, copy_tree, grade
+from stepswitch.bench.grading_folder import (
+    TestVerdict,
+    TreeRefused,
+    copy_tree,
+    grade,
+    write_grade,
+)
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.readback import (
     SCRATCH_PREFIX,
@@ -214,10 +218,7 @@ def _grade_into(
         row.outcome = "harness_error"
         row.reason = f"grading gave no verdict: {verdict.summary()}" + (f": {tail}" if tail else "")
     row.passed = verdict.passed and row.outcome != "harness_error"
-    data = dataclasses.asdict(verdict)
-    data.update(failing=list(verdict.failing), passed=verdict.passed)
-    data["duration_s"] = round(verdict.duration_s, 3)
-    (record_dir / "grade.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_grade(record_dir, verdict)
 
 
 def _write_task_gates(task: Task, checkout: Path) -> None:

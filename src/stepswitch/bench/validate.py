@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stepswitch.bench.files import VALIDATE_KIND, TaskEntry, ValidationRecord
 from stepswitch.bench.grading_folder import (
     TestVerdict,
     copy_tree,
@@ -43,6 +44,7 @@ from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
+from stepswitch.util.hashing import hash_path
 
 REFERENCE_RUNS = 2
 
@@ -405,17 +407,15 @@ def _verdict(verdict: TestVerdict) -> dict[str, object]:
 
 
 def task_sha256(task: Task) -> str:
-    """The task folder's sha256 as the claims engine hashes a folder (claims/inputs.py): its
+    """The task folder's sha256 as the claims engine hashes a folder (util/hashing.py): its
     committed files' relative paths and sha256s, caches skipped."""
-    from stepswitch.claims.inputs import hash_path
-
     return hash_path(task.folder, ".")
 
 
 def task_entry(task: Task, result: TaskValidation, sha256: str | None = None) -> dict[str, object]:
-    """One task's part of the record; `sha256` is its folder's hash taken before it was
-    validated (default: now)."""
-    return {
+    """One task's part of the record (files.TaskEntry, as JSON data); `sha256` is its folder's
+    hash taken before it was validated (default: now)."""
+    entry = {
         "task": result.task,
         "suite": task.suite,
         "id": task.spec.id,
@@ -431,6 +431,7 @@ def task_entry(task: Task, result: TaskValidation, sha256: str | None = None) ->
         "reference": [_verdict(v) for v in result.reference],
         "duration_s": round(result.duration_s, 3),
     }
+    return TaskEntry.model_validate(entry).model_dump(mode="json")
 
 
 def validation_record(
@@ -447,7 +448,8 @@ def validation_record(
     """The whole validation: when, by which code, on which tasks (by sha256), and each verdict.
     `started_at` lets the claims engine refuse a validation made before a claim's registration;
     `source` is `record.source_commit()` taken then (the commit and whether the tree had
-    changes), not at the end, when the checkout may have moved on."""
+    changes), not at the end, when the checkout may have moved on. It is files.ValidationRecord,
+    as JSON data."""
     from stepswitch import __version__
     from stepswitch.bench.record import relative_path, versions
 
@@ -466,9 +468,9 @@ def validation_record(
         assert isinstance(ids, list)
         ids.append(task.spec.id)
     valid = sum(bool(e["valid"]) for e in entries)
-    return {
+    record = {
         "schema_version": RECORD_SCHEMA,
-        "kind": "ssw bench validate",
+        "kind": VALIDATE_KIND,
         "tool": {"name": "stepswitch", "version": __version__},
         "command": list(command),
         "commit": commit,
@@ -483,3 +485,4 @@ def validation_record(
         "totals": {"tasks": len(entries), "valid": valid, "invalid": len(entries) - valid},
         "tasks": list(entries),
     }
+    return ValidationRecord.model_validate(record).model_dump(mode="json")

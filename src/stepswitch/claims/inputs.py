@@ -4,7 +4,6 @@ sha256 for the evidence, and the dates of the measurements and runs in it for pr
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import re
@@ -13,12 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from stepswitch.errors import UsageError
-from stepswitch.util.git import run_git
-
-# Caches and build output inside an evidence folder say nothing about the evidence.
-SKIPPED = frozenset(
-    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv", ".git", ".DS_Store"}
-)
+from stepswitch.util.hashing import hash_path, sha256_bytes, tree_files
 
 
 class EvidenceError(UsageError):
@@ -102,58 +96,12 @@ def refuse_machine_paths(rel: str, text: str, root: Path | None = None) -> None:
     )
 
 
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def checked_path(text: str) -> str:
     """A path as claims write them: relative, POSIX, inside the repository."""
     path = PurePosixPath(text)
     if not text or path.is_absolute() or ".." in path.parts or "\\" in text:
         raise ValueError(f"{text!r} is not a relative path inside the repository")
     return path.as_posix()
-
-
-def _git_files(folder: Path) -> set[Path] | None:
-    """The files below `folder` that git would commit (tracked, or untracked and not ignored);
-    None outside a git checkout. A file git ignores (a run's ledger) is never evidence."""
-    try:
-        done = run_git(
-            folder,
-            *("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."),
-            user_config=True,
-        )
-    except UsageError:
-        return None
-    if done.status != 0:
-        return None
-    return {folder / name for name in done.out.split("\0") if name}
-
-
-def tree_files(folder: Path) -> list[Path]:
-    committed = _git_files(folder)
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file()
-        and (committed is None or p in committed)
-        and not any(part in SKIPPED for part in p.relative_to(folder).parts)
-        and p.suffix != ".pyc"
-    )
-
-
-def hash_path(root: Path, rel: str) -> str:
-    """A file's sha256; a folder's is the sha256 of its files' relative paths and sha256s."""
-    path = root / rel
-    if path.is_file():
-        return sha256_bytes(path.read_bytes())
-    if path.is_dir():
-        lines = [
-            f"{p.relative_to(path).as_posix()}\0{sha256_bytes(p.read_bytes())}\n"
-            for p in tree_files(path)
-        ]
-        return sha256_bytes("".join(lines).encode())
-    raise FileNotFoundError(rel)
 
 
 @dataclass(frozen=True)

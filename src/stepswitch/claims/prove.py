@@ -28,12 +28,13 @@ from stepswitch.claims.evidence import (
     dump_evidence,
     read_evidence,
 )
-from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable, hash_path
+from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable
 from stepswitch.claims.log_checks import log_problems
 from stepswitch.claims.model import EVIDENCE_DIR, PLACEHOLDER, Claims, LoadedClaim, load_claims
 from stepswitch.claims.numbers import Value, canonical
 from stepswitch.claims.registration import History, bound_notes, load_log, refusals
 from stepswitch.errors import ConfigError, HarnessError, UsageError
+from stepswitch.util.hashing import hash_path
 
 TOOL = {"name": "stepswitch", "version": stepswitch.__version__}
 

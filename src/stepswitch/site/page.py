@@ -11,6 +11,7 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
+from stepswitch.bench.files import Paired
 from stepswitch.site.chart import dollars_chart, legend
 from stepswitch.site.sources import ReplayRun
 from stepswitch.site.view import (
@@ -115,34 +116,17 @@ def _number(value: Any, dollars: bool) -> str:
     return f"${value:,.4f}" if dollars else f"{value:.4g}"
 
 
-def _interval(p: dict[str, Any]) -> tuple[Any, Any]:
-    for key in ("interval", "ci"):
-        pair = p.get(key)
-        if isinstance(pair, list) and len(pair) == 2:
-            return pair[0], pair[1]
-    return p.get("low"), p.get("high")
-
-
-def _paired_line(p: dict[str, Any]) -> str:
-    a = p.get("a") or p.get("contestant_a") or "?"
-    b = p.get("b") or p.get("contestant_b") or "?"
-    metric = str(p.get("metric") or "difference")
+def _paired_line(p: Paired) -> str:
     # Dollars are printed as dollars; a ratio of dollars is a plain number.
+    metric = p.metric
     dollars = "ratio" not in metric and any(w in metric.lower() for w in ("usd", "dollar", "cost"))
-    estimate = next(
-        (p[k] for k in ("estimate", "mean_difference", "difference", "mean") if k in p), None
-    )
-    low, high = _interval(p)
-    level = p.get("level") or p.get("confidence")
-    text = f"<b>{escape(str(a))}</b> vs <b>{escape(str(b))}</b>, {escape(metric)}: "
-    text += _number(estimate, dollars) if estimate is not None else "n/a"
-    if low is not None and high is not None:
-        share = f"{level:.0%} " if isinstance(level, float) else ""
-        text += f" ({share}interval {_number(low, dollars)} to {_number(high, dollars)})"
-    if p.get("n") is not None:
-        text += f"; n = {escape(str(p['n']))}"
-    if p.get("method"):
-        text += f"; {escape(str(p['method']))}"
+    text = f"<b>{escape(p.a)}</b> vs <b>{escape(p.b)}</b>, {escape(metric)}: "
+    text += _number(p.estimate, dollars) if p.estimate is not None else "n/a"
+    if p.low is not None and p.high is not None:
+        text += f" ({p.level:.0%} interval {_number(p.low, dollars)} to {_number(p.high, dollars)})"
+    text += f"; n = {p.n}"
+    if p.method:
+        text += f"; {escape(p.method)}"
     return f"<li>{text}</li>"
 
 
@@ -152,13 +136,12 @@ def _summary(board: Board) -> str:
         return ""
     if s is None:
         return "<h3>Paired summary</h3><p class='note'>no summary.json in this bench run</p>"
-    paired = s.get("paired")
-    items = paired if isinstance(paired, list) else [paired] if isinstance(paired, dict) else []
-    lines = [_paired_line(p) for p in items if isinstance(p, dict)]
+    lines = [_paired_line(p) for p in s.paired]
+    data = s.model_dump(exclude={"paired", "schema_version"})
     rest = [
         f"<dt>{escape(k)}</dt><dd>{_number(v, False)}</dd>"
-        for k, v in s.items()
-        if k not in ("paired", "schema_version") and isinstance(v, str | int | float)
+        for k, v in data.items()
+        if isinstance(v, str | int | float)
     ]
     body = f"<ul class='paired'>{''.join(lines)}</ul>" if lines else "<p>no paired comparison</p>"
     return f"<h3>Paired summary</h3>{body}" + (

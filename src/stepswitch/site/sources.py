@@ -1,32 +1,38 @@
 """What the page and the dashboard read. A run folder is what `load_run` reads; a bench run folder
 (bench/runs/<id>/) holds run folders under tasks/<task>/<contestant>/<attempt>/ and, once the bench
-got that far, results.csv (one row per task run) and summary.json (the paired statistics). Either
-file may be missing; a run folder that does not load is kept with its problem, never dropped."""
+got that far, results.csv (one row per task run) and summary.json (the paired statistics), read
+through the bench's own models (bench/files/). Either file may be missing, or not be what the
+bench writes: the page says so and shows the rest; a run folder that does not load is kept with
+its problem, never dropped."""
 
 from __future__ import annotations
 
-import csv
 import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from stepswitch.bench.files import (
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    BenchFileError,
+    ResultRow,
+    SummaryFile,
+    read_json,
+    read_results,
+)
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import LoadedRun, load_run
 from stepswitch.records.links import not_followed
 from stepswitch.records.run import RunRecord
 
-RESULTS = "results.csv"
-SUMMARY = "summary.json"
+RESULTS = RESULTS_FILE
+SUMMARY = SUMMARY_FILE
 TASKS = "tasks"
 MAX_DEPTH = 3  # how far below a named folder run folders are looked for
 # Never looked into: a run's own logs and replay page, worktrees, caches.
 _SKIP = frozenset({"logs", "replay", "worktrees", "node_modules", "__pycache__", "site"})
-# results.csv columns that name a row's task run; the first one present is used.
-_TASK_COLUMNS = ("task", "task_id")
-_CONTESTANT_COLUMNS = ("contestant", "policy")
-_FOLDER_COLUMNS = ("folder", "run_folder", "path")
 
 Kind = Literal["bench", "run"]
 
@@ -41,7 +47,7 @@ class ReplayRun:
     attempt: int
     loaded: LoadedRun | None = None
     problem: str | None = None  # why it cannot be shown (does not load, folder missing)
-    result: dict[str, str] | None = None  # its row of results.csv
+    result: ResultRow | None = None  # its row of results.csv
 
     @property
     def record(self) -> RunRecord | None:
@@ -57,7 +63,7 @@ class Source:
     root: Path
     runs: tuple[ReplayRun, ...]
     bench: dict[str, Any] = field(default_factory=dict)  # the bench's own run.json, as read
-    summary: dict[str, Any] | None = None
+    summary: SummaryFile | None = None
     notes: tuple[str, ...] = ()  # what is missing or did not load: said on the page
 
 
@@ -153,20 +159,26 @@ def load_lone(folder: Path, cache: RunCache | None = None) -> Source:
     return Source("run", run.run_id if run else folder.name, folder, (replay,))
 
 
-def _read_results(path: Path, notes: list[str]) -> list[dict[str, str]]:
+def _read_results(path: Path, notes: list[str]) -> list[ResultRow]:
     if not path.is_file():
         notes.append(f"no {RESULTS} (the bench did not grade yet, or stopped before)")
         return []
     try:
-        with path.open(encoding="utf-8", newline="") as f:
-            rows = [
-                {(k or "").strip(): (v or "").strip() for k, v in row.items() if k}
-                for row in csv.DictReader(f)
-            ]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        notes.append(f"{RESULTS} cannot be read ({exc})")
+        return read_results(path)
+    except BenchFileError as exc:
+        notes.append(f"{RESULTS} cannot be read: {exc}")
         return []
-    return rows
+
+
+def _read_summary(path: Path, notes: list[str]) -> SummaryFile | None:
+    if not path.is_file():
+        notes.append(f"no {SUMMARY} (no paired statistics yet)")
+        return None
+    try:
+        return read_json(SummaryFile, path)
+    except BenchFileError as exc:
+        notes.append(f"{SUMMARY} cannot be read: {exc}")
+        return None
 
 
 def _read_json(path: Path, notes: list[str], missing: str | None) -> dict[str, Any] | None:
@@ -185,14 +197,6 @@ def _read_json(path: Path, notes: list[str], missing: str | None) -> dict[str, A
     return data
 
 
-def _first(row: dict[str, str], columns: tuple[str, ...]) -> str:
-    return next((row[c] for c in columns if row.get(c)), "")
-
-
-def _attempt(text: str) -> int:
-    return int(text) if text.strip().isdigit() else 0
-
-
 def _place(root: Path, folder: Path, loaded: LoadedRun | None) -> tuple[str, str, int]:
     """(task, contestant, attempt) from tasks/<task>/<contestant>/<attempt>/, where a task's name
     may hold slashes (suite/task); else from the run's ids."""
@@ -209,7 +213,7 @@ def _place(root: Path, folder: Path, loaded: LoadedRun | None) -> tuple[str, str
 def load_bench(root: Path, cache: RunCache | None = None) -> Source:
     notes: list[str] = []
     bench = _read_json(root / "run.json", notes, None) or {}
-    summary = _read_json(root / SUMMARY, notes, f"no {SUMMARY} (no paired statistics yet)")
+    summary = _read_summary(root / SUMMARY, notes)
     rows = _read_results(root / RESULTS, notes)
     tasks_dir = root / TASKS
     folders = sorted(p.parent for p in tasks_dir.rglob("run.json")) if tasks_dir.is_dir() else []
@@ -218,15 +222,12 @@ def load_bench(root: Path, cache: RunCache | None = None) -> Source:
     folders = [f for f, why in links if why is None]
     if not folders:
         notes.append(f"no run folders under {TASKS}/")
-    by_place: dict[tuple[str, str, int], dict[str, str]] = {}
-    by_folder: dict[str, dict[str, str]] = {}
+    by_place: dict[tuple[str, str, int], ResultRow] = {}
+    by_folder: dict[str, ResultRow] = {}
     for row in rows:
-        where = _first(row, _FOLDER_COLUMNS)
-        if where:
-            by_folder[where.strip("/")] = row
-        task, contestant = _first(row, _TASK_COLUMNS), _first(row, _CONTESTANT_COLUMNS)
-        if task and contestant:
-            by_place[(task, contestant, _attempt(row.get("attempt", "0")))] = row
+        if row.folder:
+            by_folder[row.folder.strip("/")] = row
+        by_place[(row.task, row.contestant, row.attempt)] = row
     runs: list[ReplayRun] = []
     matched: set[int] = set()
     for folder in folders:
@@ -240,11 +241,10 @@ def load_bench(root: Path, cache: RunCache | None = None) -> Source:
     for row in rows:  # graded, but its folder is gone: still counted, and said
         if id(row) in matched:
             continue
-        task, contestant = _first(row, _TASK_COLUMNS) or "?", _first(row, _CONTESTANT_COLUMNS)
-        attempt = _attempt(row.get("attempt", "0"))
-        key = _first(row, _FOLDER_COLUMNS) or f"{TASKS}/{task}/{contestant or '?'}/{attempt}"
+        task, contestant, attempt = row.task, row.contestant, row.attempt
+        key = row.folder or f"{TASKS}/{task}/{contestant}/{attempt}"
         problem = f"{RESULTS} lists this task run, but {key}/ holds no run folder"
-        runs.append(ReplayRun(key, task, contestant or "?", attempt, None, problem, row))
+        runs.append(ReplayRun(key, task, contestant, attempt, None, problem, row))
     name = str(bench.get("bench_id") or bench.get("id") or root.name)
     return Source("bench", name, root, tuple(runs), bench, summary, tuple(notes))
 

@@ -10,14 +10,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from stepswitch.bench.files import CSV_COLUMNS, ResultRow, SummaryFile
 from stepswitch.records.money import CostRange
 from stepswitch.records.steps import GateVerdicts, ModelStep, ReviewVerdicts
 from stepswitch.site.sources import Kind, ReplayRun, Source
 
 LABELLED_KINDS = ("oracle", "null")  # bench contestants that are not an agent
-_GRADE_COLUMNS = ("passed", "resolved", "graded", "verdict", "grade", "hidden_tests")
-_PASS = frozenset({"1", "true", "yes", "pass", "passed", "resolved", "ok"})
-_FAIL = frozenset({"0", "false", "no", "fail", "failed", "error", "errored", "unresolved"})
 _DROPPED = ("schema_version", "run_id")  # the same on every event of a run
 
 
@@ -31,7 +29,7 @@ class Board:
     contestants: tuple[str, ...]
     tasks: tuple[str, ...]
     runs: tuple[ReplayRun, ...]
-    summary: dict[str, Any] | None = None
+    summary: SummaryFile | None = None
     notes: tuple[str, ...] = ()
     cells: dict[tuple[str, str], list[ReplayRun]] = field(
         default_factory=dict, repr=False, compare=False
@@ -75,8 +73,9 @@ def labels(run: ReplayRun) -> list[str]:
     loaded = run.loaded
     if loaded is not None and (loaded.run.scripted or any(s.scripted for s in loaded.model_steps)):
         found.append("scripted")
-    row = run.result or {}
-    kinds = {run.contestant.lower(), row.get("kind", "").lower(), row.get("contestant_kind", "")}
+    kinds = {run.contestant.lower()}
+    if run.result is not None:
+        kinds.add(run.result.contestant_kind)
     if record is not None:
         kinds.add(record.tags.get("kind", "").lower())
     found += [k for k in LABELLED_KINDS if k in kinds]
@@ -85,18 +84,18 @@ def labels(run: ReplayRun) -> list[str]:
 
 def grade(run: ReplayRun) -> tuple[str, bool | None] | None:
     """The hidden tests' verdict from results.csv: its text and whether it passed."""
-    row = run.result or {}
-    for column in _GRADE_COLUMNS:
-        value = row.get(column, "")
-        if value:
-            low = value.lower()
-            ok = True if low in _PASS else False if low in _FAIL else None
-            text = "passed" if ok else "failed" if ok is False else value
-            said = row.get("verdict", "")  # the test runner's own summary, e.g. "3 failed"
-            if said and said != value:
-                text += f" ({said})"
-            return text, ok
-    return None
+    row = run.result
+    if row is None:
+        return None
+    text = "passed" if row.passed else "failed"
+    if row.verdict:  # the test runner's own summary, e.g. "3 failed"
+        text += f" ({row.verdict})"
+    return text, row.passed
+
+
+def result_json(row: ResultRow) -> dict[str, Any]:
+    """The run's row as results.csv has it."""
+    return row.model_dump(mode="json", include=set(CSV_COLUMNS))
 
 
 def cached_share(prompt: int, cached: int) -> str:
@@ -228,7 +227,7 @@ def run_json(run: ReplayRun) -> dict[str, Any]:
         "contestant": run.contestant,
         "attempt": run.attempt,
         "labels": labels(run),
-        "result": run.result,
+        "result": None if run.result is None else result_json(run.result),
         "grade": (grade(run) or ("", None))[0],
     }
     if run.loaded is None:
