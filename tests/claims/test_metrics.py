@@ -139,29 +139,20 @@ def _science_tasks() -> list[str]:
     )
 
 
-def test_a_validate_transcript_is_checked_against_the_suites_tasks(suite_root):
+def test_printed_validate_lines_are_not_the_record_and_prove_nothing(suite_root):
+    """The lines `ssw bench validate` prints say neither when nor on which commit they ran: they
+    are refused as undated, and never parsed (bench/files/: the record is the only input)."""
     tasks = _science_tasks()
-    lines = [f"valid    {t}  (start: 1 failed; reference: 3 passed x2)" for t in tasks[1:]]
+    lines = [f"valid    {t}  (start: 1 failed; reference: 3 passed x2)" for t in tasks]
     transcript = suite_root / "validate.txt"
     total = f"{len(lines)} tasks: {len(lines)} valid, 0 invalid (9.1 s)"
     transcript.write_text("\n".join([*lines, total]) + "\n")
-    computed, inputs = compute(
-        suite_root, "bench.validation", transcript="validate.txt", suites="bench/suites/science"
+    inputs = Inputs(
+        suite_root, {"transcript": ["validate.txt"], "suites": ["bench/suites/science"]}
     )
-    assert computed.values == {
-        "suites": 1,
-        "per_suite": f"science {len(tasks)}",
-        "tasks": len(tasks),
-        "valid": len(tasks) - 1,
-        "invalid": 0,
-        "not_validated": 1,
-    }
-    assert "bench/suites/science/" in inputs.hashes
-    transcript.write_text("\n".join([*lines, f"{len(lines)} tasks: 1 valid, 0 invalid"]) + "\n")
-    with pytest.raises(Unprovable, match="does not count its task lines"):
-        compute(
-            suite_root, "bench.validation", transcript="validate.txt", suites="bench/suites/science"
-        )
+    with pytest.raises(Unprovable, match=r"validate\.txt is not the record of ssw bench validate"):
+        all_metrics()["bench.validation"].compute(inputs)
+    assert "neither when nor on which commit" in inputs.undated["validate.txt"]
 
 
 def _bench_run(root: Path, rows: list[dict], **run) -> str:
@@ -175,7 +166,7 @@ def _bench_run(root: Path, rows: list[dict], **run) -> str:
     with (folder / "results.csv").open("w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, restval="0", lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({"served_other_model": "false", **row} for row in rows)
     return "bench/runs/b1"
 
 
@@ -215,32 +206,51 @@ def test_oracle_and_null_are_counted_over_every_task_of_the_suites(suite_root):
     }
     assert inputs.runs[0].claims == ("C-002",)
     assert inputs.runs[0].started_at == "2026-12-02T10:00:00+00:00"
+    assert inputs.contestants == {"contestant null": "null", "contestant oracle": "oracle"}
+
+
+POLICIES = [
+    {
+        "name": name,
+        "kind": "policy",
+        "label": "a routing policy",
+        "policy_path": f"policies/{name}.toml",
+        "policy_sha256": "0" * 64,
+        "policy": {"workers": {"mid": {"provider": "tokenfactory", "model": "m"}}},
+    }
+    for name in ("ladder", "ultra")
+]
 
 
 def test_paired_dollars_are_the_bench_summarys_ratio_and_interval(tmp_path):
     from stepswitch.bench.summary import compare
 
     rows = []
-    for i in range(10):
-        rows.append(_row(f"s/t{i}", "ladder", i % 3 != 0, 0.01 + i * 0.001))
-        rows.append(_row(f"s/t{i}", "ultra", True, 0.05 + i * 0.002))
-    run = _bench_run(tmp_path, rows)
+    for i in range(30):
+        rows.append(_row(f"s/t{i:02d}", "ladder", i % 3 != 0, 0.01 + (i % 10) * 0.001))
+        rows.append(_row(f"s/t{i:02d}", "ultra", True, 0.05 + (i % 10) * 0.002))
+    run = _bench_run(tmp_path, rows, contestants=POLICIES)
     params = {"treatment": "ladder", "control": "ultra"}
-    computed, _ = compute(tmp_path, "bench.paired_dollars", params, run=run)
+    computed, inputs = compute(tmp_path, "bench.paired_dollars", params, run=run)
     v = computed.values
     assert v["dollars_ratio"] == pytest.approx(0.145 / 0.59)
     assert v["ratio_ci_low"] < v["dollars_ratio"] < v["ratio_ci_high"]
-    assert (v["tasks"], v["treatment_pass_rate"], v["control_pass_rate"]) == (10, 0.6, 1.0)
+    assert v["ratio_ci_width"] == pytest.approx(v["ratio_ci_high"] - v["ratio_ci_low"])
+    assert (v["tasks"], v["control_pass_rate"]) == (30, 1.0)
+    assert v["treatment_pass_rate"] == pytest.approx(2 / 3)
     from stepswitch.bench.results import ResultRow
 
     summary = compare("ladder", "ultra", [ResultRow.model_validate(r) for r in rows])
     assert v["ratio_ci_high"] == summary["dollars_ratio"]["high"]
+    # The bench is noted once, and whose runs it holds with it.
+    assert [r.folder for r in inputs.runs] == ["bench/runs/b1"]
+    assert inputs.contestants == {"contestant ladder": "model", "contestant ultra": "model"}
 
 
 def test_a_task_run_with_unpriced_steps_makes_the_dollars_ratio_unprovable(tmp_path):
     rows = [_row("s/a", "ladder", True, 0.01), _row("s/a", "ultra", True, 0.05)]
     rows += [_row("s/b", "ladder", True, 0.0, unpriced_steps="3"), _row("s/b", "ultra", True, 0.05)]
-    run = _bench_run(tmp_path, rows)
+    run = _bench_run(tmp_path, rows, contestants=POLICIES)
     with pytest.raises(Unprovable, match="1 task runs have unpriced steps"):
         compute(
             tmp_path, "bench.paired_dollars", {"treatment": "ladder", "control": "ultra"}, run=run

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from stepswitch.claims.scope import EvidenceKind
 from stepswitch.errors import UsageError
 from stepswitch.util.hashing import hash_path, sha256_bytes, tree_files
 
@@ -123,6 +124,9 @@ class Inputs:
     measured: dict[str, str] = field(default_factory=dict)  # path -> when it was measured
     runs: list[RunSeen] = field(default_factory=list)
     undated: dict[str, str] = field(default_factory=dict)  # path -> why it shows no date
+    # Whose runs the evidence holds ("contestant big", "run bench/runs/x/...") -> what they are
+    # evidence of: what a claim on them may say (claims/scope.py).
+    contestants: dict[str, EvidenceKind] = field(default_factory=dict)
 
     def paths(self, role: str) -> list[str]:
         return self.evidence[role]
@@ -189,6 +193,12 @@ class Inputs:
     def undated_input(self, rel: str, why: str) -> None:
         """`rel` cannot show when it was made: registration refuses it for any claim."""
         self.undated[rel] = why
+
+    def contestant(self, who: str, kind: EvidenceKind) -> None:
+        """The evidence holds `who`'s runs, of `kind`; one name is one kind in every input."""
+        seen = self.contestants.setdefault(who, kind)
+        if seen != kind:
+            raise Unprovable(f"{who} is {seen} in one input and {kind} in another")
 
 
 def field_of(data: Any, rel: str, *keys: str) -> Any:

@@ -4,13 +4,14 @@ claims/evidence/<id>.json, and render the README's numbers from the evidence fil
 Malformed input (claims.yaml, registrations, a README marker, an evidence file its metric cannot
 read) raises a ConfigError/UsageError before anything is written: exit 2. Everything else that is
 wrong is a problem line (exit 1): refused or inconsistent evidence, a status claims.yaml declares
-that the evidence does not give, a number typed into the README or a docs/ file it links to
-(claims/lint.py), a claim the README does not show, a registration log with an entry edited,
-removed or laundering its claim (claims/registration.py), and with `check` any file that proving
-would change."""
+that the evidence does not give, a claim that says more than the runs behind it can
+(claims/scope.py), a number typed into the README or a docs/ file it links to (claims/lint.py), a
+claim the README does not show, a registration log with an entry edited, removed or laundering
+its claim (claims/registration.py), and with `check` any file that proving would change."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from stepswitch.claims.log_checks import log_problems
 from stepswitch.claims.model import EVIDENCE_DIR, PLACEHOLDER, Claims, LoadedClaim, load_claims
 from stepswitch.claims.numbers import Value, canonical
 from stepswitch.claims.registration import History, bound_notes, load_log, refusals
+from stepswitch.claims.scope import EvidenceKind, shown_problems, word_problems
 from stepswitch.errors import ConfigError, HarnessError, UsageError
 from stepswitch.util.hashing import hash_path
 
@@ -110,6 +112,16 @@ def _inputs_of(inputs: Inputs) -> dict[str, object]:
     }
 
 
+def _says_more(lc: LoadedClaim, contestants: Mapping[str, EvidenceKind]) -> list[str]:
+    """What the claim says that the runs behind it cannot, and the values its metrics want shown
+    that its statement hides (claims/scope.py)."""
+    claim = lc.claim
+    return [
+        *word_problems(claim.title, claim.statement, contestants),
+        *shown_problems(claim.statement, [(m.name, m.shows) for m in lc.metrics]),
+    ]
+
+
 def prove_claim(claims: Claims, lc: LoadedClaim, history: History) -> tuple[Evidence, list[str]]:
     """The claim's evidence, judged by its registrations (`history`, oldest first), and the
     problems proving it found."""
@@ -125,15 +137,17 @@ def prove_claim(claims: Claims, lc: LoadedClaim, history: History) -> tuple[Evid
     if claim.status == "withdrawn":
         return Evidence.model_validate({**base, "verdict": "withdrawn", "bounds": unbounded}), []
     if not lc.evidence:
-        why = refusals(claim, history, Inputs(claims.root, {}))
+        why = [*_says_more(lc, {}), *refusals(claim, history, Inputs(claims.root, {}))]
         return not_proved(["no evidence yet", *why], None), [f"{lc.id}: {w}" for w in why]
     inputs = Inputs(claims.root, lc.evidence, dict(claim.params))
     try:
         values, details = _compute(lc, inputs)
     except Unprovable as exc:
-        why = [f"the evidence cannot prove it: {exc}", *refusals(claim, history, inputs)]
+        why = [f"the evidence cannot prove it: {exc}", *_says_more(lc, inputs.contestants)]
+        why += refusals(claim, history, inputs)
         return not_proved(why, inputs), [f"{lc.id}: {w}" for w in why]
-    refused = [f"evidence refused: {r}" for r in refusals(claim, history, inputs)]
+    refused = _says_more(lc, inputs.contestants)
+    refused += [f"evidence refused: {r}" for r in refusals(claim, history, inputs)]
     if refused:
         return not_proved(refused, inputs), [f"{lc.id}: {r}" for r in refused]
     texts = {name: lc.values[name].render(value) for name, value in values.items()}

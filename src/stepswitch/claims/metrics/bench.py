@@ -1,59 +1,51 @@
-"""Bench evidence: `ssw bench validate` records and bench folders (bench/runs/<id>/), as
-`stepswitch.bench` writes them (validate.py, runner.py, record.py, results.py):
+"""Bench evidence: `ssw bench validate` records and bench folders (bench/runs/<id>/), read through
+the bench's own models (bench/files/), never its printed lines:
 
-- the validation record (`ssw bench validate --out FILE`, JSON): `started_at`, `commit`, the
-  tool's version, and per task `task` (suite/id), `sha256` (its folder, as claims/inputs.py
-  hashes one), `valid`, `problem`, `checks` (`check`, `ok`) and `not_run`; `totals`. Its printed
-  lines (`valid    suite/id ...`, `INVALID  suite/id: ...`, `N tasks: V valid, I invalid`) are
-  read too, but say neither when nor on what they ran: a claim cannot use them;
-- `<run>/run.json`: `started_at` (the first session's start), `commit` (the code it ran), and
-  `claims` (the ids `ssw bench run --claim ID` tied it to; absent: none);
-- `<run>/results.csv`: one row per task run; read here: `task`, `suite`, `contestant`,
-  `contestant_kind` (oracle | null | policy), `attempt`, `passed`, `outcome` (harness_error for
-  the harness's own failures), `dollars_low`, `dollars_high`, `unpriced_steps`.
+- the validation record (`ssw bench validate --out FILE`, `ValidationRecord`): when it started,
+  on which commit, and per task its folder's sha256, its checks and its verdict. The lines the
+  command prints say neither when nor on what they ran: a claim cannot use them;
+- `<run>/run.json`: `started_at` (the first session's start), `commit` (the code it ran),
+  `claims` (the ids `ssw bench run --claim ID` tied it to; absent: none) and `contestants`
+  (each one's kind, policy and script: whether it called a model);
+- `<run>/results.csv`: one `ResultsCsvRow` per task run.
 
-A file without them is an EvidenceError that names the file and the missing column, never a
-silent zero. The dollars ratio and its interval are the bench summary's own (`bench.summary`).
+Each contestant's runs are noted as evidence of a model, a script or a built-in (`evidence_kind`,
+from run.json, never guessed): what a claim on them may say (claims/scope.py). A paired claim
+needs `MIN_PAIRED_TASKS` tasks both contestants ran and shows its interval's width
+(docs/decisions/0027-what-evidence-can-say.md).
+
+A file that is not what the bench writes is an EvidenceError that names the file and the field,
+never a silent zero. The dollars ratio and its interval are the bench summary's own.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
+from stepswitch.bench.files import (
+    RESULTS_FILE,
+    RUN_FILE,
+    BenchFileError,
+    ContestantRecord,
+    ResultRow,
+    TaskEntry,
+    ValidationRecord,
+    first_problem,
+    parse_json,
+    parse_results,
+)
 from stepswitch.claims.inputs import EvidenceError, Inputs, RunSeen, Unprovable, field_of
-from stepswitch.claims.metrics.base import Computed, Metric
+from stepswitch.claims.metrics.base import Computed, Metric, note_contestants
 from stepswitch.claims.numbers import INT, TEXT, fixed, pct
+from stepswitch.claims.scope import EvidenceKind
 
 if TYPE_CHECKING:
     from stepswitch.bench.task import Task
 
-RUN_FILE = "run.json"
-KINDS = ("oracle", "null", "policy")
-RESULTS_FILE = "results.csv"
-COLUMNS = (
-    "task",
-    "suite",
-    "contestant",
-    "contestant_kind",
-    "attempt",
-    "passed",
-    "outcome",
-    "dollars_low",
-    "dollars_high",
-    "unpriced_steps",
-)
-
-VALIDATE_KIND = "ssw bench validate"
-_VALID = re.compile(r"^valid\s+(\S+)\s")
-_INVALID = re.compile(r"^INVALID\s+(\S+?):\s")
-_TOTAL = re.compile(r"^(\d+) tasks: (\d+) valid, (\d+) invalid\b")
-
-
-def _suite_tasks(inputs: Inputs) -> dict[str, list[str]]:
-    """suite name -> its task names (suite/id), for every folder in evidence.suites."""
-    return {suite: sorted(tasks) for suite, tasks in _suites(inputs).items()}
+MIN_PAIRED_TASKS = 30  # ADR 0027: one task can move a paired interval; thirty cannot alone
 
 
 def _suites(inputs: Inputs) -> dict[str, dict[str, Task]]:
@@ -66,63 +58,42 @@ def _suites(inputs: Inputs) -> dict[str, dict[str, Task]]:
     return suites
 
 
-def _transcript_lines(inputs: Inputs, rel: str, text: str) -> tuple[set[str], set[str]]:
-    """The lines `ssw bench validate` prints: valid and invalid task names. They carry no date
-    and no commit, so the claim is refused (registration) whatever they say."""
-    valid, invalid, total = set(), set(), None
-    for line in text.splitlines():
-        if m := _VALID.match(line):
-            valid.add(m.group(1))
-        elif m := _INVALID.match(line):
-            invalid.add(m.group(1))
-        elif m := _TOTAL.match(line):
-            total = tuple(int(g) for g in m.groups())
-    if total is None:
-        raise EvidenceError(
-            f"{rel} has no 'N tasks: V valid, I invalid' line from ssw bench validate"
-        )
-    if total != (len(valid) + len(invalid), len(valid), len(invalid)):
-        raise Unprovable(f"{rel}: its total line {total} does not count its task lines")
-    inputs.undated_input(
-        rel,
-        "printed lines of ssw bench validate say neither when nor on which commit they ran; "
-        "use the record of ssw bench validate --out FILE",
-    )
-    return valid, invalid
+def _record(inputs: Inputs, rel: str) -> ValidationRecord:
+    text = inputs.text(rel)
+    if not text.lstrip().startswith("{"):
+        why = "the lines ssw bench validate prints say neither when nor on which commit they ran"
+        inputs.undated_input(rel, f"{why}; use the record of ssw bench validate --out FILE")
+        raise Unprovable(f"{rel} is not the record of ssw bench validate --out FILE: {why}")
+    try:
+        return parse_json(ValidationRecord, text, rel)
+    except BenchFileError as exc:
+        raise EvidenceError(str(exc)) from None
 
 
-def _record_entries(inputs: Inputs, rel: str, record: Any) -> dict[str, dict[str, Any]]:
+def _record_entries(inputs: Inputs, rel: str) -> dict[str, TaskEntry]:
     """The record's tasks by name, after checking it against itself: each verdict is what its
     checks give, and the totals count the tasks."""
     from stepswitch.bench.validate import CHECKS
 
-    if not isinstance(record, dict) or record.get("kind") != VALIDATE_KIND:
-        raise EvidenceError(f"{rel} is not a record of ssw bench validate (kind: {VALIDATE_KIND})")
-    started = field_of(record, rel, "started_at")
-    inputs.run(RunSeen(rel, str(started), str(record.get("commit") or ""), ()))
-    entries: dict[str, dict[str, Any]] = {}
-    tasks = field_of(record, rel, "tasks")
-    if not isinstance(tasks, list):
-        raise EvidenceError(f"{rel}: tasks is not a list")
-    for i, entry in enumerate(tasks):
-        for key in ("task", "sha256", "valid", "checks"):
-            if not isinstance(entry, dict) or key not in entry:
-                raise EvidenceError(f"{rel}: tasks[{i}] has no {key}")
-        name = str(entry["task"])
-        if name in entries:
-            raise Unprovable(f"{rel}: {name} is validated twice")
-        ok = {str(c.get("check")): c.get("ok") is True for c in entry["checks"]}
+    record = _record(inputs, rel)
+    inputs.run(RunSeen(rel, record.started_at, record.commit or "", ()))
+    entries: dict[str, TaskEntry] = {}
+    for entry in record.tasks:
+        if entry.task in entries:
+            raise Unprovable(f"{rel}: {entry.task} is validated twice")
+        ok = {c.check: c.ok for c in entry.checks}
         every = all(ok.get(check, False) for check in CHECKS)
-        if entry["valid"] is not every or (entry["valid"] and entry.get("problem") is not None):
+        if entry.valid is not every or (entry.valid and entry.problem is not None):
             raise Unprovable(
-                f"{rel}: {name} is marked valid={entry['valid']}, but its checks give {every}"
+                f"{rel}: {entry.task} is marked valid={entry.valid}, but its checks give {every}"
             )
-        entries[name] = entry
-    valid = sum(e["valid"] is True for e in entries.values())
-    totals = field_of(record, rel, "totals")
-    stored = (totals.get("tasks"), totals.get("valid"), totals.get("invalid"))
-    if stored != (len(entries), valid, len(entries) - valid):
-        raise Unprovable(f"{rel}: its totals {stored} do not count its tasks")
+        entries[entry.task] = entry
+    valid = sum(e.valid for e in entries.values())
+    t = record.totals
+    if (t.tasks, t.valid, t.invalid) != (len(entries), valid, len(entries) - valid):
+        raise Unprovable(
+            f"{rel}: its totals {(t.tasks, t.valid, t.invalid)} do not count its tasks"
+        )
     return entries
 
 
@@ -131,27 +102,18 @@ def validation(inputs: Inputs) -> Computed:
     its checks held, and its folder is byte for byte the one validated (by sha256)."""
     from stepswitch.bench.validate import task_sha256
 
-    rel = inputs.one("transcript")
-    text = inputs.text(rel)
+    entries = _record_entries(inputs, inputs.one("transcript"))
     suites = _suites(inputs)
     verdicts: dict[str, str] = {}  # task -> valid | invalid | not_validated | changed
-    if text.lstrip().startswith("{"):
-        entries = _record_entries(inputs, rel, inputs.json(rel))
-        for tasks in suites.values():
-            for name, task in tasks.items():
-                entry = entries.get(name)
-                if entry is None:
-                    verdicts[name] = "not_validated"
-                elif entry["sha256"] != task_sha256(task):
-                    verdicts[name] = "changed"  # the task changed since it was validated
-                else:
-                    verdicts[name] = "valid" if entry["valid"] else "invalid"
-    else:
-        valid, invalid = _transcript_lines(inputs, rel, text)
-        for tasks in suites.values():
-            for name in tasks:
-                found = "valid" if name in valid else "invalid" if name in invalid else None
-                verdicts[name] = found or "not_validated"
+    for tasks in suites.values():
+        for name, task in tasks.items():
+            entry = entries.get(name)
+            if entry is None:
+                verdicts[name] = "not_validated"
+            elif entry.sha256 != task_sha256(task):
+                verdicts[name] = "changed"  # the task changed since it was validated
+            else:
+                verdicts[name] = "valid" if entry.valid else "invalid"
     details = {}  # per suite: how many are valid, and which are not and why
     for suite, tasks in sorted(suites.items()):
         shown: dict[str, object] = {"valid": sum(verdicts[n] == "valid" for n in tasks)}
@@ -172,29 +134,6 @@ def validation(inputs: Inputs) -> Computed:
     )
 
 
-@dataclass(frozen=True)
-class Cell:
-    """One task run, as results.csv has it."""
-
-    task: str
-    suite: str
-    contestant: str
-    kind: str
-    attempt: int
-    passed: bool
-    outcome: str
-    low: float
-    high: float
-    unpriced_steps: int
-
-
-def _number(row: dict[str, str], rel: str, line: int, key: str) -> float:
-    try:
-        return float(row[key])
-    except ValueError:
-        raise EvidenceError(f"{rel}:{line}: {key} is not a number: {row[key]!r}") from None
-
-
 def bench_seen(inputs: Inputs, rel: str) -> Any:
     """A bench folder's run.json, its start, commit and claims noted for registration: a bench
     tied to other claims (`ssw bench run --claim ID`), or started before the claim's
@@ -209,50 +148,86 @@ def bench_seen(inputs: Inputs, rel: str) -> Any:
     return run
 
 
-def run_cells(inputs: Inputs, rel: str) -> list[Cell]:
-    """The rows of a bench folder's results.csv; the bench itself is noted for registration."""
+def _contestants(run: Any, rel: str) -> dict[str, ContestantRecord]:
+    """run.json's contestants by name (none recorded: empty)."""
+    try:
+        records = [ContestantRecord.model_validate(c) for c in run.get("contestants") or []]
+    except ValidationError as exc:
+        raise EvidenceError(f"{rel}: contestants.{first_problem(exc)}") from None
+    return {c.name: c for c in records}
+
+
+def evidence_kind(row: ResultRow, record: ContestantRecord | None, rel: str) -> EvidenceKind:
+    """What a contestant's runs are evidence of: a model, a script, or a built-in (oracle,
+    null). A policy run.json does not record is unknown, never taken for a model."""
+    from stepswitch.registry.presets import SCRIPTED_PROVIDER
+
+    name, kind = row.contestant, row.contestant_kind
+    if record is not None and record.kind != kind:
+        raise Unprovable(f"{rel}: {name} is {record.kind} in {RUN_FILE} but {kind} in its results")
+    if kind == "oracle":
+        return "oracle"
+    if kind == "null":
+        return "null"
+    if record is None:
+        raise Unprovable(
+            f"{rel}/{RUN_FILE} records no contestant {name}: whether its runs called a model or "
+            "replayed a script is unknown"
+        )
+    workers = record.policy.get("workers")
+    if not isinstance(workers, dict) or not workers:
+        raise Unprovable(f"{rel}/{RUN_FILE}: {name}'s policy records no workers")
+    providers = {w.get("provider") if isinstance(w, dict) else None for w in workers.values()}
+    if record.script is not None or SCRIPTED_PROVIDER in providers:
+        return "scripted"  # one scripted worker is enough: its replies are in every figure
+    if None in providers:
+        raise Unprovable(f"{rel}/{RUN_FILE}: a worker of {name} records no provider")
+    return "model"
+
+
+def bench_rows(inputs: Inputs, rel: str) -> tuple[list[ResultRow], dict[str, ContestantRecord]]:
+    """The rows of a bench folder's results.csv and its run.json's contestants; the bench itself
+    is noted for registration."""
     folder = inputs.folder(rel)
     base = rel.rstrip("/")
-    bench_seen(inputs, rel)
+    run = bench_seen(inputs, rel)
     if not (folder / RESULTS_FILE).is_file():
         raise EvidenceError(f"{rel} has no {RESULTS_FILE}")
-    csv_rel = f"{base}/{RESULTS_FILE}"
-    cells = []
-    for line, row in enumerate(inputs.csv_rows(csv_rel), start=2):
-        missing = [c for c in COLUMNS if c not in row]
-        if missing:
-            raise EvidenceError(f"{csv_rel} has no column {missing[0]}")
-        if row["passed"] not in ("true", "false"):
-            raise EvidenceError(f"{csv_rel}:{line}: passed is not true or false")
-        if row["contestant_kind"] not in KINDS:
-            raise EvidenceError(f"{csv_rel}:{line}: contestant_kind is not one of {KINDS}")
-        cells.append(
-            Cell(
-                row["task"],
-                row["suite"],
-                row["contestant"],
-                row["contestant_kind"],
-                int(_number(row, csv_rel, line, "attempt")),
-                row["passed"] == "true",
-                row["outcome"],
-                _number(row, csv_rel, line, "dollars_low"),
-                _number(row, csv_rel, line, "dollars_high"),
-                int(_number(row, csv_rel, line, "unpriced_steps")),
-            )
-        )
-    return cells
+    try:
+        rows = parse_results(inputs.text(f"{base}/{RESULTS_FILE}"), f"{base}/{RESULTS_FILE}")
+    except BenchFileError as exc:
+        raise EvidenceError(str(exc)) from None
+    return rows, _contestants(run, f"{base}/{RUN_FILE}")
+
+
+def _rows(inputs: Inputs, metric: Metric, keep: Callable[[ResultRow], bool]) -> list[ResultRow]:
+    """Every bench's rows that `keep` keeps; whose runs they are, and of which kind, noted for
+    the claim's words (claims/scope.py)."""
+    rows: list[ResultRow] = []
+    kinds: dict[str, EvidenceKind] = {}
+    for rel in inputs.paths("run"):
+        mine, records = bench_rows(inputs, rel)
+        mine = [r for r in mine if keep(r)]
+        for r in mine:
+            kind = evidence_kind(r, records.get(r.contestant), rel)
+            who = f"contestant {r.contestant}"
+            if kinds.setdefault(who, kind) != kind:
+                raise Unprovable(f"{who} is {kinds[who]} in one bench and {kind} in {rel}")
+        rows += mine
+    note_contestants(inputs, metric, kinds)
+    return rows
 
 
 def oracle_null(inputs: Inputs) -> Computed:
     """The harness's own check: the reference change must end `done` through the agent's own
     gates AND pass the hidden tests on every task (an oracle that ends `gates_failed` is a
     harness failure even when the hidden tests pass); no change must pass none."""
-    cells = [c for rel in inputs.paths("run") for c in run_cells(inputs, rel)]
-    suites = _suite_tasks(inputs)
-    tasks = sorted({name for names in suites.values() for name in names})
+    rows = _rows(inputs, ORACLE_NULL, lambda r: r.contestant_kind in BUILTINS)
+    suites = _suites(inputs)
+    tasks = sorted({name for suite in suites.values() for name in suite})
 
-    def runs(kind: str, task: str) -> list[Cell]:
-        return [c for c in cells if c.kind == kind and c.task == task]
+    def runs(kind: str, task: str) -> list[ResultRow]:
+        return [c for c in rows if c.contestant_kind == kind and c.task == task]
 
     def oracle_ok(task: str) -> bool:
         mine = runs("oracle", task)
@@ -265,52 +240,45 @@ def oracle_null(inputs: Inputs) -> Computed:
             # A task the oracle never ran counts against the claim, never for it; so for null.
             "oracle_failed": sum(not oracle_ok(t) for t in tasks),
             "oracle_not_done": sum(
-                any(c.outcome != "done" for c in runs("oracle", t)) for t in tasks
+                not runs("oracle", t) or any(c.outcome != "done" for c in runs("oracle", t))
+                for t in tasks
             ),
             "null_passed": sum(
                 not runs("null", t) or any(c.passed for c in runs("null", t)) for t in tasks
             ),
-            "harness_errors": sum(c.outcome == "harness_error" for c in cells),
+            "harness_errors": sum(c.harness_error for c in rows),
         }
     )
 
 
 def paired_dollars(inputs: Inputs) -> Computed:
     """treatment's dollars per task run over control's on the tasks both ran, with the bench
-    summary's 95% cluster-bootstrap interval. A task run with unpriced steps is not left out (a
-    published average of only the priced cells went wrong that way): the claim cannot be proved."""
-    from stepswitch.bench.results import ResultRow
+    summary's 95% cluster-bootstrap interval and its width, on at least MIN_PAIRED_TASKS tasks
+    (ADR 0027: with one task every resample is that task, and the interval is the point). A
+    task run with unpriced steps is not left out (a published average of only the priced cells
+    went wrong that way): the claim cannot be proved."""
     from stepswitch.bench.summary import compare
 
     treatment, control = inputs.params["treatment"], inputs.params["control"]
-    cells = [c for rel in inputs.paths("run") for c in run_cells(inputs, rel)]
-    mine = [c for c in cells if c.contestant in (treatment, control)]
+    mine = _rows(inputs, PAIRED_DOLLARS, lambda r: r.contestant in (treatment, control))
     for side in (treatment, control):
         if not any(c.contestant == side for c in mine):
             raise Unprovable(f"no task run of contestant {side!r} in the bench")
-    unpriced = [c for c in mine if c.unpriced_steps > 0]
+    unpriced = [c for c in mine if c.unpriced_steps]
     if unpriced:
         raise Unprovable(
-            f"{len(unpriced)} task runs have unpriced steps (e.g. {unpriced[0].contestant} on "
+            f"{len(unpriced)} task runs have unpriced steps (first: {unpriced[0].contestant} on "
             f"{unpriced[0].task}): price every model (ssw prices refresh PROVIDER) and run them "
             "again; a ratio of the priced ones only would mislead"
         )
-    rows = [
-        ResultRow(
-            task=c.task,
-            suite=c.suite,
-            contestant=c.contestant,
-            contestant_kind=c.kind,
-            attempt=c.attempt,
-            passed=c.passed,
-            outcome=c.outcome,
-            dollars_low=c.low,
-            dollars_high=c.high,
-            unpriced_steps=c.unpriced_steps,
+    result = compare(treatment, control, mine)
+    tasks = int(result["tasks"])  # the bootstrap's clusters: five attempts on a task are one
+    if tasks < MIN_PAIRED_TASKS:
+        raise Unprovable(
+            f"only {tasks} task(s) were run by both {treatment} and {control}: a paired claim "
+            f"needs at least {MIN_PAIRED_TASKS}, or its interval is a few jumps of one task "
+            "(docs/decisions/0027-what-evidence-can-say.md)"
         )
-        for c in mine
-    ]
-    result = compare(treatment, control, rows)
     low_bounds, high_bounds = result["dollars_ratio"], result["dollars_ratio_high_bounds"]
     if low_bounds["point"] is None or low_bounds["high"] is None or high_bounds["high"] is None:
         raise Unprovable(f"{control} spent $0 on the tasks both ran: a dollars ratio is undefined")
@@ -319,70 +287,87 @@ def paired_dollars(inputs: Inputs) -> Computed:
         runs = [c for c in mine if c.contestant == side]
         return sum(c.passed for c in runs) / len(runs)
 
+    # With lost usage the high bounds' ratio can be the larger: the claim takes the worse.
+    high = max(float(low_bounds["high"]), float(high_bounds["high"]))
     return Computed(
         {
-            "tasks": int(result["tasks"]),
+            "tasks": tasks,
             "treatment": treatment,
             "control": control,
             "dollars_ratio": float(low_bounds["point"]),
             "ratio_ci_low": float(low_bounds["low"]),
-            # With lost usage the high bounds' ratio can be the larger: the claim takes the worse.
-            "ratio_ci_high": max(float(low_bounds["high"]), float(high_bounds["high"])),
+            "ratio_ci_high": high,
+            "ratio_ci_width": high - float(low_bounds["low"]),
             "treatment_pass_rate": rate(treatment),
             "control_pass_rate": rate(control),
-            "harness_errors": sum(c.outcome == "harness_error" for c in mine),
+            "harness_errors": sum(c.harness_error for c in mine),
         }
     )
 
 
 RATIO = fixed(3)
+BUILTINS = ("oracle", "null")
 
-METRICS = (
-    Metric(
-        "bench.validation",
-        ("transcript", "suites"),
-        {
-            "suites": INT,
-            "per_suite": TEXT,
-            "tasks": INT,
-            "valid": INT,
-            "invalid": INT,
-            "not_validated": INT,
-        },
-        validation,
-        "the record of `ssw bench validate --out FILE`, against the tasks of the suites",
-    ),
-    Metric(
-        "bench.oracle_null",
-        ("run", "suites"),
-        {
-            "suites": INT,
-            "tasks": INT,
-            "oracle_failed": INT,
-            "oracle_not_done": INT,
-            "null_passed": INT,
-            "harness_errors": INT,
-        },
-        oracle_null,
-        "the oracle contestant ends done through its gates and passes the hidden tests on every "
-        "task of the suites, and the null contestant passes none",
-    ),
-    Metric(
-        "bench.paired_dollars",
-        ("run",),
-        {
-            "tasks": INT,
-            "treatment": TEXT,
-            "control": TEXT,
-            "dollars_ratio": RATIO,
-            "ratio_ci_low": RATIO,
-            "ratio_ci_high": RATIO,
-            "treatment_pass_rate": pct(1),
-            "control_pass_rate": pct(1),
-            "harness_errors": INT,
-        },
-        paired_dollars,
-        "dollars per task run of one contestant over another's, with the bench's interval",
-        params=("treatment", "control"),
-    ),
+VALIDATION = Metric(
+    "bench.validation",
+    ("transcript", "suites"),
+    {
+        "suites": INT,
+        "per_suite": TEXT,
+        "tasks": INT,
+        "valid": INT,
+        "invalid": INT,
+        "not_validated": INT,
+    },
+    validation,
+    "the record of `ssw bench validate --out FILE`, against the tasks of the suites",
 )
+ORACLE_NULL = Metric(
+    "bench.oracle_null",
+    ("run", "suites"),
+    {
+        "suites": INT,
+        "tasks": INT,
+        "oracle_failed": INT,
+        "oracle_not_done": INT,
+        "null_passed": INT,
+        "harness_errors": INT,
+    },
+    oracle_null,
+    "the oracle contestant ends done through its gates and passes the hidden tests on every "
+    "task of the suites, and the null contestant passes none",
+    evidence=frozenset({"oracle", "null"}),
+)
+PAIRED_DOLLARS = Metric(
+    "bench.paired_dollars",
+    ("run",),
+    {
+        "tasks": INT,
+        "treatment": TEXT,
+        "control": TEXT,
+        "dollars_ratio": RATIO,
+        "ratio_ci_low": RATIO,
+        "ratio_ci_high": RATIO,
+        "ratio_ci_width": RATIO,
+        "treatment_pass_rate": pct(1),
+        "control_pass_rate": pct(1),
+        "harness_errors": INT,
+    },
+    paired_dollars,
+    "dollars per task run of one contestant over another's, with the bench's interval and its "
+    f"width, on at least {MIN_PAIRED_TASKS} tasks both ran",
+    params=("treatment", "control"),
+    evidence=frozenset({"model", "scripted"}),
+    shows=("ratio_ci_width",),  # a zero or near-zero width is seen, not inferred
+)
+METRICS = (VALIDATION, ORACLE_NULL, PAIRED_DOLLARS)
+
+__all__ = [
+    "METRICS",
+    "MIN_PAIRED_TASKS",
+    "RESULTS_FILE",
+    "RUN_FILE",
+    "bench_rows",
+    "bench_seen",
+    "evidence_kind",
+]

@@ -3,16 +3,23 @@ the ledger recorded for each model step against its tokens at the list price run
 for its worker. A bench folder (bench/runs/<id>/) stands for every task run in it; its own
 run.json is noted for registration too (its start, and the claims `ssw bench run --claim ID`
 tied it to). Scripted steps and runs are counted, so a claim can say which of its dollars no
-model earned."""
+model earned; each run is noted as a model's, a script's or a built-in's, so a claim on scripted
+runs cannot speak of models (claims/scope.py)."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from stepswitch.claims.inputs import EvidenceError, Inputs, RunSeen
-from stepswitch.claims.metrics.base import Computed, Metric
+from stepswitch.claims.metrics.base import Computed, Metric, note_contestants
 from stepswitch.claims.numbers import INT, fixed
+from stepswitch.claims.scope import EvidenceKind
+
+if TYPE_CHECKING:
+    from stepswitch.records.run import RunRecord
+    from stepswitch.records.steps import ModelStep
 
 USD = fixed(4)  # the dollars the ledger recorded, as `ssw ledger` shows them
 
@@ -49,6 +56,18 @@ def _run_folders(inputs: Inputs, rel: str) -> list[str]:
     return found
 
 
+def _run_kind(run: RunRecord, steps: list[ModelStep]) -> EvidenceKind:
+    """A bench's built-ins by their tag; else scripted when any step replayed a script."""
+    kind = run.tags.get("kind")
+    if kind == "oracle":
+        return "oracle"
+    if kind == "null":
+        return "null"
+    if run.scripted or any(s.scripted for s in steps):
+        return "scripted"
+    return "model"
+
+
 def ledger_dollars(inputs: Inputs) -> Computed:
     from stepswitch.ledger.pricing import cost_usd
     from stepswitch.records.folder import load_run
@@ -60,6 +79,7 @@ def ledger_dollars(inputs: Inputs) -> Computed:
     runs = steps = checked = not_checked = unpriced = mismatches = 0
     scripted_runs = scripted_steps = 0
     dollars = 0.0
+    kinds: dict[str, EvidenceKind] = {}  # each run: what it is evidence of
     for rel in inputs.paths("runs"):
         for run_rel in _run_folders(inputs, rel):
             _note_benches(inputs, run_rel, noted)
@@ -75,8 +95,10 @@ def ledger_dollars(inputs: Inputs) -> Computed:
             )
             runs += 1
             scripted_runs += run.scripted
+            model_steps = loaded.of(ModelStep)
+            kinds[f"run {run_rel}"] = _run_kind(run, model_steps)
             total = 0.0
-            for step in loaded.of(ModelStep):
+            for step in model_steps:
                 steps += 1
                 scripted_steps += step.scripted
                 if step.cost is None:
@@ -100,6 +122,7 @@ def ledger_dollars(inputs: Inputs) -> Computed:
                 mismatches += not (close and step.cost.is_exact)
             mismatches += not math.isclose(total, run.totals.cost.low, rel_tol=1e-9, abs_tol=1e-12)
             dollars += total
+    note_contestants(inputs, LEDGER_DOLLARS, kinds)
     return Computed(
         {
             "runs": runs,
@@ -115,22 +138,22 @@ def ledger_dollars(inputs: Inputs) -> Computed:
     )
 
 
-METRICS = (
-    Metric(
-        "runs.ledger_dollars",
-        ("runs",),
-        {
-            "runs": INT,
-            "model_steps": INT,
-            "checked_steps": INT,
-            "not_checked_steps": INT,
-            "unpriced_steps": INT,
-            "mismatches": INT,
-            "scripted_runs": INT,
-            "scripted_steps": INT,
-            "dollars": USD,
-        },
-        ledger_dollars,
-        "each model step's recorded dollars against its tokens at run.json's list price",
-    ),
+LEDGER_DOLLARS = Metric(
+    "runs.ledger_dollars",
+    ("runs",),
+    {
+        "runs": INT,
+        "model_steps": INT,
+        "checked_steps": INT,
+        "not_checked_steps": INT,
+        "unpriced_steps": INT,
+        "mismatches": INT,
+        "scripted_runs": INT,
+        "scripted_steps": INT,
+        "dollars": USD,
+    },
+    ledger_dollars,
+    "each model step's recorded dollars against its tokens at run.json's list price",
+    evidence=frozenset({"model", "scripted", "oracle", "null"}),
 )
+METRICS = (LEDGER_DOLLARS,)
