@@ -50,3 +50,8 @@ def test_the_readme_example_of_a_model_claim_is_a_valid_claim(tmp_path):
     (loaded,) = load_claims(tmp_path).claims
     assert [m.name for m in loaded.metrics] == ["bench.paired_dollars"]
     assert loaded.claim.status == "registered"
+    from stepswitch.claims.scope import shown_problems
+
+    # ADR 0027: a paired claim shows its interval's width, and runs a suite with enough tasks.
+    assert shown_problems(loaded.claim.statement, [(m.name, m.shows) for m in loaded.metrics]) == []
+    assert "--suite bench/suites/humaneval" in (REPO / "README.md").read_text()
