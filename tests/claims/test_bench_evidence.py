@@ -47,6 +47,7 @@ def _record(root: Path, started_at: str, broken: str | None = None) -> str:
         "kind": "ssw bench validate",
         "started_at": started_at,
         "commit": None,
+        "dirty": False,
         "totals": {"tasks": len(entries), "valid": valid, "invalid": len(entries) - valid},
         "tasks": entries,
     }
@@ -159,6 +160,7 @@ def _bench_repo(make_repo, offset_min: int, claims: list[str], name_task_run: bo
         "bench_id": "b1",
         "started_at": started.isoformat(timespec="seconds"),
         "commit": None,
+        "dirty": False,
         "claims": claims,
     }
     (bench / "run.json").write_text(json.dumps(record))
@@ -200,3 +202,15 @@ def test_a_bench_run_started_before_the_registration_is_refused_for_the_ledger_c
     assert code == 1
     assert "C-003: evidence refused: run bench/runs/b1 started at" in out
     assert "before C-003 was registered" in out
+
+
+@pytest.mark.parametrize("dirty", [True, None], ids=["uncommitted", "not-said"])
+def test_a_validation_made_from_a_tree_with_uncommitted_changes_proves_nothing(
+    suite_root: Path, dirty: bool | None
+) -> None:
+    """ADR 0028: evidence comes from a committed tree; a record that cannot say is refused too."""
+    rel = _record(suite_root, "2026-12-02T10:00:00+00:00")
+    record = json.loads((suite_root / rel).read_text())
+    (suite_root / rel).write_text(json.dumps({**record, "dirty": dirty}))
+    with pytest.raises(Unprovable, match=r"bench/validation/v\.json: the tree it was made from"):
+        _compute(suite_root, "bench.validation", transcript=rel, suites=SUITE)

@@ -154,6 +154,7 @@ def _repo(tmp: Path, claim: str, rows: list[dict], contestants: list[dict] | Non
         "bench_id": "b1",
         "started_at": started.isoformat(timespec="seconds"),
         "commit": None,
+        "dirty": False,
         "claims": ["C-201"],
     }
     if contestants is not None:

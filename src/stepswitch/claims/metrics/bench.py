@@ -77,6 +77,7 @@ def _record_entries(inputs: Inputs, rel: str) -> dict[str, TaskEntry]:
 
     record = _record(inputs, rel)
     inputs.run(RunSeen(rel, record.started_at, record.commit or "", ()))
+    committed_tree(rel, record.dirty)
     entries: dict[str, TaskEntry] = {}
     for entry in record.tasks:
         if entry.task in entries:
@@ -134,6 +135,14 @@ def validation(inputs: Inputs) -> Computed:
     )
 
 
+def committed_tree(rel: str, dirty: object) -> None:
+    """Evidence comes from a committed tree (ADR 0028): a record whose `dirty` is not false (the
+    tree had uncommitted changes, or the record cannot say) proves nothing."""
+    if dirty is not False:
+        why = "had uncommitted changes" if dirty is True else f"is not known (dirty: {dirty!r})"
+        raise Unprovable(f"{rel}: the tree it was made from {why}: commit, then make it again")
+
+
 def bench_seen(inputs: Inputs, rel: str) -> Any:
     """A bench folder's run.json, its start, commit and claims noted for registration: a bench
     tied to other claims (`ssw bench run --claim ID`), or started before the claim's
@@ -145,6 +154,7 @@ def bench_seen(inputs: Inputs, rel: str) -> Any:
     if not isinstance(claims, list):
         raise EvidenceError(f"{base}/{RUN_FILE}: claims is not a list of claim ids")
     inputs.run(RunSeen(rel, str(started), str(run.get("commit") or ""), tuple(map(str, claims))))
+    committed_tree(f"{base}/{RUN_FILE}", run.get("dirty"))
     return run
 
 
