@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,15 +45,16 @@ time.sleep(600)
 """
 
 
-def _bench_running(runs: Path, scratch: Path | None) -> Path:
+def _bench_running(runs: Path, scratch: Path | str | None, pid: int = 999_999) -> Path:
     """A bench folder whose ladder task run says running; its journal's `started` line names
-    `scratch` (none: a journal from before `scratch` was written)."""
+    `scratch` (none: a journal from before `scratch` was written; a str: its name alone, as the
+    journal writes it now) and the worker's `pid`."""
     root = write_bench(runs / "bench1", results=False, summary=False, tasks=(TASK,))
     folder = root / "tasks" / TASK / "ladder" / "0"
     shutil.rmtree(folder)
     write_run(folder, run_id=RUN_ID, contestant="ladder", bench_id="bench1", outcome="running")
     started = {"event": "started", "task": TASK, "contestant": "ladder", "attempt": 0}
-    started |= {"run_id": RUN_ID, "pid": 999_999, "at": "2026-12-01T10:00:00+00:00"}
+    started |= {"run_id": RUN_ID, "pid": pid, "at": "2026-12-01T10:00:00+00:00"}
     if scratch is not None:
         started["scratch"] = str(scratch)
     (root / "journal.jsonl").write_text(json.dumps(started) + "\n")
@@ -111,6 +113,33 @@ def test_a_bench_task_run_whose_owner_was_killed_is_abandoned_at_once(tmp_path: 
         assert (scratch / OWNER).is_file()
         _assert_abandoned(*_shown(runs, tmp_path))
     shutil.rmtree(scratch)  # `ssw runs clean` removed what it left
+    _assert_abandoned(*_shown(runs, tmp_path))
+
+
+def test_a_scratch_named_alone_is_found_in_the_temporary_folder_or_asked_of_its_process(
+    tmp_path: Path,
+) -> None:
+    """The journal names its scratch folder alone (it is committed with the bench, and names no
+    machine path): the dashboard looks in its own temporary folder, and where the folder is not
+    there (cleaned, or another $TMPDIR) asks whether the worker's process lives."""
+    runs = tmp_path / "runs"
+    scratch = Path(tempfile.mkdtemp(prefix="ssw-bench-"))
+    try:
+        _bench_running(runs, scratch.name)
+        held = os.open(scratch / OWNER, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            _assert_running(*_shown(runs, tmp_path))
+        finally:
+            os.close(held)
+        _assert_abandoned(*_shown(runs, tmp_path))
+    finally:
+        shutil.rmtree(scratch)
+    shutil.rmtree(runs)
+    _bench_running(runs, "ssw-bench-elsewhere", pid=os.getpid())  # not here, its process lives
+    _assert_running(*_shown(runs, tmp_path))
+    shutil.rmtree(runs)
+    _bench_running(runs, "ssw-bench-elsewhere")  # not here, its process gone
     _assert_abandoned(*_shown(runs, tmp_path))
 
 

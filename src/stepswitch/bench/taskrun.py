@@ -341,10 +341,11 @@ def run_one(job: TaskRunJob) -> TaskRunResult:
     run_id = key.run_id(ctx.bench_id)
     with contextlib.ExitStack() as stack:
         # Made first, its owner lock held: the dashboard (site/liveness.py) knows from `scratch`
-        # whether the process of a run the journal calls started still lives.
+        # whether the process of a run the journal calls started still lives. Its name only, in
+        # the temporary folder: the journal is committed with the bench, and names no machine path.
         scratch = stack.enter_context(owned_scratch(SCRATCH_PREFIX))
         journal.append(
-            ctx.journal, "started", key, run_id=run_id, pid=os.getpid(), scratch=str(scratch)
+            ctx.journal, "started", key, run_id=run_id, pid=os.getpid(), scratch=scratch.name
         )
         stack.enter_context(_sigterm_interrupts())
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 from stepswitch.agent.workspace.runs import live_pid
@@ -25,12 +26,29 @@ def _repo_of(folder: Path) -> Path | None:
     return runs.parent.parent
 
 
-def _owner_gone(scratch: object) -> bool:
-    """True when the bench scratch folder `scratch` (a journal's word) has no owner file, or one
-    nobody holds (taken without waiting, let go at once). Anything else is unknown: False."""
+def _pid_lives(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return True  # cannot tell: unknown, never "gone"
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # there, another user's
+    return True
+
+
+def _owner_gone(scratch: object, pid: object = None) -> bool:
+    """True when the bench scratch folder `scratch` (a journal's word: its name in the temporary
+    folder, or its whole path in a journal from before names) has no owner file, or one nobody
+    holds (taken without waiting, let go at once). Anything else is unknown: False."""
     if not isinstance(scratch, str):
         return False  # a journal from before `scratch` was written
     folder = Path(scratch)
+    if len(folder.parts) == 1:  # a name: the journal names no machine path (ADR 0026)
+        folder = Path(tempfile.gettempdir()) / folder
+        if not folder.exists():  # cleaned, or made under another $TMPDIR: ask the process
+            return not _pid_lives(pid)
     if not folder.is_absolute() or not folder.name.startswith(BENCH_PREFIX):
         return False
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -55,7 +73,9 @@ def _bench_gone(source: Source, running: list[str]) -> bool:
     opened = {
         e.get("run_id"): e for e in journal.read(source.root / journal.JOURNAL).open_runs.values()
     }
-    return all(r in opened and _owner_gone(opened[r].get("scratch")) for r in running)
+    return all(
+        r in opened and _owner_gone(opened[r].get("scratch"), opened[r].get("pid")) for r in running
+    )
 
 
 def process_gone(source: Source) -> bool:
