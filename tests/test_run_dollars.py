@@ -226,3 +226,22 @@ def test_a_damaged_ledger_is_said_for_finished_runs_and_the_dashboard_will_not_s
     a_file.write_text("not a folder")
     served = ssw("serve", "--runs", str(a_file))
     assert served.returncode == 2 and "--runs" in served.stderr and "not a folder" in served.stderr
+
+
+def test_a_lost_ledger_is_said_by_ssw_runs_and_the_dashboard_will_not_start_without_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    run_id = mid_call(repo, tmp_path, signal.SIGINT)
+    assert run_json(repo, run_id)["outcome"] == "interrupted"
+    for suffix in ("", "-wal", "-shm"):  # the ledger lost; its tally, which counted it, stays
+        ledger_of(repo).with_name(ledger_of(repo).name + suffix).unlink(missing_ok=True)
+    assert ledger_of(repo).with_name(ledger_of(repo).name + ".tally").is_file()
+
+    listed_runs = ssw("runs", "--repo", str(repo))
+    assert listed_runs.returncode == 0, listed_runs.stderr
+    assert "ledger not read (ledger " in listed_runs.stdout and "tally" in listed_runs.stdout
+
+    served = ssw("serve", "--runs", str(repo / ".ssw" / "runs"), "--ledger", str(ledger_of(repo)))
+    assert served.returncode == 2 and "tally" in served.stderr, served.stderr
+    assert len(served.stderr.strip().splitlines()) == 1
+    assert not ledger_of(repo).exists()  # refusing made nothing

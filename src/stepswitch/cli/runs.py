@@ -40,6 +40,7 @@ LedgerOption = Annotated[
 
 def render_runs(repo: Path, rows: list[RunEntry], spend: LedgerRead | None = None) -> str:
     from stepswitch.agent.workspace.runs import ABANDONED
+    from stepswitch.ledger.tally import tally_path
 
     if not rows:
         return f"no runs in {repo}"
@@ -55,9 +56,11 @@ def render_runs(repo: Path, rows: list[RunEntry], spend: LedgerRead | None = Non
         for a, b, c, d, branch in table
     ]
     footer = None if spend is None else spend.footer()
-    # A ledger that is there but cannot be read is said even when every record was checked.
+    # A ledger that is there but cannot be read, or is lost (its tally is there), is said even
+    # when every record was checked.
     unsaid = any(e.dollars is not None and e.dollars.note for e in rows)
-    if footer and spend is not None and (unsaid or spend.path.exists()):
+    there = spend is not None and (spend.path.exists() or tally_path(spend.path).exists())
+    if footer and (unsaid or there):
         lines.append(footer)
     left = sum(e.outcome == ABANDONED for e in rows)
     if left:

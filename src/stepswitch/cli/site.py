@@ -88,6 +88,7 @@ def serve_command(
 ) -> None:
     """A local read-only dashboard: runs in progress (refreshing), past runs, the ledger by model,
     step type, task, worker or tag, and the replay of any run. Ctrl-C stops it."""
+    from stepswitch.ledger.tally import tally_path
     from stepswitch.ledger.view import read_ledger
     from stepswitch.site.serve import open_dashboard
 
@@ -96,8 +97,9 @@ def serve_command(
         raise UsageError(
             f"--runs {runs} is not a folder (fix: a repository's .ssw/runs, or bench/runs)"
         )
-    if path.exists():
-        read_ledger(path)  # a damaged or foreign file: one line and exit 2, not a page of errors
+    if path.exists() or tally_path(path).exists():
+        # A damaged or foreign file, or one lost (its tally counted writes): one line, exit 2.
+        read_ledger(path)
     warning = host_warning(host)
     if warning:
         typer.echo(warning, err=True)
