@@ -255,3 +255,23 @@ def test_demo_into_a_file_is_refused(tmp_path: Path):
     result = ssw("demo", "--dir", target)
     assert result.returncode == 2
     assert result.stderr == f"ssw: --dir {target} is a file (fix: pick a new folder for the demo)\n"
+
+
+def test_demo_where_no_folder_can_be_made_is_one_line(tmp_path: Path):
+    """Under a file (root can write into a read-only folder, never under a file): the OSError
+    of making the folder, as a read-only or full disk gives, is one line, not a traceback."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    result = ssw("demo", "--dir", blocker / "sub")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith(f"ssw: cannot make the demo repository in {blocker / 'sub'}")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_demo_with_an_unknown_sandbox_is_refused_before_it_makes_a_folder(tmp_path: Path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    result = ssw("demo", "--sandbox", "bogus", env={"TMPDIR": str(scratch)})
+    assert result.returncode == 2
+    assert result.stderr == "ssw: unknown sandbox 'bogus': choose auto, bwrap, unshare, none\n"
+    assert list(scratch.iterdir()) == []

@@ -18,6 +18,7 @@ from stepswitch.errors import UsageError
 from stepswitch.records.run import RunRecord
 from stepswitch.registry.presets import load_registry
 from stepswitch.site.build import build_site
+from stepswitch.util.sandbox import BACKENDS
 
 REPLAY = "replay"  # the replay page's folder inside the run folder
 
@@ -27,6 +28,8 @@ def run_demo(
 ) -> RunRecord:
     show = escaped(print_line)  # the bill names the model's steps; paths may hold controls too
     as_if = AsIfBill(as_if_models(load_registry()), show)  # refuses before anything is made
+    if sandbox not in ("auto", *BACKENDS):  # before a folder is made for the sample
+        raise UsageError(f"unknown sandbox {sandbox!r}: choose auto, {', '.join(BACKENDS)}")
     repo = prepare_sample(target or Path(tempfile.mkdtemp(prefix="ssw-demo-")))
     # The sample's tests run with this Python (it has pytest), whatever PATH says.
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"

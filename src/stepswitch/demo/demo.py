@@ -20,7 +20,11 @@ TASK = (
 def prepare_sample(target: Path) -> Path:
     if target.exists() and any(target.iterdir()):
         raise UsageError(f"{target} is not empty; pick a new folder for the demo")
-    shutil.copytree(HERE / "sample", target, dirs_exist_ok=True)
+    try:
+        shutil.copytree(HERE / "sample", target, dirs_exist_ok=True)
+    except OSError as exc:  # a read-only or full disk, a file in the way
+        why = exc.strerror or str(exc)
+        raise UsageError(f"cannot make the demo repository in {target}: {why}") from None
     env = {
         "GIT_AUTHOR_NAME": "demo",
         "GIT_AUTHOR_EMAIL": "demo@localhost",
