@@ -23,6 +23,13 @@ class UsageError(SswError):
     exit_code = 2
 
 
+class GitFailed(UsageError):
+    """A git command ssw ran on a repository failed (a full disk, a damaged repository): said as
+    git said it, exit 1, since the input was not at fault."""
+
+    exit_code = 1
+
+
 class GitTimedOut(UsageError):
     """A git command that did not finish in its time (its process group was killed)."""
 

@@ -316,6 +316,32 @@ def test_git_failing_as_on_a_full_disk_keeps_the_worktree_records_error_and_exit
     assert branch in branches(repo)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["write-tree", "update-index"])
+def test_git_failing_as_on_a_full_disk_during_the_gates_is_exit_1_with_no_machine_path(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run], target: str
+):
+    """The gates' snapshot of the worktree (git write-tree, update-index) fails as on a full
+    disk: that is not the user's input (exit 1, not 2), and the record names no machine path;
+    the edit stays where the run left it."""
+    shim = HeldGit(tmp_path / "git", target, hold=False)
+    shim.fail()
+    run = runs(repo, FIXED, shim)
+
+    assert run.finish() == 1, run.stderr()
+    record = run.record()
+    assert (record["outcome"], record["exit_code"]) == ("error", 1)
+    assert "No space left on device" in record["reason"]
+    assert str(tmp_path) not in record["reason"] and str(repo) not in record["reason"]
+    assert "Traceback" not in run.stderr()
+    assert "No space left on device" in run.stdout() + run.stderr()  # said, not only recorded
+    worktree = repo / ".ssw" / "worktrees" / run.run_id
+    kept = f"ssw/{run.run_id}:calc/ops.py"
+    assert FIX_LINE in (
+        (worktree / "calc" / "ops.py").read_text() if worktree.exists() else git(repo, "show", kept)
+    )
+
+
 def _fill_record(run: Run) -> Path:
     """run.json's staging file becomes /dev/full: its next write fails with ENOSPC."""
     staged = run.folder / "run.json.tmp"

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stepswitch.errors import GitTimedOut, UsageError
+from stepswitch.errors import GitFailed, GitTimedOut, UsageError
 from stepswitch.util.git import GIT_TIMEOUT_S, GitResult, run_git
 from stepswitch.util.git_objects import (
     LINK_MODE,
@@ -95,7 +95,7 @@ class TreeGit:
         done = self.git(*args, input=input, index=index)
         if done.status != 0:
             name = next((a for a in args if not a.startswith("-")), "")
-            raise UsageError(f"git {name} failed in {self.git_dir}: {done.err}")
+            raise GitFailed(f"git {name} failed: {done.err}")
         return done.stdout
 
     # -- the base commit ------------------------------------------------------------------------
@@ -175,7 +175,7 @@ class TreeGit:
                 raise
             listed = self.git(*args)
         if listed.status != 0:
-            raise UsageError(f"git ls-files failed in {self.git_dir}: {listed.err}")
+            raise GitFailed(f"git ls-files failed: {listed.err}")
         done = listed.stdout
         paths: set[str] = set()
         nested: set[str] = set()
@@ -325,7 +325,7 @@ class TreeGit:
                 "update-index", "-z", "--index-info", input=b"".join(rows), index=scratch
             )
             if added.status != 0:
-                raise UsageError(f"git update-index failed in {self.git_dir}: {added.err}")
+                raise GitFailed(f"git update-index failed: {added.err}")
             # git skips a path it will not hold (`.GIT`, `git~1`, a linked .gitmodules), said so.
             for line in added.err.splitlines():
                 if line.startswith("Ignoring path "):
@@ -384,7 +384,7 @@ class TreeGit:
             git_dir=self.git_dir,
         )
         if done.status != 0:
-            raise UsageError(f"git commit-tree failed in {self.git_dir}: {done.err}")
+            raise GitFailed(f"git commit-tree failed: {done.err}")
         commit = done.out.strip()
         old = parents[0] if parents else ""  # the branch moves only from where ssw left it
         self.git_ok("update-ref", "-m", "ssw: commit the run's change", self.branch, commit, old)
