@@ -415,3 +415,17 @@ def test_a_bench_resume_refuses_an_emptied_ledger_instead_of_counting_from_0(
     with pytest.raises(LedgerError, match="is empty"):  # before: $0 counted, t2 ran again
         run_bench(spec, executor=inline_executor, resamples=50)
     assert ledger.stat().st_size == 0
+
+
+def test_a_full_disk_during_a_ledger_write_says_the_disk_is_full_not_a_bad_ledger(
+    tmp_path: Path,
+) -> None:
+    """SQLite's SQLITE_FULL (seen on a full tmpfs by the issue 22 campaign): the ledger is fine,
+    the disk is not; the advice is to free space, never to move the ledger aside."""
+    from stepswitch.ledger.store import LedgerError, guarded
+
+    path = tmp_path / "ledger.sqlite"
+    with pytest.raises(LedgerError) as caught, guarded(path):
+        raise sqlite3.OperationalError("database or disk is full")
+    assert "the disk is full" in str(caught.value) and "free space" in str(caught.value)
+    assert "move the file aside" not in str(caught.value)

@@ -192,6 +192,12 @@ def _problem(path: Path, exc: sqlite3.Error) -> LedgerError:
             f"the file stayed locked by another process past the busy timeout ({text})",
             "wait for the other ssw process to finish, or point --ledger at another file",
         )
+    if "disk is full" in text or getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        return LedgerError(
+            path,
+            f"the disk is full ({text}); the ledger is as it was before this write",
+            "free space on the disk that holds it, then run the same command again",
+        )
     if "readonly" in text or "unable to open" in text:
         return LedgerError(
             path, f"cannot write the ledger ({text})", "make the file and its folder writable"
