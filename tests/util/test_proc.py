@@ -77,3 +77,44 @@ def test_a_command_that_cannot_start_is_a_result_not_an_exception(tmp_path: Path
 def test_no_group_is_left_live_after_calls_return(tmp_path: Path) -> None:
     run_in_group(["true"], cwd=tmp_path, env=dict(os.environ), timeout_s=5, output_cap=100)
     assert kill_live_groups() == 0
+
+
+# A process that runs a command through run_in_group, as ssw's run tool does, and is killed with
+# SIGKILL while the command runs: nothing of ssw's own code can act then.
+_KILLED_HOLDER = """
+import sys, threading
+from pathlib import Path
+from stepswitch.util.proc import run_in_group
+mark = Path(sys.argv[1])
+command = ["sh", "-c", f"sleep 600 & echo $! > {mark}.bg; echo $$ > {mark}; wait"]
+threading.Thread(
+    target=run_in_group,
+    args=(command,),
+    kwargs=dict(cwd=mark.parent, env={"PATH": "/usr/bin:/bin"}, timeout_s=600, output_cap=100),
+    daemon=True,
+).start()
+threading.Event().wait()
+"""
+
+
+def test_a_command_and_its_children_die_when_ssw_is_killed_with_sigkill(tmp_path: Path) -> None:
+    """No sandbox ties a command to ssw's life with --sandbox none: the reaper does. Its own
+    child (`sleep 600 &`) goes too, since the whole process group is killed."""
+    import signal
+    import subprocess
+
+    mark = tmp_path / "started"
+    holder = subprocess.Popen([sys.executable, "-c", _KILLED_HOLDER, str(mark)])
+    try:
+        end = time.monotonic() + 60
+        while not (mark.exists() and Path(f"{mark}.bg").exists() and mark.read_text().strip()):
+            assert holder.poll() is None and time.monotonic() < end, "the command never started"
+            time.sleep(0.01)
+        shell, child = int(mark.read_text()), int(Path(f"{mark}.bg").read_text())
+        assert _alive(shell) and _alive(child)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=60)
+        assert _gone(shell) and _gone(child)
+    finally:
+        if holder.poll() is None:
+            holder.kill()

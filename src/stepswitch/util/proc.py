@@ -1,6 +1,7 @@
 """One way to run a command the agent or a gate asked for: its own process group, output read
 by a thread with a bounded drain, the whole group killed at the timeout and when the command
-exits, and every live group killed when ssw itself is interrupted (`kill_live_groups`)."""
+exits, and every live group killed when ssw itself is interrupted (`kill_live_groups`), or by
+the reaper when ssw is killed (util/reaper.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from stepswitch.util import reaper
 
 DRAIN_S = 2.0  # how long to wait for output still in the pipe once the command has exited
 
@@ -77,9 +80,11 @@ def pump_pipe(pipe: BinaryIO, sink: HeadTail) -> None:
 
 
 def track_group(pgid: int) -> None:
-    """Count a process group started elsewhere among the live ones (`kill_live_groups`)."""
+    """Count a process group started elsewhere among the live ones (`kill_live_groups`); the
+    reaper kills it if ssw dies without doing so (util/reaper.py)."""
     with _live_lock:
         _live.add(pgid)
+    reaper.started(pgid)
 
 
 def kill_group(pgid: int) -> None:
@@ -87,6 +92,7 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     with _live_lock:
         _live.discard(pgid)
+    reaper.ended(pgid)
 
 
 def kill_live_groups() -> int:
@@ -122,8 +128,7 @@ def run_in_group(
         )
     except OSError as exc:
         return ProcResult(None, "", 0.0, start_error=f"cannot start {argv[0]}: {exc.strerror}")
-    with _live_lock:
-        _live.add(proc.pid)
+    track_group(proc.pid)
     assert proc.stdout is not None
     sink = HeadTail(output_cap)
     reader = threading.Thread(target=pump_pipe, args=(proc.stdout, sink), daemon=True)
