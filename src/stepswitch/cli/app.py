@@ -17,6 +17,19 @@ from stepswitch.cli.runs import runs_app
 from stepswitch.cli.site import serve_command, site_app
 from stepswitch.errors import SswError, UsageError
 
+# Click's own errors (a bad option value, an unknown command), caught in main() below. Typer
+# vendors Click as typer._click in its recent releases; before, it ran on click itself.
+try:
+    from typer._click.exceptions import ClickException
+    from typer._click.exceptions import UsageError as ClickUsageError
+except ImportError:  # pragma: no cover
+    from click.exceptions import (  # type: ignore[no-redef, import-not-found, unused-ignore]
+        ClickException,
+    )
+    from click.exceptions import (  # type: ignore[no-redef, import-not-found, unused-ignore]
+        UsageError as ClickUsageError,
+    )
+
 app = typer.Typer(
     rich_markup_mode=None,
     name="ssw",
@@ -274,9 +287,47 @@ def demo(
     raise typer.Exit(record.exit_code or 0)
 
 
+def _command_names(exc: ClickException) -> list[str]:
+    """The subcommands the error belongs to, e.g. ["bench", "run"]: from its context, or, when
+    Click raised it without one (an option missing its value), read off the command line."""
+    names = []
+    ctx = exc.ctx if isinstance(exc, ClickUsageError) else None
+    if ctx is not None:
+        while ctx.parent is not None:
+            names.append(ctx.info_name or "")
+            ctx = ctx.parent
+        return names[::-1]
+    commands = getattr(typer.main.get_command(app), "commands", {})
+    for arg in sys.argv[1:]:
+        if arg not in commands:
+            break
+        names.append(arg)
+        commands = getattr(commands[arg], "commands", {})
+    return names
+
+
+def usage_line(exc: ClickException) -> str:
+    """Click's usage error as the one line the CLI prints, with where to read the usage:
+    `(see ssw bench run --help)`, whatever name Python was started as."""
+    where = " ".join(["ssw", *_command_names(exc)])
+    return UsageError(f"{exc.format_message()} (see {where} --help)").message  # one line
+
+
 def main() -> None:
+    # standalone_mode=False: Click's usage errors come here instead of printing a usage block,
+    # so every error the user sees is the same one line.
     try:
-        app()
+        code = app(standalone_mode=False)
+    except ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `ssw bench` alone: its help, as before
+            exc.show()
+            sys.exit(exc.exit_code)
+        print(f"ssw: {usage_line(exc)}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        sys.exit(1)
     except SswError as exc:
         print(f"ssw: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
