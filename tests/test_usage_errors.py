@@ -52,3 +52,10 @@ def test_help_is_unchanged(tmp_path: Path):
     alone = ssw("bench", cwd=tmp_path)  # a group alone prints its help, as before
     assert alone.returncode == 2 and alone.stderr.startswith("Usage: ")
     assert "Commands:" in alone.stderr
+
+
+def test_serve_on_a_host_it_cannot_listen_on_is_one_line_without_the_warning(tmp_path: Path):
+    # 192.0.2.1 (TEST-NET-1, RFC 5737) is no address of this machine: the bind fails, no DNS asked.
+    done = ssw("serve", "--host", "192.0.2.1", "--port", "0", cwd=tmp_path)
+    assert_one_line(done, "cannot listen on 192.0.2.1:0")
+    assert "warning" not in done.stderr and done.stdout == ""

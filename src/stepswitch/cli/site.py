@@ -100,10 +100,10 @@ def serve_command(
     if path.exists() or tally_path(path).exists():
         # A damaged or foreign file, or one lost (its tally counted writes): one line, exit 2.
         read_ledger(path)
-    warning = host_warning(host)
+    server = open_dashboard(runs, path, host, port)  # a host it cannot listen on: one line
+    warning = host_warning(host)  # only once it listens there
     if warning:
         typer.echo(warning, err=True)
-    server = open_dashboard(runs, path, host, port)
     typer.echo(f"dashboard: {server.url} (read-only; Ctrl-C stops it)")
     try:
         server.serve_forever()
