@@ -59,3 +59,34 @@ def test_serve_on_a_host_it_cannot_listen_on_is_one_line_without_the_warning(tmp
     done = ssw("serve", "--host", "192.0.2.1", "--port", "0", cwd=tmp_path)
     assert_one_line(done, "cannot listen on 192.0.2.1:0")
     assert "warning" not in done.stderr and done.stdout == ""
+
+
+NULL_BENCH = (*BENCH, "--sandbox", "none")  # the sandbox and secrets notices come with it
+
+
+def test_bench_run_on_a_damaged_ledger_is_one_line_before_any_notice(tmp_path: Path):
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "ledger.sqlite").write_bytes(b"")
+    done = ssw(*NULL_BENCH, "--out", out, cwd=tmp_path)
+    assert_one_line(done, f"{out / 'ledger.sqlite'}", "is empty (0 bytes)")
+
+
+def test_bench_run_out_a_file_is_one_line_before_any_notice(tmp_path: Path):
+    out = tmp_path / "a-file"
+    out.write_text("not a folder\n")
+    done = ssw(*NULL_BENCH, "--out", out, cwd=tmp_path)
+    assert_one_line(done, f"--out {out} is a file, not a folder")
+
+
+def test_bench_run_out_read_only_is_one_line_before_any_notice(tmp_path: Path):
+    from tests.test_one_line_errors import unprivileged
+
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        done = ssw(*NULL_BENCH, "--out", folder / "b", cwd=tmp_path, prefix=unprivileged())
+    finally:
+        folder.chmod(0o755)
+    assert_one_line(done, f"--out {folder / 'b'}: cannot write in {folder}: Permission denied")

@@ -362,8 +362,10 @@ def run_bench(
     executor: ExecutorFactory = local_executor,
     progress: Progress | None = None,
     resamples: int = RESAMPLES,
+    announce: Callable[[], None] | None = None,
 ) -> BenchResult:
-    """Run (or resume) the bench in `spec.root`; returns how it ended and the figures."""
+    """Run (or resume) the bench in `spec.root`; returns how it ended and the figures.
+    `announce` (the CLI's notices) is called once every refusal is past, before any task run."""
     if spec.runs_per_task < 1:
         raise UsageError(f"--runs-per-task must be at least 1, got {spec.runs_per_task}")
     if not spec.tasks:
@@ -383,6 +385,8 @@ def run_bench(
         executor=getattr(executor, "__name__", type(executor).__name__),
     )
     record = _open_record(spec, bench.root, len(bench.plan), session)
+    if announce is not None:
+        announce()
     _write_json(bench.root / RUN_FILE, record.model_dump_json(indent=2) + "\n")
     bench.settle_open_runs()
     finished = journal.read(bench.ctx.journal).finished

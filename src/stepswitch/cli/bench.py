@@ -321,18 +321,23 @@ def run(
             check_keys(c.load_policy(), registry, provider_env())  # AuthError: exit 2
     if budget_usd_total is not None:
         Budget("bench", "check", budget_usd_total)  # a UsageError for 0, inf, nan
-    if not choose_sandbox(sandbox).confines:
-        typer.echo(NONE_NOTICE, err=True)
-        home = Path("<task run home>")  # only its name goes in: no folder to leave behind
-        typer.echo(escape_controls(secrets_notice(child_env(os.environ, home))), err=True)
+    confined = choose_sandbox(sandbox).confines
     suite_names = list(dict.fromkeys(t.suite for t in tasks))
     root = out or default_out([c.name for c in contestants], suite_names, runs_per_task)
     writable_folder("--out", root)
-    from stepswitch.util.scratch import clean_abandoned, cleaned_notice
 
-    notice = cleaned_notice(clean_abandoned())  # what killed ssw processes left in $TMPDIR
-    if notice:
-        typer.echo(notice, err=True)
+    def announce() -> None:
+        """Once the bench's ledger and run.json are checked too: a refusal is its only line."""
+        from stepswitch.util.scratch import clean_abandoned, cleaned_notice
+
+        if not confined:
+            typer.echo(NONE_NOTICE, err=True)
+            home = Path("<task run home>")  # only its name goes in: no folder to leave behind
+            typer.echo(escape_controls(secrets_notice(child_env(os.environ, home))), err=True)
+        notice = cleaned_notice(clean_abandoned())  # what killed ssw processes left in $TMPDIR
+        if notice:
+            typer.echo(notice, err=True)
+
     spec = BenchSpec(
         root=root,
         tasks=tasks,
@@ -345,7 +350,9 @@ def run(
         claims=claims,
     )
     with sigterm_interrupts():  # SIGTERM stops the bench as Ctrl-C does: it resumes after
-        result = run_bench(spec, progress=JsonProgress() if as_json else BarProgress())
+        result = run_bench(
+            spec, progress=JsonProgress() if as_json else BarProgress(), announce=announce
+        )
     if as_json:
         typer.echo(json.dumps(result.summary, indent=2))
     else:
