@@ -275,3 +275,20 @@ def test_demo_with_an_unknown_sandbox_is_refused_before_it_makes_a_folder(tmp_pa
     assert result.returncode == 2
     assert result.stderr == "ssw: unknown sandbox 'bogus': choose auto, bwrap, unshare, none\n"
     assert list(scratch.iterdir()) == []
+
+
+def test_max_steps_past_the_bound_is_refused_naming_it(setup: Setup):
+    """Issue 22: a run's steps are bounded (MAX_STEPS), from the flag or the file."""
+    result = ssw(*setup.run_args(**{"--max-steps": "99999999999999999999"}))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "ssw: --max-steps 99999999999999999999: Input should be less than or equal to 10000\n"
+    )
+    assert not (setup.repo / ".ssw").exists()
+
+    policy = setup.policy.read_text().replace("max_steps = 40", "max_steps = 10001", 1)
+    assert "max_steps = 10001" in policy
+    setup.policy.write_text(policy)
+    result = ssw(*setup.run_args())
+    assert_refused_leaving_nothing(result, setup)
+    assert "limits.max_steps: Input should be less than or equal to 10000" in result.stderr

@@ -90,3 +90,9 @@ def test_bench_run_out_read_only_is_one_line_before_any_notice(tmp_path: Path):
     finally:
         folder.chmod(0o755)
     assert_one_line(done, f"--out {folder / 'b'}: cannot write in {folder}: Permission denied")
+
+
+def test_bench_run_workers_past_the_bound_is_one_line_naming_it(tmp_path: Path):
+    done = ssw(*BENCH, "--workers", "100000", "--out", tmp_path / "b", cwd=tmp_path)
+    assert_one_line(done, "'--workers'", "less than or equal to 64", "(see ssw bench run --help)")
+    assert not (tmp_path / "b").exists()

@@ -253,6 +253,7 @@ def _registered_claims(ids: list[str]) -> list[str]:
 
 
 MAX_RUNS_PER_TASK = 1000
+MAX_WORKERS = 64  # worker processes: more is a typo, not a machine
 
 
 def default_out(contestants: list[str], suites: list[str], runs_per_task: int) -> Path:
@@ -274,7 +275,9 @@ def run(
     budget_usd_total: Annotated[
         float | None, typer.Option(help="The bench's dollar cap, checked before every call.")
     ] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Task runs at once (processes).")] = 1,
+    workers: Annotated[
+        int, typer.Option(min=1, max=MAX_WORKERS, help="Task runs at once (processes).")
+    ] = 1,
     out: Annotated[
         Path | None,
         typer.Option(help="The bench folder (default: bench/runs/<contestants.suites.kK>)."),

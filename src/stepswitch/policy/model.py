@@ -43,6 +43,9 @@ class _Strict(BaseModel):
 Count = Annotated[int, Field(gt=0, strict=True)]
 Level = Annotated[int, Field(ge=0, strict=True)]
 Seconds = Annotated[float, Field(gt=0, strict=True, allow_inf_nan=False)]
+# A run's model calls, from the file or --max-steps: bounded, so a typo is refused, not a run
+# that would never stop on its steps.
+MAX_STEPS = 10_000
 
 
 def _as_list(value: object) -> object:
@@ -91,7 +94,7 @@ class Limits(_Strict):
     # The least output cap a call is lowered to when its own does not fit the budget; below it
     # the call is refused (ADR 0013).
     min_output_tokens: Count = 1024
-    max_steps: Count = 40
+    max_steps: Annotated[int, Field(gt=0, le=MAX_STEPS, strict=True)] = 40
     steps_per_rung: Count = 15  # a rung cannot spend the steps the next rung needs
     wall_time_s: Seconds = 1800.0
     # None: no limit
