@@ -96,3 +96,34 @@ def test_bench_run_workers_past_the_bound_is_one_line_naming_it(tmp_path: Path):
     done = ssw(*BENCH, "--workers", "100000", "--out", tmp_path / "b", cwd=tmp_path)
     assert_one_line(done, "'--workers'", "less than or equal to 64", "(see ssw bench run --help)")
     assert not (tmp_path / "b").exists()
+
+
+GATE = {".stepswitch.toml": '[gates.check]\ncommand = "true"\n', "calc/ops.py": "X = 1\n"}
+
+
+def test_gates_on_a_plain_folder_with_no_gates_is_one_line(tmp_path: Path):
+    folder = tmp_path / "not-a-repo"
+    folder.mkdir()
+    done = ssw("gates", folder, cwd=tmp_path)
+    assert_one_line(done, f"{folder} is not in a git repository and has no gates to run")
+    assert done.stdout == ""
+
+
+def test_gates_changed_naming_no_file_is_one_line_naming_it(tmp_path: Path):
+    from tests.gates import write_repo
+
+    repo = write_repo(tmp_path / "repo", GATE, git=True)
+    done = ssw("gates", repo, "--changed", "no/such/file.py", cwd=tmp_path)
+    assert_one_line(done, "--changed no/such/file.py: no such file in", "nor at HEAD")
+    assert done.stdout == ""
+
+
+def test_gates_changed_takes_a_file_deleted_since_head_and_a_new_one(tmp_path: Path):
+    from tests.gates import write_repo
+
+    repo = write_repo(tmp_path / "repo", GATE, git=True)
+    (repo / "calc" / "ops.py").unlink()
+    (repo / "calc" / "new.py").write_text("Y = 2\n")
+    done = ssw("gates", repo, "--changed", "calc/ops.py", "--changed", "calc/new.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "changed: calc/ops.py, calc/new.py" in done.stdout

@@ -309,7 +309,8 @@ def test_ssw_gates_exits_1_and_prints_the_failing_report(tmp_path: Path) -> None
             ".stepswitch.toml": (
                 '[gates.lint]\ncommand = "echo bad-line; exit 3"\nglobs = ["*.py"]\n'
                 '[gates.docs]\ncommand = "true"\nglobs = ["*.md"]\n'
-            )
+            ),
+            "src/a.py": "A = 1\n",  # the changed file: --changed must name one that is there
         },
     )
     text, code = gates_command(tmp_path, ["src/a.py"])

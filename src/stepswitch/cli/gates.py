@@ -1,13 +1,15 @@
 """`ssw gates PATH [--changed FILE...]`: run a repository's gates outside a task and print the
 verdicts. Exit 0 when every gate that ran passed, 1 otherwise; 2 for a ConfigError, a --changed
-path outside PATH, or tests that would import the project from outside PATH (the pre-flight)."""
+path outside PATH or naming no file (now or at HEAD), a plain folder with no gates, or tests that
+would import the project from outside PATH (the pre-flight)."""
 
 from __future__ import annotations
 
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from stepswitch.errors import SswError, UsageError
+from stepswitch.gates.base import BaseTree, BaseUnreadable
 from stepswitch.gates.config import GateConfig
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import check_imports, gate_environment
@@ -25,13 +27,34 @@ def _secret_names() -> frozenset[str]:
         return frozenset()  # the generic secret-name filter still applies
 
 
-def _relative(root: Path, path: str) -> str:
+def _relative(root: Path, path: str, base: BaseTree | None) -> str:
+    """`path` relative to `root`: a UsageError when it is outside it, or names no file there
+    (a file deleted since HEAD is a change; a name that is in neither is a typo)."""
     given = Path(path).expanduser()
     target = given if given.is_absolute() else root / given
     try:
-        return target.resolve().relative_to(root).as_posix()
+        relative = target.resolve().relative_to(root).as_posix()
     except ValueError as exc:
         raise UsageError(f"--changed {path}: not inside {root}") from exc
+    if target.exists() or target.is_symlink() or relative in _at_head(base):
+        return relative
+    where = "in its working tree nor at HEAD" if base is not None else "there"
+    raise UsageError(
+        f"--changed {path}: no such file in {root}, neither {where} "
+        "(fix: name a changed file, relative to PATH)"
+    )
+
+
+def _at_head(base: BaseTree | None) -> frozenset[str]:
+    """The files (and their folders) of HEAD under root; none outside a repository."""
+    if base is None:
+        return frozenset()
+    try:
+        files = base.entries(base.commit("HEAD"))
+    except BaseUnreadable:  # no commit yet: nothing was deleted since
+        return frozenset()
+    folders = {str(parent) for name in files for parent in PurePosixPath(name).parents}
+    return frozenset(files) | folders
 
 
 def _seconds(value: float | None) -> str:
@@ -95,9 +118,15 @@ def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
     if not root.is_dir():
         raise UsageError(f"{path} is not a folder")
     config = load_gates(root)
+    base = BaseTree.find(root)
+    if not config.gates and base is None:  # a plain folder: a wrong PATH, most likely
+        raise UsageError(
+            f"{path} is not in a git repository and has no gates to run "
+            "(fix: name a repository, or configure its gates in .stepswitch.toml)"
+        )
     if not config.gates:
         return escape_controls(f"gates for {root} ({config.source}): none, nothing to check"), 0
-    files = [_relative(root, c) for c in changed] or None
+    files = [_relative(root, c, base) for c in changed] or None
     env = clean_env(_secret_names())
     suite = GateSuite(config, root, env, log_dir=None)
     note = _check_imports(suite)
