@@ -127,3 +127,16 @@ def test_gates_changed_takes_a_file_deleted_since_head_and_a_new_one(tmp_path: P
     done = ssw("gates", repo, "--changed", "calc/ops.py", "--changed", "calc/new.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "changed: calc/ops.py, calc/new.py" in done.stdout
+
+
+def test_site_build_says_a_run_whose_record_does_not_load(tmp_path: Path):
+    """The page keeps such a run as "no record" (site/sources.py); the build says so and why."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_bytes(b"\x00\xff\xfe")
+    done = ssw("site", "build", run, "--out", tmp_path / "site", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"no record: {run / 'run.json'}: cannot read it as JSON" in done.stdout
+    assert "(1 run folder(s), 1 task runs, 1 without a record, " in done.stdout
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "site" / "index.html").is_file()

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from stepswitch.errors import UsageError
+from stepswitch.util.text import escape_controls
 
 site_app = typer.Typer(
     rich_markup_mode=None,
@@ -57,9 +58,12 @@ def build(
     built = build_site(paths, writable_folder("--out", out), title)
     for warning in built.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    for why in built.unloaded:  # on the page as "no record": said here too, never a silent count
+        typer.echo(escape_controls(f"no record: {why}", keep_newlines=False))
+    unloaded = f", {len(built.unloaded)} without a record" if built.unloaded else ""
     typer.echo(
-        f"page: {built.page} ({built.sources} run folder(s), {built.task_runs} task runs, "
-        f"{built.bytes / 1024:,.0f} kB)"
+        f"page: {built.page} ({built.sources} run folder(s), {built.task_runs} task runs"
+        f"{unloaded}, {built.bytes / 1024:,.0f} kB)"
     )
 
 

@@ -27,6 +27,8 @@ class Built:
     task_runs: int
     bytes: int
     warnings: tuple[str, ...]
+    # Task runs the page shows without a record (it does not load, or its folder is gone): why.
+    unloaded: tuple[str, ...] = ()
 
 
 def _task_at(html: str, offset: int) -> str:
@@ -73,4 +75,10 @@ def build_site(paths: list[Path], out: Path, title: str | None = None) -> Built:
         task_runs=sum(len(s.runs) for s in sources),
         bytes=len(html.encode("utf-8")),
         warnings=tuple(warnings),
+        unloaded=tuple(
+            run.problem if s.kind == "run" else f"{s.name}: {run.problem}"
+            for s in sources
+            for run in s.runs
+            if run.problem is not None
+        ),
     )
