@@ -140,3 +140,12 @@ def test_site_build_says_a_run_whose_record_does_not_load(tmp_path: Path):
     assert "(1 run folder(s), 1 task runs, 1 without a record, " in done.stdout
     assert "Traceback" not in done.stderr
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_gates_on_a_plain_folder_with_gates_refuses_a_changed_file_it_lacks(tmp_path: Path):
+    from tests.gates import write_repo
+
+    folder = write_repo(tmp_path / "plain", GATE)  # no git: its gates still run
+    assert ssw("gates", folder, "--changed", "calc/ops.py", cwd=tmp_path).returncode == 0
+    done = ssw("gates", folder, "--changed", "calc/nope.py", cwd=tmp_path)
+    assert_one_line(done, f"--changed calc/nope.py: no such file in {folder.resolve()} (fix: ")

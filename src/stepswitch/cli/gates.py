@@ -38,10 +38,9 @@ def _relative(root: Path, path: str, base: BaseTree | None) -> str:
         raise UsageError(f"--changed {path}: not inside {root}") from exc
     if target.exists() or target.is_symlink() or relative in _at_head(base):
         return relative
-    where = "in its working tree nor at HEAD" if base is not None else "there"
+    where = f"{root}, neither in its working tree nor at HEAD" if base is not None else f"{root}"
     raise UsageError(
-        f"--changed {path}: no such file in {root}, neither {where} "
-        "(fix: name a changed file, relative to PATH)"
+        f"--changed {path}: no such file in {where} (fix: name a changed file, relative to PATH)"
     )
 
 
