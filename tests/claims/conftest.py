@@ -22,13 +22,18 @@ APP = typer.Typer()
 APP.add_typer(claims_app, name="claims")
 APP.command("prove")(prove_command)
 
-CLAIMS = """\
+# claims.yaml up to its claims: the version, and claim ids allowed in the README.
+CLAIMS_HEAD = """\
 schema_version: 1
 readme:
   path: README.md
   allow:
     - {pattern: '\\bC-\\d{3,}\\b', why: claim ids}
 claims:
+"""
+CLAIMS = (
+    CLAIMS_HEAD
+    + """\
   - id: C-001
     title: Overhead per step is at most a third of the peer's
     statement: "ssw {ssw_ms} ms against {mini_ms} ms, a ratio of {ratio} over {steps} steps."
@@ -48,6 +53,7 @@ claims:
     retrospective: the bounds were set before the measurement
     status: accepted
 """
+)
 
 README = """\
 # Demo

@@ -22,16 +22,8 @@ from pathlib import Path
 import yaml
 
 from stepswitch.bench.results import CSV_COLUMNS
-from tests.claims.conftest import REPO, commit_all, git
+from tests.claims.conftest import CLAIMS_HEAD, REPO, commit_all, git
 
-HEAD = """\
-schema_version: 1
-readme:
-  path: README.md
-  allow:
-    - {pattern: '\\bC-\\d{3,}\\b', why: claim ids}
-claims:
-"""
 README = """\
 # Demo
 
@@ -137,7 +129,7 @@ def _repo(tmp: Path, claim: str, rows: list[dict], contestants: list[dict] | Non
     """The claim registered, then the bench made for it, then proved (as its author would)."""
     root = tmp / "repo"
     (root / "claims").mkdir(parents=True)
-    (root / "claims/claims.yaml").write_text(HEAD + claim)
+    (root / "claims/claims.yaml").write_text(CLAIMS_HEAD + claim)
     (root / "README.md").write_text(README)
     if "bench/suites/science" in claim:
         shutil.copytree(REPO / "bench/suites/science", root / "bench/suites/science")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.claims.conftest import REPO, commit_all, git, register_all
+from tests.claims.conftest import CLAIMS_HEAD, REPO, commit_all, git, register_all
 
 README = """\
 # Demo
@@ -30,14 +30,6 @@ README = """\
 <!-- /claims-section -->
 """
 
-HEAD = """\
-schema_version: 1
-readme:
-  path: README.md
-  allow:
-    - {pattern: '\\bC-\\d{3,}\\b', why: claim ids}
-claims:
-"""
 
 # A machine's checkout as the committed files name it (`cd <checkout> && `, `<checkout>/.venv`,
 # `<checkout>/bench/...`): taken out, so a copy holds paths relative to the repository.
@@ -60,7 +52,7 @@ def copy(root: Path, rel: str, source: str | None = None) -> Path:
 def make(root: Path, claims: str, ids: list[str]) -> Path:
     """claims.yaml and a README showing `ids`, committed and registered."""
     (root / "claims").mkdir(parents=True, exist_ok=True)
-    (root / "claims/claims.yaml").write_text(HEAD + claims, encoding="utf-8")
+    (root / "claims/claims.yaml").write_text(CLAIMS_HEAD + claims, encoding="utf-8")
     shown = "\n".join(f"- <!-- claim {i} --><!-- /claim -->" for i in ids)
     (root / "README.md").write_text(README.format(claims=shown), encoding="utf-8")
     git(root, "init", "-q")

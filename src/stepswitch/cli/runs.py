@@ -40,7 +40,7 @@ LedgerOption = Annotated[
 
 def render_runs(repo: Path, rows: list[RunEntry], spend: LedgerRead | None = None) -> str:
     from stepswitch.agent.workspace.runs import ABANDONED
-    from stepswitch.ledger.tally import tally_path
+    from stepswitch.ledger.tally import ever_made
 
     if not rows:
         return f"no runs in {repo}"
@@ -59,8 +59,7 @@ def render_runs(repo: Path, rows: list[RunEntry], spend: LedgerRead | None = Non
     # A ledger that is there but cannot be read, or is lost (its tally is there), is said even
     # when every record was checked.
     unsaid = any(e.dollars is not None and e.dollars.note for e in rows)
-    there = spend is not None and (spend.path.exists() or tally_path(spend.path).exists())
-    if footer and (unsaid or there):
+    if footer and spend is not None and (unsaid or ever_made(spend.path)):
         lines.append(footer)
     left = sum(e.outcome == ABANDONED for e in rows)
     if left:

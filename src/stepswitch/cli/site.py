@@ -92,7 +92,7 @@ def serve_command(
 ) -> None:
     """A local read-only dashboard: runs in progress (refreshing), past runs, the ledger by model,
     step type, task, worker or tag, and the replay of any run. Ctrl-C stops it."""
-    from stepswitch.ledger.tally import tally_path
+    from stepswitch.ledger.tally import ever_made
     from stepswitch.ledger.view import read_ledger
     from stepswitch.site.serve import open_dashboard
 
@@ -101,7 +101,7 @@ def serve_command(
         raise UsageError(
             f"--runs {runs} is not a folder (fix: a repository's .ssw/runs, or bench/runs)"
         )
-    if path.exists() or tally_path(path).exists():
+    if ever_made(path):
         # A damaged or foreign file, or one lost (its tally counted writes): one line, exit 2.
         read_ledger(path)
     server = open_dashboard(runs, path, host, port)  # a host it cannot listen on: one line

@@ -38,6 +38,11 @@ def tally_path(ledger: Path) -> Path:
     return ledger.with_name(ledger.name + SUFFIX)
 
 
+def ever_made(ledger: Path) -> bool:
+    """The ledger is there, or its tally is: one was made at this path (it may be lost since)."""
+    return ledger.exists() or tally_path(ledger).exists()
+
+
 def _parse(path: Path, data: bytes) -> Tally:
     if not data.strip():
         # A tally is linked into place with its first record (TallyWriter), so an empty one was

@@ -17,8 +17,8 @@ VALIDATE_KIND = "ssw bench validate"
 # --- grade.json ---
 
 
-class GradeFile(Ours):
-    """The hidden tests' verdict on a task run's committed tree (grading_folder.TestVerdict)."""
+class VerdictFields(Ours):
+    """What one run of a task's tests gave: the fields the grade and the validation share."""
 
     exit_status: int | None
     report: bool
@@ -28,6 +28,11 @@ class GradeFile(Ours):
     skipped: int
     timed_out: str | None
     failing: list[str]
+
+
+class GradeFile(VerdictFields):
+    """The hidden tests' verdict on a task run's committed tree (grading_folder.TestVerdict)."""
+
     duration_s: float
     output: str
     tampered: str | None
@@ -102,15 +107,7 @@ class BenchRecord(Open):
 # --- the record of `ssw bench validate --out FILE` (bench/validate.py) ---
 
 
-class VerdictRecord(Ours):
-    exit_status: int | None
-    report: bool
-    tests: int
-    failures: int
-    errors: int
-    skipped: int
-    timed_out: str | None
-    failing: list[str]
+class VerdictRecord(VerdictFields):
     summary: str
     duration_s: float
 
