@@ -307,6 +307,7 @@ def main() -> int:
     args = parser.parse_args()
     began = time.perf_counter()
     load_start = os.getloadavg()
+    tree = common.stepswitch_tree()
     common.require_setup()
     data = common.load_json(common.MUTATIONS_JSON)
     if (data.get("project"), data.get("version")) != (common.PROJECT_NAME, common.PROJECT_VERSION):
@@ -350,7 +351,7 @@ def main() -> int:
         writer.writeheader()
         writer.writerows(common.portable_row(rounded(r)) for r in rows)
     load = (load_start, os.getloadavg())
-    summary = summarise(
+    summary = tree | summarise(
         rows, collected, files, reference.seconds, cold_s, load, time.perf_counter() - began
     )
     text = common.portable(json.dumps(summary, indent=1))  # no machine path: ADR 0026

@@ -60,6 +60,22 @@ _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 _COLLECTED = re.compile(r"(\d+)(?:/(\d+))? tests? collected(?: \((\d+) deselected\))?")
 
 
+def stepswitch_tree() -> dict[str, object]:
+    """The ssw commit measured and whether its tree had uncommitted changes (src/ or these
+    scripts): a summary carries both, and evidence from a dirty tree
+    proves nothing (ADR 0028). Taken before the first measurement."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    # The code only: the results and summaries an earlier project's run just wrote beside these
+    # scripts are not the measured tree (counting them marked a three-project series dirty).
+    changed = git("status", "--porcelain", "--", "src", "bench/gates/*.py", "bench/gates/*.sh")
+    return {"stepswitch_commit": git("rev-parse", "HEAD"), "stepswitch_dirty": bool(changed)}
+
+
 def wait_quiet(what: str = "") -> None:
     """Wait while QUIET_FLAG exists, saying so once per wait."""
     if not QUIET_FLAG.exists():

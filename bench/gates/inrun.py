@@ -131,6 +131,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="measure only the first N mutations")
     args = parser.parse_args()
     common.require_setup()
+    tree = common.stepswitch_tree()
     mutations = common.load_json(common.MUTATIONS_JSON)["mutations"]
     assert isinstance(mutations, list)
     if args.limit:
@@ -255,6 +256,7 @@ def main() -> int:
         "project": common.PROJECT_NAME,
         "version": common.PROJECT_VERSION,
         "measured": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **tree,
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores",
         "python": platform.python_version(),
         "interpreter": interpreter,

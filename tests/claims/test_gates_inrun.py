@@ -47,6 +47,8 @@ def _write(root: Path, project: str, rows: list[tuple[bool, float, float, float]
         "project": project,
         "version": "1.0",
         "measured": "2026-12-01T12:00:00Z",
+        "stepswitch_commit": "0123456789abcdef0123456789abcdef01234567",
+        "stepswitch_dirty": False,
         "mutations": len(rows),
         "missed": len(rows) - len(caught),
         "ratio_vs_full_x": spread([r[2] / r[1] for r in caught]),
@@ -79,6 +81,7 @@ def test_the_worst_project_and_every_miss_are_what_the_claim_reports(tmp_path: P
     assert values["missed"] == 1
     assert "src 3.00x and 13.00x over 3 mutations, 1 missed" in str(values["per_project"])
     assert values["measured_on"] == "2026-12-01"
+    assert values["measured_commit"] == "0123456789ab"
     assert set(inputs.measured) == {"bench/gates/summary-flat.json", "bench/gates/summary-src.json"}
 
 
@@ -105,3 +108,23 @@ def test_summaries_and_results_must_pair_up_by_project(tmp_path: Path) -> None:
     )
     with pytest.raises(EvidenceError, match="is for flat, but its rows are"):
         all_metrics()["gates.inrun"].compute(inputs)
+
+
+@pytest.mark.parametrize(
+    ("dirty", "why"), [(True, "had uncommitted changes"), (None, "is not known")]
+)
+def test_a_summary_measured_on_a_dirty_or_unknown_tree_cannot_prove(
+    tmp_path: Path, dirty: bool | None, why: str
+) -> None:
+    """ADR 0028: a gates summary says the ssw commit it measured and whether the tree had
+    uncommitted changes; one that had, or does not say, proves nothing."""
+    _write(tmp_path, "flat", [(True, 1.0, 4.0, 9.0)])
+    path = tmp_path / "bench/gates/summary-flat.json"
+    summary = json.loads(path.read_text())
+    if dirty is None:
+        del summary["stepswitch_dirty"]
+    else:
+        summary["stepswitch_dirty"] = dirty
+    path.write_text(json.dumps(summary))
+    with pytest.raises(Unprovable, match=f"summary-flat.json: the tree it was made from {why}"):
+        _compute(tmp_path, "flat")

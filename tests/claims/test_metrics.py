@@ -109,7 +109,10 @@ def test_perf_figures_are_read_from_the_repetitions(tmp_path):
 
 
 def test_a_gates_summary_that_disagrees_with_its_rows_cannot_prove(tmp_path):
-    _copy(tmp_path, "bench/gates/summary.json", "bench/gates/results.csv")
+    (tmp_path / "bench/gates").mkdir(parents=True)
+    for rel in ("summary.json", "results.csv"):
+        fixture = REPO / "tests/fixtures/claims" / f"gates-{rel}"
+        shutil.copy(fixture, tmp_path / "bench/gates" / rel)
     path = tmp_path / "bench/gates/results.csv"
     rows = list(csv.DictReader(path.open()))
     rows[0]["missed_by_impacted"] = "True"

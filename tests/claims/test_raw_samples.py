@@ -135,8 +135,8 @@ def with_samples(data: dict[str, Any]) -> None:
 def perf_repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     edit_json(copy(root, PERF, "tests/fixtures/claims/perf-results.json"), with_samples)
-    copy(root, "bench/gates/summary.json")
-    copy(root, "bench/gates/results.csv")
+    copy(root, "bench/gates/summary.json", "tests/fixtures/claims/gates-summary.json")
+    copy(root, "bench/gates/results.csv", "tests/fixtures/claims/gates-results.csv")
     make(root, PERF_CLAIMS + GATES_CLAIMS, ["C-001", "C-002", "C-003"])
     code, out = ssw_prove(root)
     assert code == 0, out

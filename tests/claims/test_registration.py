@@ -73,7 +73,9 @@ def test_an_unregistered_claim_is_not_proved(make_repo):
     assert code == 1
     assert "problem: C-001: evidence refused: not registered (ssw claims register C-001" in out
     text = (repo / "README.md").read_text()
-    assert "<!-- claim C-001 ratio -->registered, not yet proved<!-- /claim -->" in text
+    # claims.yaml says accepted: the README says so beside the refusal, not "registered"
+    shown = "not proved, though claims.yaml says accepted"
+    assert f"<!-- claim C-001 ratio -->{shown}<!-- /claim -->" in text
 
 
 def test_a_registration_dated_before_its_own_commit_is_caught(repo):

@@ -49,6 +49,21 @@ class RegistrationSeen(_Strict):
     text_sha256: str
 
 
+class EarlierMeasurement(_Strict):
+    """A measurement of the claim before this one (claims/history.py): from other inputs."""
+
+    inputs_sha256: str  # of its inputs' paths and sha256: the same inputs are one measurement
+    commit: str  # the first commit whose evidence file held it; "" when never committed
+    verdict: Literal["accepted", "rejected"]
+    measured_on: str
+    figures: list[str] = Field(default_factory=list)  # each bound's value, as it was shown
+
+    def note(self) -> str:
+        figures = f" ({'; '.join(self.figures)})" if self.figures else ""
+        where = f"at commit {self.commit[:12]}" if self.commit else "never committed"
+        return f"measured before: {self.verdict} on {self.measured_on}{figures}, evidence {where}"
+
+
 class Evidence(_Strict):
     schema_version: int = SCHEMA_VERSION
     claim: str
@@ -70,12 +85,16 @@ class Evidence(_Strict):
     registration: RegistrationSeen | None = None
     text_sha256: str
     details: dict[str, Any] = Field(default_factory=dict)
+    earlier: list[EarlierMeasurement] = Field(default_factory=list)
     tool: dict[str, str]
 
     @property
     def shown(self) -> str:
         """The claim's state as the README says it."""
         if self.verdict == "not_proved":
+            if self.status in ("accepted", "rejected"):
+                # claims.yaml declares a verdict the evidence no longer gives: say both
+                return f"not proved, though claims.yaml says {self.status}"
             return "registered, not yet proved"
         return self.verdict
 

@@ -29,11 +29,18 @@ from stepswitch.claims.evidence import (
     dump_evidence,
     read_evidence,
 )
+from stepswitch.claims.history import earlier_measurements
 from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable
 from stepswitch.claims.log_checks import log_problems
 from stepswitch.claims.model import EVIDENCE_DIR, PLACEHOLDER, Claims, LoadedClaim, load_claims
 from stepswitch.claims.numbers import Value, canonical
-from stepswitch.claims.registration import History, bound_notes, load_log, refusals
+from stepswitch.claims.registration import (
+    GitView,
+    History,
+    bound_notes,
+    load_log,
+    refusals,
+)
 from stepswitch.claims.scope import EvidenceKind, shown_problems, word_problems
 from stepswitch.errors import ConfigError, HarnessError, UsageError
 from stepswitch.util.hashing import hash_path
@@ -213,6 +220,7 @@ def _stale_inputs(root: Path, stored: Evidence) -> list[str]:
 def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Proved:
     claims = load_claims(root)
     log = load_log(root)
+    git = GitView(root)
     wanted = only or [lc.id for lc in claims.claims]
     for cid in wanted:
         if claims.get(cid) is None:
@@ -242,14 +250,17 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
                 continue
             done.evidence[lc.id] = stored
             continue
+        try:
+            stored = read_evidence(root / rel, rel)
+        except ConfigError:
+            stored = None  # an edited evidence file: the comparison below reports it
         if check:
-            try:
-                stored = read_evidence(root / rel, rel)
-            except ConfigError:
-                stored = None  # an edited evidence file: the comparison below reports it
             for stale in _stale_inputs(root, stored) if stored is not None else ():
                 done.problems.append(f"{lc.id}: {stale} since {rel} was written")
         evidence, problems = prove_claim(claims, lc, log.of(lc.id))
+        # What was measured before, kept in the file and in git's history of it (ADR 0016).
+        earlier = earlier_measurements(git, rel, stored, evidence)
+        evidence = evidence.model_copy(update={"earlier": earlier})
         done.evidence[lc.id] = evidence
         done.problems += problems
         done.files[rel] = dump_evidence(evidence)

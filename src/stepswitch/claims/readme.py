@@ -88,7 +88,7 @@ def _link(readme: str, claim_id: str) -> str:
 
 def value_text(evidence: Evidence, value: str) -> str:
     if evidence.verdict == "not_proved":
-        return "registered, not yet proved"
+        return evidence.shown
     if evidence.verdict == "withdrawn":
         return "withdrawn"
     text = evidence.values[value].text
@@ -143,7 +143,8 @@ def render(
 ) -> str:
     """The README with every marker and the index rendered from the evidence files, and each
     claim's `notes` (what its registration log shows: a bound changed after it was registered)
-    next to it."""
+    next to it; its earlier measurements (the evidence's `earlier`) follow its text, and the index
+    counts them."""
     noted = notes or {}
 
     def one(m: re.Match[str]) -> str:
@@ -152,15 +153,21 @@ def render(
         inner = (
             value_text(evidence, m.group(2))
             if m.group(2)
-            else claim_text(evidence, readme, noted.get(cid, ()))
+            else claim_text(
+                evidence, readme, [*noted.get(cid, ()), *(e.note() for e in evidence.earlier)]
+            )
         )
         head = m.group(0)[: m.group(0).index("-->") + 3]
         return f"{head}{inner}<!-- /claim -->"
 
     text = MARKER.sub(one, text)
+    indexed = {
+        cid: [*noted.get(cid, ()), *([f"measured {len(e.earlier) + 1} times"] if e.earlier else [])]
+        for cid, e in evidences.items()
+    }
     return INDEX.sub(
         lambda _: (
-            f"<!-- claims-index -->{index_text(evidences, readme, noted)}<!-- /claims-index -->"
+            f"<!-- claims-index -->{index_text(evidences, readme, indexed)}<!-- /claims-index -->"
         ),
         text,
     )

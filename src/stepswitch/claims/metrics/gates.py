@@ -22,6 +22,7 @@ from stepswitch.claims.inputs import (
     number_of,
 )
 from stepswitch.claims.metrics.base import Computed, Metric
+from stepswitch.claims.metrics.bench import committed_tree
 from stepswitch.claims.numbers import INT, TEXT, fixed, times
 
 _BOOL = {"True": True, "False": False, "true": True, "false": False}
@@ -118,6 +119,7 @@ def speedup(inputs: Inputs) -> Computed:
     inputs.measured_at(summary_rel, when)
     return Computed(
         {
+            "measured_commit": _commit_of(summary, summary_rel),
             "project": str(field_of(summary, summary_rel, "project")),
             "version": str(field_of(summary, summary_rel, "version")),
             "tests": int(number_of(summary, summary_rel, "tests_collected")),
@@ -126,6 +128,16 @@ def speedup(inputs: Inputs) -> Computed:
             **values,
         }
     )
+
+
+def _commit_of(summary: Any, rel: str) -> str:
+    """The ssw commit a summary was measured at (its first 12 digits), refused when its tree had
+    uncommitted changes or the summary cannot say (ADR 0028)."""
+    committed_tree(rel, summary.get("stepswitch_dirty") if isinstance(summary, dict) else None)
+    commit = field_of(summary, rel, "stepswitch_commit")
+    if not isinstance(commit, str) or len(commit) < 12:
+        raise EvidenceError(f"{rel}: stepswitch_commit is not a commit: {commit!r}")
+    return commit[:12]
 
 
 def _median_spread(values: list[float]) -> dict[str, float]:
@@ -173,6 +185,7 @@ def _inrun_project(
     when = str(field_of(summary, summary_rel, "measured"))
     inputs.measured_at(summary_rel, when)
     return {
+        "measured_commit": _commit_of(summary, summary_rel),
         "project": project,
         "version": str(field_of(summary, summary_rel, "version")),
         "measured": when,
@@ -209,6 +222,7 @@ def inrun(inputs: Inputs, prefix: str = "") -> Computed:
             "project_names": ", ".join(names),
             "per_project": per_project,
             "measured_on": max(str(p["measured"]) for p in projects)[:10],
+            "measured_commit": ", ".join(sorted({str(p["measured_commit"]) for p in projects})),
             "mutations": sum(int(p["mutations"]) for p in projects),
             "fewest_mutations": min(int(p["mutations"]) for p in projects),
             "worst_median_ratio_x": min(float(p["ratio_vs_full_x_median"]) for p in projects),
@@ -232,6 +246,7 @@ INRUN_FIELDS = {
     "project_names": TEXT,
     "per_project": TEXT,
     "measured_on": TEXT,
+    "measured_commit": TEXT,
     "mutations": INT,
     "fewest_mutations": INT,
     "worst_median_ratio_x": RATIO,
@@ -250,6 +265,7 @@ METRICS = (
             "tests": INT,
             "test_files": INT,
             "measured_on": TEXT,
+            "measured_commit": TEXT,
             "mutations": INT,
             "median_ratio": RATIO,
             "min_ratio": RATIO,
