@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -23,6 +22,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from sides import machine, side_by_side
 
 from stepswitch.bench.contestants import BuiltinContestant
 from stepswitch.bench.executor import local_executor
@@ -84,23 +85,12 @@ def main() -> None:
             found = one_session(args.suite, workers)
             sessions.append(found)
             print(json.dumps(found), file=sys.stderr, flush=True)
-    rates = {
-        w: statistics.median(s["task_runs_per_minute"] for s in sessions if s["workers"] == w)
-        for w in (1, 2)
-    }
-    pairs = []
-    for i in range(0, len(sessions), 2):  # each repetition ran both, side by side
-        by = {s["workers"]: s["task_runs_per_minute"] for s in sessions[i : i + 2]}
-        pairs.append(round(by[2] / by[1], 3))
+    rates, pairs = side_by_side(sessions, "workers", "task_runs_per_minute", 1, 2)
     report = {
         "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": "python bench/bench-speed/run.py " + " ".join(sys.argv[1:]),
         "suite": args.suite.as_posix(),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-        },
+        "machine": machine(),
         "task_runs_per_minute_median": {str(w): r for w, r in rates.items()},
         "ratio_2_over_1_median": round(rates[2] / rates[1], 3),
         "ratio_2_over_1_per_repetition": pairs,

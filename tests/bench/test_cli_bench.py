@@ -84,7 +84,7 @@ def test_bench_run_with_a_scripted_policy_then_summary_then_the_same_command_aga
 
     text = ssw("bench", "summary", "runs/b1", cwd=tmp_path)
     assert text.returncode == 0, text.stderr
-    assert "ladder vs null (all, 1 tasks)" in text.stdout
+    assert "ladder vs null (suite, 1 tasks)" in text.stdout  # a single suite, by its name
     assert "null: built-in, no model" in text.stdout
 
     again = ssw(*args, cwd=tmp_path)

@@ -109,3 +109,33 @@ def test_a_bench_killed_mid_run_resumes_without_losing_or_repeating_a_run(tmp_pa
     record = json.loads((out / "run.json").read_text())
     assert [s["status"] for s in record["sessions"]] == ["running", "complete"]
     assert (out / "results.csv").read_text().count("\n") == 5
+
+
+@pytest.mark.slow
+def test_an_interrupted_oracle_run_runs_again_instead_of_counting_as_a_failure(tmp_path: Path):
+    """The built-ins pay nothing: an oracle run the bench lost (its start in the journal, its
+    $0 calls in the ledger, no finish) is released and run again on resume, not kept failed."""
+    from stepswitch.bench.contestants import BuiltinContestant
+    from stepswitch.bench.executor import inline_executor
+    from stepswitch.bench.runner import BenchSpec, run_bench
+    from stepswitch.bench.task import load_suite
+    from stepswitch.ledger import open_ledger
+
+    write_task(tmp_path, "t1")
+    spec = BenchSpec(
+        root=tmp_path / "runs" / "b1",
+        tasks=load_suite(tmp_path / "suite"),
+        contestants=[BuiltinContestant("oracle")],
+    )
+    assert run_bench(spec, executor=inline_executor, resamples=100).status == "complete"
+    path = spec.root / journal.JOURNAL
+    kept = [line for line in path.read_text().splitlines() if '"finished"' not in line]
+    path.write_text("\n".join(kept) + "\n")  # as a kill during the run leaves it
+    with open_ledger(spec.root / "ledger.sqlite") as ledger:
+        assert ledger.rows()  # it went through the ledger: $0 rows, but rows
+    again = run_bench(spec, executor=inline_executor, resamples=100)
+    assert again.status == "complete"
+    (row,) = again.rows
+    assert (row.passed, row.outcome) == (True, "done")
+    events = [e["event"] for e in lines(path)]
+    assert events == ["started", "released", "started", "finished"]

@@ -68,8 +68,28 @@ def test_test_past_the_per_test_limit_is_timed_out(tmp_path):
     problem = problem_of(
         write_task(tmp_path, files={"tests/test_hidden.py": hidden, "task.toml": toml})
     )
-    assert "timed out" in problem
+    # A spinning test meets the CPU limit first, unless the machine is so loaded that it gets
+    # under a quarter of a CPU: then the wall backstop. Either way it is timed out, by name.
+    assert (
+        "timed out after 0.5 s of CPU time" in problem
+        or "timed out after 2 s of wall time" in problem
+    )
     assert "test_spins" in problem
+
+
+def test_the_per_test_limit_is_cpu_time_and_a_waiting_test_meets_the_wall_backstop(tmp_path):
+    """Waiting past the CPU limit (as a loaded machine makes a test wait) is no time-out; a test
+    that waits past the backstop, four times the limit, is."""
+    toml = TASK_TOML.format(name="task").replace(
+        "per_test_timeout_s = 5", "per_test_timeout_s = 0.5"
+    )
+    waits = "import time\nfrom calc import add\n\n\ndef test_add():\n    time.sleep({})\n"
+    waits += "    assert add(2, 3) == 5\n"
+    files = {"task.toml": toml, "tests/test_hidden.py": waits.format(1.0)}
+    assert validate_task(load_task(write_task(tmp_path / "a", files=files))).valid
+    files["tests/test_hidden.py"] = waits.format(30)
+    problem = problem_of(write_task(tmp_path / "b", files=files))
+    assert "timed out after 2 s of wall time" in problem
 
 
 def test_run_past_the_whole_run_limit_is_killed(tmp_path):
@@ -192,3 +212,28 @@ def test_cli_json_prints_the_record_on_stdout_and_the_lines_elsewhere(tmp_path):
     record = json.loads(result.stdout)
     assert record["totals"] == {"tasks": 1, "valid": 1, "invalid": 0}
     assert "valid    suite/good" in result.stderr
+
+
+def test_a_task_that_passes_only_unconfined_is_invalid_in_the_grading_sandbox(tmp_path):
+    """Validation runs its tests where grading will: a reference that needs to write outside
+    its folder validates unconfined, then would fail every graded run."""
+    import shutil
+
+    import pytest
+
+    from stepswitch.util.sandbox import choose_sandbox
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bwrap is not installed")
+    outside = tmp_path / "outside.txt"
+    hidden = (
+        "from calc import add\n\n\ndef test_add():\n"
+        f"    open({str(outside)!r}, 'w').write('x')\n"
+        "    assert add(2, 3) == 5\n"
+    )
+    folder = write_task(tmp_path, files={"tests/test_hidden.py": hidden})
+    assert validate_task(load_task(folder)).valid  # unconfined: the write works
+    confined = validate_task(load_task(folder), choose_sandbox("bwrap"))
+    assert not confined.valid and "reference fails the hidden tests" in str(confined.problem)
+    result = CliRunner().invoke(bench_app, ["validate", str(folder.parent)])
+    assert result.exit_code == 1 and "reference fails the hidden tests" in result.output

@@ -30,7 +30,7 @@ R = TypeVar("R")
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int) -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -49,7 +49,7 @@ def _start_worker(parent: int, keys: dict[str, str]) -> None:
     # by it would break the pool under the runs still going and lose their results.
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
-    _die_with_parent(parent)
+    die_with_parent(parent)
     set_keys(keys)
 
 

@@ -41,6 +41,7 @@ from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
 
 PLUGIN = "ssw_grading_timeout"
 TIMEOUT_MARK = "ssw: test timed out after"
+WALL_FACTOR = 4  # a test's wall-clock backstop, as a multiple of its CPU-time limit
 OUTPUT_CHARS = 4000  # the tail of the output kept in a verdict
 REPORT_CAP_BYTES = 20_000_000
 # Restored wherever they are (`.pytest.ini` comes before pyproject.toml in pytest's search).
@@ -56,13 +57,16 @@ SHADOWS = (
     "usercustomize.py",
 )
 
-PLUGIN_SOURCE = f'''"""Per-test time limit for graded runs (written by stepswitch)."""
+PLUGIN_SOURCE = f'''"""Per-test time limit for graded runs (written by stepswitch): CPU time, so
+a loaded machine does not fail a test that would pass idle, with a wall-clock backstop for a
+test that waits (sleeps, blocks) instead of computing."""
 import faulthandler
 import signal
 
 import pytest
 
-GRACE_S = 5.0  # past the limit plus this, a test stuck outside Python ends the whole run
+WALL_FACTOR = {WALL_FACTOR}  # the wall backstop: this many times the CPU limit
+GRACE_S = 5.0  # past the backstop plus this, a test stuck outside Python ends the whole run
 
 
 def pytest_addoption(parser):
@@ -74,19 +78,26 @@ def pytest_runtest_protocol(item, nextitem):
     limit = item.config.getoption("--ssw-test-timeout")
     if limit <= 0:
         return (yield)
+    wall = limit * WALL_FACTOR
 
-    def expired(signum, frame):
-        pytest.fail(f"{TIMEOUT_MARK} {{limit:g}} s", pytrace=False)
+    def cpu_spent(signum, frame):
+        pytest.fail(f"{TIMEOUT_MARK} {{limit:g}} s of CPU time", pytrace=False)
 
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    faulthandler.dump_traceback_later(limit + GRACE_S, exit=True)
+    def wall_passed(signum, frame):
+        pytest.fail(f"{TIMEOUT_MARK} {{wall:g}} s of wall time", pytrace=False)
+
+    previous = signal.signal(signal.SIGPROF, cpu_spent), signal.signal(signal.SIGALRM, wall_passed)
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    signal.setitimer(signal.ITIMER_REAL, wall)
+    faulthandler.dump_traceback_later(wall + GRACE_S, exit=True)
     try:
         return (yield)
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
         faulthandler.cancel_dump_traceback_later()
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous[0])
+        signal.signal(signal.SIGALRM, previous[1])
 '''
 
 

@@ -17,6 +17,12 @@ from stepswitch.records.folder import LoadedRun, load_run
 from stepswitch.records.steps import ModelStep
 
 
+def kept_calls(ledger: Ledger, run_id: str, folder: Path, kind: str) -> int:
+    """The calls that keep an unfinished run as a failure: `called_model`'s, except for the
+    built-ins, which call no model and pay nothing, so an interrupted one simply runs again."""
+    return 0 if kind in ("oracle", "null") else called_model(ledger, run_id, folder)
+
+
 def called_model(ledger: Ledger, run_id: str, folder: Path) -> int:
     """How many attempts the run sent (ledger rows, open ones included), or model steps it
     recorded: 0 means nothing can have been billed."""

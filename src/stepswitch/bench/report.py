@@ -4,27 +4,57 @@ from __future__ import annotations
 
 from typing import Any
 
+from stepswitch.bench.summary import ALL
 from stepswitch.records.money import format_usd
 
-HEADER = (
-    f"{'contestant':<22} {'suite':<12} {'runs':>5} {'passed':>7} {'harness':>7} "
-    f"{'$ per run':>17} {'tokens/run':>10} {'uncached':>9} {'min/run':>7} {'escal.':>6} "
-    f"{'refused':>7}"
+# The per-contestant table's columns; all but the first two are numbers, aligned right.
+COLUMNS = (
+    "contestant",
+    "suite",
+    "runs",
+    "passed",
+    "harness",
+    "$ per run",
+    "tokens/run",
+    "uncached",
+    "min/run",
+    "escal.",
+    "refused",
 )
+_TEXT_COLUMNS = 2
 
 
 def _usd(pair: dict[str, float]) -> str:
     return format_usd(pair["low"], pair["high"])
 
 
-def _line(name: str, suite: str, s: dict[str, Any]) -> str:
-    rate = f"{100 * s['pass_rate']:.1f}%"
+def _cells(name: str, suite: str, s: dict[str, Any]) -> tuple[str, ...]:
     return (
-        f"{name:<22} {suite:<12} {s['task_runs']:>5} {rate:>7} {s['harness_errors']:>7} "
-        f"{_usd(s['dollars_per_task_run']):>17} {s['tokens_per_task_run']:>10,.0f} "
-        f"{s['uncached_tokens_per_task_run']:>9,.0f} {s['minutes_per_task_run']:>7.2f} "
-        f"{s['escalations']:>6} {s['refused_tool_calls']:>7}"
+        name,
+        suite,
+        str(s["task_runs"]),
+        f"{100 * s['pass_rate']:.1f}%",
+        str(s["harness_errors"]),
+        _usd(s["dollars_per_task_run"]),
+        f"{s['tokens_per_task_run']:,.0f}",
+        f"{s['uncached_tokens_per_task_run']:,.0f}",
+        f"{s['minutes_per_task_run']:.2f}",
+        str(s["escalations"]),
+        str(s["refused_tool_calls"]),
     )
+
+
+def render_table(rows: list[tuple[str, ...]]) -> list[str]:
+    """COLUMNS over `rows`, each column as wide as its widest cell, two spaces between."""
+    table = [COLUMNS, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
+    return [
+        "  ".join(
+            cell.ljust(w) if i < _TEXT_COLUMNS else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in table
+    ]
 
 
 def _interval(i: dict[str, Any], fmt: str, unit: str = "") -> str:
@@ -36,8 +66,9 @@ def _interval(i: dict[str, Any], fmt: str, unit: str = "") -> str:
     return f"{point} [95%: {format(i['low'], fmt)}{unit}, {format(i['high'], fmt)}{unit}]"
 
 
-def _comparison(c: dict[str, Any]) -> list[str]:
+def _comparison(c: dict[str, Any], all_label: str) -> list[str]:
     a, b = c["a"], c["b"]
+    suite = all_label if c["suite"] == ALL else c["suite"]
     ratio = c["dollars_ratio"]
     dollars = (
         f"{a} costs {_interval(ratio, '.3f', 'x')} the dollars per task run of {b}"
@@ -48,7 +79,7 @@ def _comparison(c: dict[str, Any]) -> list[str]:
     for k in ("point", "low", "high"):
         diff[k] = None if diff[k] is None else 100 * diff[k]
     return [
-        f"{a} vs {b} ({c['suite']}, {c['tasks']} tasks): {dollars}",
+        f"{a} vs {b} ({suite}, {c['tasks']} tasks): {dollars}",
         f"  pass rate {a} - {b}: {_interval(diff, '+.1f', ' points')}; passed only by {a}: "
         f"{len(c['passed_only_by_a'])}, only by {b}: {len(c['passed_only_by_b'])} "
         f"(exact McNemar p = {c['mcnemar_p']:.3g})",
@@ -62,13 +93,16 @@ def render_summary(summary: dict[str, Any]) -> str:
         f"{summary['planned_task_runs']} task runs, {summary['harness_errors']} harness "
         f"error(s) ({state})",
         "",
-        HEADER,
     ]
+    # A bench of one suite names it where the totals would say "all".
+    suites = sorted({s for per in summary["contestants"].values() for s in per["suites"]})
+    all_label = suites[0] if len(suites) == 1 else ALL
+    rows = []
     notes = []
     for name, per in summary["contestants"].items():
-        lines.append(_line(name, "all", per["all"]))
+        rows.append(_cells(name, all_label, per[ALL]))
         if len(per["suites"]) > 1:
-            lines += [_line("", suite, s) for suite, s in per["suites"].items()]
+            rows += [_cells("", suite, s) for suite, s in per["suites"].items()]
         if per["kind"] != "policy":
             notes.append(f"  {name}: {per['label']}")
         by_model = per["all"]["dollars_by_model"]
@@ -82,12 +116,13 @@ def render_summary(summary: dict[str, Any]) -> str:
                 if v["share"]
             )
             notes.append(f"  {name}: dollars by model: {shares}; by step type: {types}")
+    lines += render_table(rows)
     if notes:
         lines += ["", *notes]
     if summary["comparisons"]:
         lines.append("")
         for c in summary["comparisons"]:
-            lines += _comparison(c)
+            lines += _comparison(c, all_label)
     served = summary["served_other_model"]
     if served:
         lines += ["", f"{len(served)} task run(s) were served another model than requested:"]

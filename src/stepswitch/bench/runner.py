@@ -35,7 +35,7 @@ from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.executor import local_executor
 from stepswitch.bench.files import RESULTS_FILE, SUMMARY_FILE
 from stepswitch.bench.plan import RunKey, plan_runs
-from stepswitch.bench.readback import called_model, lost_row, scrubbed
+from stepswitch.bench.readback import kept_calls, lost_row, scrubbed
 from stepswitch.bench.record import (
     RUN_FILE,
     BenchRecord,
@@ -165,6 +165,10 @@ def mark_lost_record(folder: Path, row: ResultRow) -> None:
         mark_abandoned(folder, why, CostRange(low=row.dollars_low, high=row.dollars_high))
 
 
+def _not_sent(future: Future[TaskRunResult]) -> bool:
+    return future.done() and future.exception() is None and future.result().not_sent
+
+
 class _Bench:
     """One session of a bench: resume what the journal says, run the rest, write the files."""
 
@@ -205,13 +209,13 @@ class _Bench:
         lost = released = 0
         for key in sorted(state.open_runs):
             folder = self.root / key.folder()
-            calls = called_model(self.ledger, key.run_id(self.ctx.bench_id), folder)
+            kind = self.kinds.get(key.contestant, "policy")
+            calls = kept_calls(self.ledger, key.run_id(self.ctx.bench_id), folder, kind)
             if calls:
                 reason = (
                     f"interrupted: the bench ended during this run (killed, crashed or stopped) "
                     f"after {calls} model call(s); kept as a failure, not run again"
                 )
-                kind = self.kinds.get(key.contestant, "policy")
                 row = lost_row(
                     key,
                     kind,
@@ -248,11 +252,11 @@ class _Bench:
         except Exception as exc:  # the worker died, or could not take the job
             reason = f"the task run's worker failed: {type(exc).__name__}: {exc}"
             run_id = key.run_id(self.ctx.bench_id)
-            if not called_model(self.ledger, run_id, self.root / key.folder()):
+            kind = self.kinds[key.contestant]
+            if not kept_calls(self.ledger, run_id, self.root / key.folder(), kind):
                 journal.append(self.ctx.journal, "released", key, why=reason)
                 self.failure = reason
                 return TaskRunResult(key, None, reason)
-            kind = self.kinds[key.contestant]
             row = lost_row(
                 key,
                 kind,
@@ -277,8 +281,12 @@ class _Bench:
             return "failed"  # the worker failed before the run could call a model
         return None
 
-    def _stop_running(self, running: dict[Future[TaskRunResult], RunKey]) -> None:
-        """SIGTERM to the worker processes of the runs still going: each records itself."""
+    def _stop_running(self, running: dict[Future[TaskRunResult], RunKey], pool: Executor) -> None:
+        """SIGTERM to the worker processes of the runs still going: each records itself. An
+        executor of other machines' runs (bench.cluster) is asked to stop them."""
+        stop_runs = getattr(pool, "stop_runs", None)
+        if callable(stop_runs):
+            stop_runs()
         state = journal.read(self.ctx.journal)
         for key in running.values():
             pid = state.open_runs.get(key, {}).get("pid")
@@ -305,6 +313,11 @@ class _Bench:
                     except BrokenProcessPool:  # a worker died between runs: a new pool
                         pool = self.make_executor(workers)
                         future = pool.submit(run_one, self.jobs[key])
+                    if running and _not_sent(future):
+                        # Its cap does not fit beside the reservations of the runs out: wait
+                        # for one to settle and give back what it did not spend.
+                        pending.appendleft(key)
+                        break
                     running[future] = key
                 if not running:
                     break
@@ -318,7 +331,7 @@ class _Bench:
         except KeyboardInterrupt:
             stop = "interrupted"
             self.progress.notice("stopping: the runs under way record themselves as interrupted")
-            self._stop_running(running)
+            self._stop_running(running, pool)
             try:
                 done, _ = wait(running, timeout=STOP_WAIT_S)
                 for future in done:

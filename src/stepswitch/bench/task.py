@@ -11,7 +11,8 @@
     kind = "bugfix"                          # bugfix | feature | refactor | numerical
     [tests]
     command = "python -m pytest -q .ssw_hidden"   # one pytest run, no shell; `python` is ssw's
-    per_test_timeout_s = 30                  # default 30: a test past it fails as timed out
+    per_test_timeout_s = 30                  # default 30: CPU seconds; a test past it, or past four
+                                             # times it in wall time, fails as timed out
     timeout_s = 300                          # default 300: the whole run, then its group is killed
     visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them
     data = ["expected/*.json", "fixtures"]   # default none: files of repo/ the hidden tests read;

@@ -40,8 +40,8 @@ from stepswitch.bench.grading_folder import (
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.readback import (
     SCRATCH_PREFIX,
-    called_model,
     fill_from_steps,
+    kept_calls,
     loaded_run,
     lost_row,
     scrubbed,
@@ -107,6 +107,7 @@ class TaskRunResult:
     why: str = ""  # why it was released
     budget_stop: bool = False  # the bench's budget refused one of its calls
     interrupted: bool = False  # Ctrl-C or SIGTERM reached it
+    not_sent: bool = False  # its cap did not fit the bench's budget yet (bench.cluster)
 
 
 # --- per process ---
@@ -120,6 +121,14 @@ def ledger_for(path: Path) -> Ledger:
     if key not in _ledgers:
         _ledgers[key] = open_ledger(path)
     return _ledgers[key]
+
+
+def forget_ledger(path: Path) -> None:
+    """Close this process's ledger for `path`: a process that serves many benches' runs (a
+    cluster worker's) must not keep a connection per run."""
+    ledger = _ledgers.pop((os.getpid(), path), None)
+    if ledger is not None:
+        ledger.close()
 
 
 @contextlib.contextmanager
@@ -293,7 +302,8 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     bench_budget = ctx.bench_budget()
     budget_stop = bench_budget is not None and bench_budget.describe() in record.reason
     interrupted = record.outcome == "interrupted"
-    if (interrupted or budget_stop) and not called_model(ledger, row.run_id, record_dir):
+    kept = kept_calls(ledger, row.run_id, record_dir, contestant.kind)
+    if (interrupted or budget_stop) and not kept:
         why = "the bench's budget refused its first call" if budget_stop else record.reason
         return _release(job, why, budget_stop=budget_stop, interrupted=interrupted)
     loaded = loaded_run(record_dir)
@@ -354,7 +364,7 @@ def run_one(job: TaskRunJob) -> TaskRunResult:
         except KeyboardInterrupt as exc:  # outside run_task: the copy, the setup, grading
             why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
             ledger = ledger_for(ctx.ledger_path)
-            if not called_model(ledger, run_id, record_dir):
+            if not kept_calls(ledger, run_id, record_dir, kind):
                 return _release(job, f"interrupted by {why}", interrupted=True)
             reason = f"interrupted by {why}; kept as a failure, not run again"
             row = lost_row(

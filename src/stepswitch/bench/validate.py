@@ -45,6 +45,7 @@ from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
 from stepswitch.util.hashing import hash_path
+from stepswitch.util.sandbox import Sandbox
 
 REFERENCE_RUNS = 2
 
@@ -135,7 +136,9 @@ def _apply_reference(task: Task, tree: Path, home: Path, found: _Found) -> None:
     found.ok("reference_applies", f"git apply: {shown}")
 
 
-def _visible(task: Task, tree: Path, scratch: Path, which: str, found: _Found) -> None:
+def _visible(
+    task: Task, tree: Path, scratch: Path, which: str, found: _Found, sandbox: Sandbox | None
+) -> None:
     check = "start_visible" if which == "the start" else "reference_visible"
     spec = task.spec.tests
     verdict = run_pytest(
@@ -144,6 +147,7 @@ def _visible(task: Task, tree: Path, scratch: Path, which: str, found: _Found) -
         per_test_timeout_s=spec.per_test_timeout_s,
         timeout_s=spec.timeout_s,
         scratch=scratch,
+        sandbox=sandbox,
     )
     if verdict.timed_out:
         raise found.fail(check, f"{which}: visible tests timed out: {verdict.timed_out}")
@@ -152,7 +156,9 @@ def _visible(task: Task, tree: Path, scratch: Path, which: str, found: _Found) -
     found.ok(check, verdict.summary())
 
 
-def _runs_without_hidden(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
+def _runs_without_hidden(
+    task: Task, tree: Path, scratch: Path, found: _Found, sandbox: Sandbox | None
+) -> None:
     folder = Path(tempfile.mkdtemp(prefix="no-hidden-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)
     hidden = folder / HIDDEN_FOLDER
@@ -166,6 +172,8 @@ def _runs_without_hidden(task: Task, tree: Path, scratch: Path, found: _Found) -
         per_test_timeout_s=spec.per_test_timeout_s,
         timeout_s=spec.timeout_s,
         scratch=scratch,
+        sandbox=sandbox,
+        config_from=task.repo,
     )
     if verdict.passed:
         raise found.fail(
@@ -316,11 +324,11 @@ class _Found:
         return Invalid(problem)
 
 
-def _check(task: Task, tmp: Path, found: _Found) -> None:
+def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> None:
     scratch, home, tree = tmp / "scratch", tmp / "home", tmp / "tree"
     scratch.mkdir()
     home.mkdir()
-    start = found.start = grade(task, task.repo, scratch)
+    start = found.start = grade(task, task.repo, scratch, sandbox)
     if start.timed_out:
         raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}")
     if start.passed:
@@ -333,11 +341,11 @@ def _check(task: Task, tmp: Path, found: _Found) -> None:
         )
     found.ok("start_fails_hidden", _why(start))
     copy_tree(task.repo, tmp / "start")
-    _visible(task, tmp / "start", scratch, "the start", found)
+    _visible(task, tmp / "start", scratch, "the start", found, sandbox)
     _apply_reference(task, tree, home, found)
     for attempt in range(REFERENCE_RUNS):
         check = f"reference_hidden_{attempt + 1}"
-        verdict = grade(task, tree, scratch)
+        verdict = grade(task, tree, scratch, sandbox)
         found.reference.append(verdict)
         if verdict.timed_out:
             raise found.fail(check, f"reference: timed out: {verdict.timed_out}")
@@ -349,20 +357,21 @@ def _check(task: Task, tmp: Path, found: _Found) -> None:
         if verdict.tests != first:
             raise found.fail(check, f"the reference is flaky: {first} tests, then {verdict.tests}")
         found.ok(check, verdict.summary())
-    _visible(task, tree, scratch, "the reference", found)
-    _runs_without_hidden(task, tree, scratch, found)
+    _visible(task, tree, scratch, "the reference", found, sandbox)
+    _runs_without_hidden(task, tree, scratch, found, sandbox)
     _gates(task, tree, scratch, found)
     _test_data(task, found)
 
 
-def validate_task(task: Task) -> TaskValidation:
-    """Check one task; never raises for a problem of the task, which is returned as `problem`."""
+def validate_task(task: Task, sandbox: Sandbox | None = None) -> TaskValidation:
+    """Check one task, its test runs inside `sandbox` as grading runs them (None: unconfined);
+    never raises for a problem of the task, which is returned as `problem`."""
     began = time.monotonic()
     found = _Found()
     problem: str | None = None
     with tempfile.TemporaryDirectory(prefix="ssw-validate-") as tmp:
         try:
-            _check(task, Path(tmp), found)
+            _check(task, Path(tmp), found, sandbox)
         except Invalid as exc:
             problem = str(exc)
         except Exception as exc:  # a crash is data: the task is reported, not lost
@@ -380,10 +389,12 @@ def validate_task(task: Task) -> TaskValidation:
     )
 
 
-def validate_tasks(tasks: Iterable[Task], jobs: int = 1) -> Iterator[TaskValidation]:
+def validate_tasks(
+    tasks: Iterable[Task], jobs: int = 1, sandbox: Sandbox | None = None
+) -> Iterator[TaskValidation]:
     """validate_task for each task, `jobs` at a time, in the order given."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        yield from pool.map(validate_task, tasks)
+        yield from pool.map(lambda task: validate_task(task, sandbox), tasks)
 
 
 # --- the record: `ssw bench validate --out FILE` / `--json` ---
@@ -444,6 +455,7 @@ def validation_record(
     duration_s: float,
     command: Sequence[str],
     jobs: int,
+    sandbox: str | None = None,
 ) -> dict[str, object]:
     """The whole validation: when, by which code, on which tasks (by sha256), and each verdict.
     `started_at` lets the claims engine refuse a validation made before a claim's registration;
@@ -477,6 +489,7 @@ def validation_record(
         "dirty": dirty,
         "versions": versions(),
         "jobs": jobs,
+        "sandbox": sandbox,
         "started_at": started_at,
         "finished_at": finished_at,
         "duration_s": round(duration_s, 1),

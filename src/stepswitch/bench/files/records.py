@@ -151,6 +151,7 @@ class ValidationRecord(Ours):
     dirty: bool | None = None
     versions: dict[str, str] = Field(default_factory=dict)
     jobs: int = 1
+    sandbox: str | None = None  # what confined the test runs ("none" too); None: not recorded
     started_at: str
     finished_at: str | None = None
     duration_s: float = 0.0

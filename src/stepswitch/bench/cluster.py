@@ -1,0 +1,471 @@
+"""Task runs on a Dask distributed cluster: `ssw bench run --scheduler tcp://HOST:PORT` (ADR 0029).
+
+The machine that runs `ssw bench run` keeps the bench: its folder, journal and ledger. Before a
+task run is sent, its whole dollar cap (the policy's `limits.budget_usd`) is reserved in that
+ledger against `--budget-usd-total`; the run travels as data (travel.py) to a worker, which
+runs it in a process of its own with a ledger of its own, under the same cap, and sends back its
+record folder, its ledger rows and its journal row; only then are they written here, the rows in
+place of the reservation. A run whose worker is lost is counted at its whole reservation and
+never sent again: the first try of a submission marks it started on the scheduler, and a second
+try (Dask re-runs a task whose worker died) finds the mark and refuses.
+
+Keys come from each worker's own environment; none travels through the scheduler. Ctrl-C sets a
+stop event per run out: its worker sends SIGTERM to the run's process group, and the run
+records itself as interrupted, as in a local bench.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from stepswitch.bench import journal
+from stepswitch.bench.contestants import BuiltinContestant, Contestant
+from stepswitch.bench.readback import lost_row, scrubbed
+from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
+from stepswitch.bench.travel import (
+    RemoteJob,
+    RemoteOutcome,
+    TaskFiles,
+    TravellingContestant,
+    code_identity,
+    read_folder,
+    write_folder,
+)
+from stepswitch.errors import UsageError
+from stepswitch.ledger import open_ledger
+from stepswitch.ledger.handoff import (
+    exported,
+    lose_task_run,
+    release_task_run,
+    reserve_task_run,
+    settle_task_run,
+)
+from stepswitch.records.money import format_usd
+
+CONNECT_TIMEOUT_S = 10
+STOP_POLL_S = 1.0  # how often a worker looks for its run's stop event
+STOP_GRACE_S = 120.0  # after SIGTERM, how long the run has to record itself before SIGKILL
+INSTALL = "pip install 'stepswitch[cluster]'"
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError(f"--scheduler needs Dask distributed: {INSTALL}") from None
+    return distributed
+
+
+# --- the machine that runs the bench ---
+
+
+def connect(address: str) -> Any:
+    """A client of the scheduler at `address`, once every worker runs this same ssw."""
+    if not address.startswith(("tcp://", "tls://")):
+        raise UsageError(f"--scheduler {address!r}: give the scheduler's address, tcp://HOST:PORT")
+    distributed = _distributed()
+    try:
+        client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"--scheduler {address}: cannot reach the scheduler ({exc})") from None
+    try:
+        try:
+            identities = client.run(code_identity)
+        except Exception as exc:  # a worker without ssw cannot even unpickle the check
+            raise UsageError(
+                f"--scheduler {address}: a worker could not run ssw ({type(exc).__name__}: "
+                f"{exc}); install the same ssw on every worker"
+            ) from None
+        if not identities:
+            raise UsageError(
+                f"--scheduler {address}: the scheduler has no workers; start one on each "
+                f"machine with `dask worker {address}` (the provider keys in its environment)"
+            )
+        mine = code_identity()
+        for worker, theirs in sorted(identities.items()):
+            if theirs != mine:
+                raise UsageError(
+                    f"--scheduler {address}: worker {worker} runs {theirs}, this bench {mine}; "
+                    "install the same ssw on every worker"
+                )
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def check_worker_keys(client: Any, contestants: list[Contestant]) -> None:
+    """Every worker holds the provider keys the policies need, in its own environment: a
+    UsageError naming the worker and the variable (never a value) when one does not."""
+    policies = [
+        TravellingContestant.of(c).policy
+        for c in contestants
+        if not isinstance(c, BuiltinContestant)
+    ]
+    if not policies:
+        return
+    try:
+        answers = client.run(_missing_keys, policies)
+    except Exception as exc:
+        raise UsageError(
+            f"--scheduler: a worker could not check its keys ({type(exc).__name__}: {exc})"
+        ) from None
+    for worker, missing in sorted(answers.items()):
+        if missing:
+            raise UsageError(f"--scheduler: on worker {worker}: {missing}")
+
+
+def _missing_keys(policies: list[str]) -> str:
+    """On a worker: the first provider key its environment lacks, in words; '' when none."""
+    from stepswitch.agent.workers import check_keys
+    from stepswitch.errors import SswError
+    from stepswitch.policy.model import load_policy
+    from stepswitch.registry.presets import load_registry
+
+    registry = load_registry()
+    with tempfile.TemporaryDirectory(prefix="ssw-keys-") as tmp:
+        for n, text in enumerate(policies):
+            path = Path(tmp) / f"policy-{n}.toml"
+            path.write_text(text, encoding="utf-8")
+            try:
+                check_keys(load_policy(path), registry, os.environ)
+            except SswError as exc:
+                return str(exc)
+    return ""
+
+
+def worker_threads(client: Any) -> int:
+    """How many task runs the cluster's workers take at once: one per worker thread."""
+    threads: dict[str, int] = client.nthreads()
+    return max(1, sum(threads.values()))
+
+
+def cap_usd(contestant: Contestant) -> float:
+    """What a task run of `contestant` may spend at most: $0 for the built-ins (no model)."""
+    if isinstance(contestant, BuiltinContestant):
+        return 0.0
+    cap = contestant.load_policy().limits.budget_usd
+    if cap is None:
+        raise UsageError(
+            f"--scheduler: contestant {contestant.name!r} sets no [limits] budget_usd; a task "
+            "run sent to a cluster reserves its whole cap first, and a run lost with its worker "
+            "is counted at that cap"
+        )
+    return cap
+
+
+def cluster_executor(client: Any) -> Callable[[int], Executor]:
+    """The bench runner's executor factory for `client`'s cluster."""
+
+    def on_cluster(workers: int) -> Executor:
+        return ClusterExecutor(client)
+
+    on_cluster.__name__ = "cluster"
+    return on_cluster
+
+
+class ClusterExecutor(Executor):
+    """Sends `run_one(job)` to the cluster; its future is this machine's, done once the run's
+    files, rows and journal line are written here."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._settling = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ssw-settle")
+        self._out: dict[str, Any] = {}  # token -> the distributed future of a run out
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if fn is not run_one or len(args) != 1 or kwargs or not isinstance(args[0], TaskRunJob):
+            raise TypeError("a cluster executor takes task runs only: submit(run_one, job)")
+        job: TaskRunJob = args[0]
+        ctx, key = job.context, job.key
+        done: Future[TaskRunResult] = Future()
+        cap = cap_usd(job.contestant)
+        ledger = ledger_for(ctx.ledger_path)
+        run_id = key.run_id(ctx.bench_id)
+        reservation = reserve_task_run(
+            ledger,
+            run_id=run_id,
+            task_id=key.task,
+            bench_id=ctx.bench_id,
+            cap_usd=cap,
+            budget=ctx.bench_budget(),
+        )
+        if reservation is None:
+            why = f"its cap of {format_usd(cap)} does not fit in what the bench budget has left"
+            done.set_result(TaskRunResult(key, None, why, budget_stop=True, not_sent=True))
+            return done
+        token = uuid.uuid4().hex
+        try:
+            remote = RemoteJob(
+                token=token,
+                bench_id=ctx.bench_id,
+                key=key,
+                task=TaskFiles.of(job.task_folder, job.suite),
+                contestant=TravellingContestant.of(job.contestant),
+                sandbox=ctx.sandbox,
+                network=ctx.network,
+                identity=code_identity(),
+            )
+        except BaseException:
+            release_task_run(ledger, reservation)
+            raise
+        shutil.rmtree(ctx.root / key.folder(), ignore_errors=True)  # what a released try left
+        journal.append(ctx.journal, "started", key, run_id=run_id, pid=os.getpid(), cluster=token)
+        out = self.client.submit(
+            run_on_worker, remote, key=f"ssw-task-run-{token}", pure=False, retries=0
+        )
+        with self._lock:
+            self._out[token] = out
+
+        def arrived(finished: Any) -> None:
+            self._settling.submit(self._settle, finished, job, token, reservation, done)
+
+        out.add_done_callback(arrived)
+        return done
+
+    def stop_runs(self) -> None:
+        """Ctrl-C: every run out is told to stop (its worker sends it SIGTERM)."""
+        distributed = _distributed()
+        with self._lock:
+            tokens = list(self._out)
+        for token in tokens:
+            with contextlib.suppress(Exception):
+                distributed.Event(f"ssw-stop-{token}", client=self.client).set()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            with self._lock:
+                out = list(self._out.values())
+            for future in out:
+                with contextlib.suppress(Exception):
+                    future.cancel()
+        self._settling.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+    # --- back on this machine ---
+
+    def _settle(
+        self,
+        finished: Any,
+        job: TaskRunJob,
+        token: str,
+        reservation: int,
+        done: Future[TaskRunResult],
+    ) -> None:
+        try:
+            try:
+                outcome: RemoteOutcome = finished.result()
+            except BaseException as exc:  # the worker died (KilledWorker), or the call broke
+                done.set_result(_lost(job, reservation, f"{type(exc).__name__}: {exc}"))
+                return
+            done.set_result(_take(job, reservation, outcome))
+        except BaseException as exc:
+            if not done.done():
+                done.set_exception(exc)
+        finally:
+            with self._lock:
+                self._out.pop(token, None)
+
+
+def _lost(job: TaskRunJob, reservation: int, why: str) -> TaskRunResult:
+    ctx, key = job.context, job.key
+    ledger = ledger_for(ctx.ledger_path)
+    lose_task_run(ledger, reservation)
+    reason = (
+        f"the worker running it was lost ({why}); counted at its whole reservation, not run again"
+    )
+    row = lost_row(
+        key,
+        job.contestant.kind,
+        ctx.root,
+        ctx.bench_id,
+        ledger,
+        outcome="harness_error",
+        reason=reason,
+    )
+    journal.finish(ctx.journal, scrubbed(row, ctx.root))
+    return TaskRunResult(key, row)
+
+
+def _take(job: TaskRunJob, reservation: int, outcome: RemoteOutcome) -> TaskRunResult:
+    """The run's files, rows and journal line written here, from what its worker sent."""
+    ctx, key = job.context, job.key
+    ledger = ledger_for(ctx.ledger_path)
+    if outcome.lost:
+        return _lost(job, reservation, outcome.refused)
+    if outcome.refused:
+        release_task_run(ledger, reservation)
+        raise RuntimeError(f"a worker refused the task run: {outcome.refused}")
+    folder = ctx.root / key.folder()
+    write_folder(folder, outcome.record, outcome.executable)
+    settle_task_run(ledger, reservation, outcome.ledger_rows)
+    if outcome.row is not None:
+        journal.finish(ctx.journal, outcome.row)
+        return TaskRunResult(
+            key, outcome.row, outcome.why, outcome.budget_stop, outcome.interrupted
+        )
+    if outcome.ledger_rows and not outcome.released:
+        # Its process died after a model call, before it could say: counted, not run again.
+        row = lost_row(
+            key,
+            job.contestant.kind,
+            ctx.root,
+            ctx.bench_id,
+            ledger,
+            outcome="harness_error",
+            reason=outcome.why,
+        )
+        journal.finish(ctx.journal, scrubbed(row, ctx.root))
+        return TaskRunResult(key, row)
+    journal.append(ctx.journal, "released", key, why=outcome.why)
+    shutil.rmtree(folder, ignore_errors=True)
+    return TaskRunResult(
+        key, None, outcome.why, budget_stop=outcome.budget_stop, interrupted=outcome.interrupted
+    )
+
+
+# --- a worker ---
+
+
+def run_on_worker(job: RemoteJob) -> RemoteOutcome:
+    """Run one task run sent by a bench, in a temporary folder, and send back what it made."""
+    if job.identity != code_identity():
+        return RemoteOutcome(
+            job.token, None, refused=f"it runs {code_identity()}, not {job.identity}"
+        )
+    distributed = _distributed()
+    started = distributed.Event(f"ssw-started-{job.token}")
+    if started.is_set():
+        return RemoteOutcome(
+            job.token, None, refused="a worker that started it was lost", lost=True
+        )
+    started.set()
+    stop = distributed.Event(f"ssw-stop-{job.token}")
+    with tempfile.TemporaryDirectory(prefix="ssw-cluster-") as tmp_name:
+        tmp = Path(tmp_name)
+        root = tmp / "bench" / job.bench_id  # the same bench id: the same run ids
+        root.mkdir(parents=True)
+        context = BenchContext(root, None, job.sandbox, job.network)
+        task_job = TaskRunJob(
+            context,
+            job.task.unpack(tmp / "suites"),
+            job.task.suite,
+            job.contestant.at(tmp / "contestant"),
+            job.key.attempt,
+        )
+        (tmp / "job.pickle").write_bytes(pickle.dumps(task_job))
+        code = _run_child(tmp, stop)
+        return _outcome(job, root, tmp / "result.pickle", code)
+
+
+# One process per worker thread runs the task runs, one after another: ssw is imported once,
+# not per run (about 0.6 s of CPU, an eighth of a gate-bound task run), as a local bench's pool
+# workers are. Idle ones wait here.
+_idle: list[subprocess.Popen[bytes]] = []
+_idle_lock = threading.Lock()
+
+
+def _runner() -> subprocess.Popen[bytes]:
+    with _idle_lock:
+        while _idle:
+            runner = _idle.pop()
+            if runner.poll() is None:
+                return runner
+    command = [sys.executable, "-m", "stepswitch.bench.cluster_child", str(os.getpid())]
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _answered(runner: subprocess.Popen[bytes], wait_s: float) -> bool | None:
+    """True: the runner said `done`; False: it ended; None: nothing yet."""
+    assert runner.stdout is not None
+    ready, _, _ = select.select([runner.stdout], [], [], wait_s)
+    if not ready:
+        return None
+    return runner.stdout.readline() == b"done\n"
+
+
+def _run_child(tmp: Path, stop: Any) -> int:
+    runner = _runner()
+    assert runner.stdin is not None
+    job = f"{tmp / 'job.pickle'}\t{tmp / 'result.pickle'}\t{tmp / 'child.log'}\n"
+    try:
+        runner.stdin.write(job.encode())
+        runner.stdin.flush()
+    except OSError:  # it died idle: the run is not started
+        runner.kill()
+        return runner.wait()
+    checked, stopped = time.monotonic(), 0.0
+    while True:
+        answer = _answered(runner, 0.05)
+        if answer is not None:
+            break
+        now = time.monotonic()
+        if stopped and now - stopped > STOP_GRACE_S:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(runner.pid, signal.SIGKILL)
+            answer = False
+            break
+        if not stopped and now - checked >= STOP_POLL_S:
+            checked = now
+            if stop.is_set():
+                stopped = now
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(runner.pid, signal.SIGTERM)  # the run records itself interrupted
+    if answer:
+        with _idle_lock:
+            _idle.append(runner)
+        return 0
+    runner.kill()
+    return runner.wait()
+
+
+def _outcome(job: RemoteJob, root: Path, result_path: Path, code: int) -> RemoteOutcome:
+    key = job.key
+    result: TaskRunResult | None = None
+    if result_path.is_file():
+        loaded = pickle.loads(result_path.read_bytes())
+        result = loaded if isinstance(loaded, TaskRunResult) else None
+    rows: list[dict[str, Any]] = []
+    if (root / "ledger.sqlite").exists():
+        with open_ledger(root / "ledger.sqlite", create=False) as ledger:
+            rows = exported(ledger.rows(key.run_id(job.bench_id)))
+    row = journal.read(root / journal.JOURNAL).finished.get(key)
+    folder = root / key.folder()
+    files, executable = read_folder(folder) if folder.is_dir() else ({}, frozenset())
+    if result is None:
+        why = f"the task run's process ended (exit code {code}) before it recorded a result"
+        return RemoteOutcome(
+            job.token, row, why, record=files, executable=executable, ledger_rows=rows
+        )
+    return RemoteOutcome(
+        job.token,
+        row,
+        result.why,
+        result.budget_stop,
+        result.interrupted,
+        record=files,
+        executable=executable,
+        ledger_rows=rows,
+        released=result.row is None,
+    )

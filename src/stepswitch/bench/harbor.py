@@ -1,0 +1,294 @@
+"""Suites in the Harbor task layout (ADR 0030): `ssw bench export --format harbor SUITE OUT`
+and `ssw bench import harbor DIR`.
+
+A task exports as OUT/<id>/:
+
+    instruction.md           the task's instruction
+    task.toml                Harbor's schema 1.4; [metadata.ssw] keeps the ssw task's own fields
+    environment/Dockerfile   a slim Python image, pytest pinned, the start copied to /app
+    environment/repo/        the start (the task's repo/)
+    tests/test.sh            run in a separate verifier container, the agent's /app collected
+                             into it: the start's test files and declared data put back, the
+                             hidden tests copied to /app/.ssw_hidden, the task's command run;
+                             reward 1 or 0 in /logs/verifier/reward.txt
+    tests/hidden/, tests/start/   the hidden tests; the start's test files and declared data
+    solution/solve.sh        the reference: its files copied over /app, its deletions made
+    solution/files/          the files the reference writes, whole
+
+Import takes such a folder back (Harbor's own fields for what they say, [metadata.ssw] for
+the rest); a task whose environment is anything but that Dockerfile's shape, or whose solution
+is not a copy of files, is refused with the reason, task by task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+import shutil
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from stepswitch.bench.gitops import git
+from stepswitch.bench.grading_folder import copy_tree, is_test_file
+from stepswitch.bench.oracle import reference_change
+from stepswitch.bench.task import Task, load_suite, load_task
+from stepswitch.errors import SswError, UsageError
+
+HARBOR_SCHEMA = "1.4"
+IMAGE = "python:3.11-slim"
+PYTEST = "pytest==9.2.0"
+ORG = "stepswitch"
+HIDDEN = ".ssw_hidden"
+_COPY = re.compile(r"^COPY repo/ /app/$")
+_PIP = re.compile(
+    r"^RUN pip install --no-cache-dir((?: [A-Za-z0-9_.\-\[\]]+==[A-Za-z0-9_.+\-]+)+)$"
+)
+
+
+def _tree_sha256(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _dockerfile() -> str:
+    return (
+        f"FROM {IMAGE}\nRUN pip install --no-cache-dir {PYTEST}\nWORKDIR /app\nCOPY repo/ /app/\n"
+    )
+
+
+def _test_sh(task: Task) -> str:
+    command = task.spec.tests.command
+    return f"""#!/bin/bash
+# The hidden tests of the ssw task {task.name}, run as its grading runs them: the start's test
+# files and declared test data put back over the change, the hidden tests in /app/{HIDDEN}.
+mkdir -p /logs/verifier
+cd /app || exit 1
+cp -a /tests/start/. /app/
+rm -rf /app/{HIDDEN}
+cp -a /tests/hidden /app/{HIDDEN}
+if timeout {int(task.spec.tests.timeout_s)} {command}; then
+  echo 1 > /logs/verifier/reward.txt
+else
+  echo 0 > /logs/verifier/reward.txt
+fi
+"""
+
+
+def _solve_sh(deletions: tuple[str, ...]) -> str:
+    lines = [
+        "#!/bin/bash",
+        "# The task's reference change: its files written whole, its deletions made.",
+    ]
+    lines.append("cp -a /solution/files/. /app/")
+    lines += [f"rm -f -- /app/{shlex.quote(rel)}" for rel in deletions]
+    return "\n".join(lines) + "\n"
+
+
+def _config(task: Task) -> dict[str, Any]:
+    spec = task.spec
+    ssw: dict[str, Any] = {
+        "suite": task.suite,
+        "id": spec.id,
+        "kind": spec.kind,
+        "tests_command": spec.tests.command,
+        "per_test_timeout_s": spec.tests.per_test_timeout_s,
+        "visible": spec.tests.visible,
+        "data": list(spec.tests.data),
+        "task_timeout_s": spec.limits.task_timeout_s,
+        "sha256": _tree_sha256(task.folder),
+    }
+    if spec.gates is not None:
+        ssw["gates"] = spec.gates
+    first = task.instruction.strip().splitlines()[0]
+    return {
+        "schema_version": HARBOR_SCHEMA,
+        # The verifier runs in a fresh container of the same image, the agent's /app copied in:
+        # out of the agent's reach, as ssw grades.
+        "artifacts": ["/app"],
+        "task": {"name": f"{ORG}/{task.suite}-{spec.id}", "version": "1.0.0", "description": first},
+        "metadata": {"ssw": ssw},
+        "verifier": {"timeout_sec": float(spec.tests.timeout_s), "environment_mode": "separate"},
+        "agent": {"timeout_sec": float(spec.limits.task_timeout_s)},
+        "environment": {"network_mode": "no-network", "build_timeout_sec": 600.0},
+    }
+
+
+def _write(path: Path, text: str, executable: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if executable:
+        path.chmod(0o755)
+
+
+def export_task(task: Task, out: Path) -> Path:
+    """`task` as a Harbor task folder in `out`; returns it."""
+    folder = out / task.spec.id
+    if folder.exists():
+        raise UsageError(f"{folder} exists: export into an empty folder")
+    _write(folder / "instruction.md", task.instruction)
+    _write(folder / "task.toml", tomli_w.dumps(_config(task)))
+    _write(folder / "environment/Dockerfile", _dockerfile())
+    copy_tree(task.repo, folder / "environment/repo")
+    _write(folder / "tests/test.sh", _test_sh(task), executable=True)
+    shutil.copytree(task.folder / "tests", folder / "tests/hidden")
+    start = folder / "tests/start"
+    start.mkdir(parents=True)
+    for rel in sorted(set(task.data_files) | _test_files(task.repo)):
+        (start / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(task.repo / rel, start / rel)
+    with tempfile.TemporaryDirectory(prefix="ssw-harbor-") as tmp:
+        change = reference_change(task, task.repo, Path(tmp))
+    for rel, text in change.writes.items():
+        _write(folder / "solution/files" / rel, text)
+    (folder / "solution/files").mkdir(parents=True, exist_ok=True)
+    _write(folder / "solution/solve.sh", _solve_sh(change.deletions), executable=True)
+    return folder
+
+
+def _test_files(repo: Path) -> set[str]:
+    return {
+        p.relative_to(repo).as_posix()
+        for p in repo.rglob("*")
+        if p.is_file() and is_test_file(p.relative_to(repo))
+    }
+
+
+def export_suite(suite: Path, out: Path) -> list[Path]:
+    tasks = load_suite(suite)  # a ConfigError names the file
+    there = sorted(t.spec.id for t in tasks if (out / t.spec.id).exists())
+    if there:
+        raise UsageError(f"{out} already holds {', '.join(there[:3])}: export into a new folder")
+    out.mkdir(parents=True, exist_ok=True)
+    return [export_task(task, out) for task in tasks]
+
+
+# --- import ---
+
+
+@dataclass(frozen=True)
+class Imported:
+    name: str
+    folder: Path | None  # the ssw task written, or None: refused
+    why: str = ""
+
+
+class Refused(Exception):
+    """A Harbor task this importer cannot take, and why."""
+
+
+def _ssw_fields(config: dict[str, Any]) -> dict[str, Any]:
+    ssw = config.get("metadata", {}).get("ssw")
+    if not isinstance(ssw, dict):
+        raise Refused("task.toml has no [metadata.ssw]: not a task ssw exported")
+    return ssw
+
+
+def _check_environment(folder: Path) -> None:
+    dockerfile = folder / "environment/Dockerfile"
+    if not dockerfile.is_file():
+        raise Refused("no environment/Dockerfile (only a plain Python image is taken)")
+    lines = [line.strip() for line in dockerfile.read_text("utf-8").splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    if len(lines) != 4 or not lines[0].startswith("FROM python:") or lines[2] != "WORKDIR /app":
+        raise Refused("environment/Dockerfile is not a plain Python image with pip requirements")
+    if not _PIP.match(lines[1]) or not _COPY.match(lines[3]):
+        raise Refused("environment/Dockerfile installs or copies something else")
+    others = {p.name for p in (folder / "environment").iterdir()} - {"Dockerfile", "repo"}
+    if others:
+        raise Refused(f"environment/ holds more than the Dockerfile and repo/: {sorted(others)}")
+
+
+def _check_solution(folder: Path) -> tuple[str, ...]:
+    """The deletions solve.sh makes, once it is seen to be a copy of solution/files."""
+    solve = folder / "solution/solve.sh"
+    if not solve.is_file() or not (folder / "solution/files").is_dir():
+        raise Refused("no solution/solve.sh with solution/files/")
+    deletions = []
+    for line in solve.read_text("utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or line == "cp -a /solution/files/. /app/":
+            continue
+        parts = shlex.split(line)
+        if len(parts) == 4 and parts[:3] == ["rm", "-f", "--"] and parts[3].startswith("/app/"):
+            deletions.append(parts[3].removeprefix("/app/"))
+            continue
+        raise Refused(f"solution/solve.sh does more than copy files: {line!r}")
+    return tuple(deletions)
+
+
+def _patch(repo: Path, files: Path, deletions: tuple[str, ...], scratch: Path) -> str:
+    """The reference as `git diff` output: repo/ with solution/files over it."""
+    tree = scratch / "tree"
+    copy_tree(repo, tree)
+    git(tree, "init", "-q")
+    git(tree, "add", "-A")
+    git(tree, "-c", "user.name=ssw", "-c", "user.email=ssw@localhost", "commit", "-qm", "start")
+    shutil.copytree(files, tree, dirs_exist_ok=True)
+    for rel in deletions:
+        (tree / rel).unlink(missing_ok=True)
+    git(tree, "add", "-A")
+    return git(tree, "diff", "--cached", "--binary")
+
+
+def import_task(folder: Path, out: Path) -> Path:
+    config = tomllib.loads((folder / "task.toml").read_text("utf-8"))
+    ssw = _ssw_fields(config)
+    _check_environment(folder)
+    deletions = _check_solution(folder)
+    if not (folder / "tests/hidden").is_dir():
+        raise Refused("no tests/hidden/: the hidden tests")
+    task_toml: dict[str, Any] = {
+        "id": ssw["id"],
+        "kind": ssw["kind"],
+        "tests": {
+            "command": ssw["tests_command"],
+            "per_test_timeout_s": ssw["per_test_timeout_s"],
+            "timeout_s": config.get("verifier", {}).get("timeout_sec", 300.0),
+            "visible": ssw["visible"],
+            **({"data": ssw["data"]} if ssw.get("data") else {}),
+        },
+        "limits": {"task_timeout_s": config.get("agent", {}).get("timeout_sec", 1800.0)},
+        **({"gates": ssw["gates"]} if "gates" in ssw else {}),
+    }
+    dest = out / str(ssw["id"])
+    if dest.exists():
+        raise Refused(f"{dest} exists")
+    with tempfile.TemporaryDirectory(prefix="ssw-harbor-") as tmp:
+        patch = _patch(folder / "environment/repo", folder / "solution/files", deletions, Path(tmp))
+    try:
+        _write(dest / "task.toml", tomli_w.dumps(task_toml))
+        shutil.copy2(folder / "instruction.md", dest / "instruction.md")
+        copy_tree(folder / "environment/repo", dest / "repo")
+        shutil.copytree(folder / "tests/hidden", dest / "tests")
+        _write(dest / "solution/solution.patch", patch)
+        load_task(dest, out.name)  # what was written is a task ssw takes
+    except (SswError, OSError) as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise Refused(f"not a valid ssw task once written: {exc}") from None
+    return dest
+
+
+def import_harbor(source: Path, out: Path) -> list[Imported]:
+    """Every task folder of `source` (a folder holding task.toml) as an ssw task in `out`."""
+    if not source.is_dir():
+        raise UsageError(f"{source}: no such folder of Harbor tasks")
+    folders = sorted(p for p in source.iterdir() if (p / "task.toml").is_file())
+    if not folders:
+        raise UsageError(f"{source}: no task folders (a folder holding task.toml)")
+    out.mkdir(parents=True, exist_ok=True)
+    found = []
+    for folder in folders:
+        try:
+            found.append(Imported(folder.name, import_task(folder, out)))
+        except (Refused, KeyError, tomllib.TOMLDecodeError) as exc:
+            why = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+            found.append(Imported(folder.name, None, why))
+    return found
