@@ -9,7 +9,7 @@ import pytest
 
 from stepswitch.errors import ConfigError
 from stepswitch.policy.check import check_policy, render_policy_check
-from stepswitch.policy.model import Policy, load_policy
+from stepswitch.policy.model import Policy, load_policy, validate_policy
 from stepswitch.policy.router import Router
 from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec, clear_cache, load_registry
 from stepswitch.steps import StepType
@@ -416,3 +416,13 @@ def test_rendered_check_lists_prices_and_warnings(
     assert "2nd opinion" in out
     assert "unknown" in out
     assert "warning: workers.ultra" in out
+
+
+def test_a_policy_as_run_json_keeps_it_validates_to_the_same_policy():
+    """`ssw run --continue` takes the earlier run's policy from run.json (its JSON dump, unset
+    keys as null); a rule's `escalations = null` once failed there with a TypeError."""
+    demo = ROOT / "src" / "stepswitch" / "demo" / "policy.toml"
+    for path in [*sorted(POLICIES.glob("*.toml")), demo]:
+        policy = load_policy(path)
+        again = validate_policy(policy.model_dump(mode="json"), str(path))
+        assert again.model_dump() == policy.model_dump(), path

@@ -34,6 +34,11 @@ class GitTimedOut(UsageError):
     """A git command that did not finish in its time (its process group was killed)."""
 
 
+class ChangeConflicts(SswError):
+    """A run's change does not apply to the checkout's branch (`ssw runs apply`): the merge or
+    cherry-pick was aborted and the checkout is as it was. Exit 1: nothing asked was wrong."""
+
+
 class ConfigError(UsageError):
     """A file the user controls is malformed: names the file, the key and the fix."""
 

@@ -217,8 +217,8 @@ def test_a_script_that_runs_out_of_replies_ends_the_run_with_exit_1_and_the_erro
     run = run_ssw(tmp_path, bug_repo, explore()[:2])
 
     assert (run.record.outcome, run.record.exit_code) == ("error", 1)
-    assert "the script has no reply #3" in run.record.reason
-    assert "the script has no reply #3" in (run.steps[-1].error or "")
+    assert "the script has 2 replies and the run asked for reply #3" in run.record.reason
+    assert "asked for reply #3" in (run.steps[-1].error or "")
     assert run.saved.outcome == "error"
     assert not (run.repo / run.record.worktree).exists()
 

@@ -240,11 +240,15 @@ def write_bench(
     results: bool = True,
     summary: bool = True,
     oracle: bool = False,
+    null: bool = False,
     tasks: tuple[str, ...] = BENCH_TASKS,
 ) -> Path:
-    """A bench run folder with two contestants (three with the oracle) on each task."""
+    """A bench run folder with two contestants (and the built-in oracle and null when asked) on
+    each task. A built-in's records are as the bench writes them: its policy `builtin:<name>`,
+    its one worker on the scripted preset, so the run and its steps say scripted."""
     rows = []
-    contestants = CONTESTANTS + (("oracle",) if oracle else ())
+    builtins = (("oracle",) if oracle else ()) + (("null",) if null else ())
+    contestants = CONTESTANTS + builtins
     for ti, task in enumerate(tasks):
         for ci, contestant in enumerate(contestants):
             folder = root / "tasks" / task / contestant / "0"
@@ -255,9 +259,15 @@ def write_bench(
                 task=f"the {task} task",
                 contestant=contestant,
                 bench_id="bench1",
+                policy_path=(
+                    f"builtin:{contestant}"
+                    if contestant in builtins
+                    else f"bench/policies/{contestant}.toml"
+                ),
                 fail_once=ci == 0 and ti == 0,
                 escalate=ci == 0 and ti == 0,
-                tags={"kind": "oracle" if contestant == "oracle" else "policy"},
+                scripted=contestant in builtins,
+                tags={"kind": contestant if contestant in builtins else "policy"},
             )
             passed = not (ci == 1 and ti == 1)
             rows.append(  # results.csv as `ssw bench run` writes it (bench/files/)
@@ -265,7 +275,7 @@ def write_bench(
                     task=task,
                     suite=task.split("/")[0],
                     contestant=contestant,
-                    contestant_kind="oracle" if contestant == "oracle" else "policy",
+                    contestant_kind=contestant if contestant in builtins else "policy",
                     attempt=0,
                     passed=passed,
                     outcome="done",
@@ -278,7 +288,7 @@ def write_bench(
     if results:
         (root / "results.csv").write_text(csv_text(rows))
     if summary:
-        kinds = [(c, "oracle" if c == "oracle" else "policy") for c in contestants]
+        kinds = [(c, c if c in builtins else "policy") for c in contestants]
         made = summary_file(
             rows, bench_id="bench1", contestants=kinds, planned=len(rows), resamples=10
         )

@@ -68,6 +68,11 @@ def wait_gone(driver: Any, css: str) -> None:
     WebDriverWait(driver, 20).until(shown.invisibility_of_element_located((By.CSS_SELECTOR, css)))
 
 
+def wait_all(driver: Any, css: str) -> list[Any]:
+    wait(driver, css)
+    return find(driver, css)
+
+
 def find(driver: Any, css: str) -> list[Any]:
     from selenium.webdriver.common.by import By
 
@@ -126,6 +131,71 @@ def test_a_scripted_run_says_so_on_every_view(browser: Any, demo_run: DemoRun, t
     assert all("scripted" in s.text for s in steps)
     assert find(browser, "table.totals .b-scripted") and find(browser, "table.tasks .b-scripted")
     browser.save_screenshot(str(tmp_path / "demo.png"))
+
+
+def test_the_built_in_contestants_steps_say_built_in_not_scripted(browser: Any, tmp_path: Path):
+    built = build_site([write_bench(tmp_path / "b", oracle=True, null=True)], tmp_path / "site")
+    browser.get(built.page.as_uri() + "#b0/t0")
+
+    columns = {c.get_attribute("data-contestant"): c for c in wait_all(browser, ".task-view .col")}
+    for name in ("oracle", "null"):
+        steps = columns[name].find_elements("css selector", "li.step summary")
+        assert steps and all("built-in" in s.text and "scripted" not in s.text for s in steps)
+        assert "built-in" in columns[name].find_element("css selector", "h4").text
+    assert "built-in" not in columns["ladder"].text
+    assert not find(browser, ".banner")  # no SCRIPTED banner: nothing here replays a script
+
+
+def test_a_scripted_demo_run_shows_its_as_if_bill_and_each_steps_as_if_price(
+    browser: Any, demo_run: DemoRun, tmp_path: Path
+):
+    built = build_site([demo_run.folder], tmp_path / "site")
+    browser.get(built.page.as_uri() + "#b0/t0")
+
+    bill = wait(browser, ".task-view .col .as-if").text
+    assert bill.startswith("as if served by the Anthropic ladder")
+    assert "the recorded bill stays $0.0000: no model was called" in bill
+    assert "on claude-opus-5 alone" in bill
+    find(browser, ".task-view li.step summary")[0].click()  # the plan step, on large
+    opened = wait(browser, ".task-view li.step details[open] .facts").text
+    assert "as if served by claude-opus-5: $" in opened and "at list price" in opened
+    browser.save_screenshot(str(tmp_path / "as-if.png"))
+
+
+FITS = """
+const box = document.querySelector('.chart-box').getBoundingClientRect();
+const cap = document.querySelector('.chart-caption');
+const r = cap.getBoundingClientRect();
+const svg = document.querySelector('svg.chart').getBoundingClientRect();
+const cut = [];  // the chart's own texts (ticks, task names) that its box cuts
+document.querySelectorAll('svg.chart text').forEach(t => {
+  const b = t.getBoundingClientRect();
+  if (b.left < svg.left || b.right > svg.right || b.top < svg.top || b.bottom > svg.bottom)
+    cut.push(t.textContent);
+});
+return {text: cap.textContent, scroll: cap.scrollWidth, client: cap.clientWidth, cut: cut,
+        inside: r.left >= box.left && r.right <= box.right && r.top >= box.top
+                && r.bottom <= box.bottom};
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 600])
+def test_the_charts_caption_fits_inside_the_chart_at_a_wide_and_a_narrow_width(
+    browser: Any, demo_run: DemoRun, tmp_path: Path, width: int
+):
+    built = build_site([demo_run.folder], tmp_path / "site")
+    browser.set_window_size(width, 1000)
+    try:
+        browser.get(built.page.as_uri())
+        wait(browser, ".chart-caption")
+        fits = browser.execute_script(FITS)
+        browser.save_screenshot(str(tmp_path / f"chart-{width}.png"))
+    finally:
+        browser.set_window_size(1400, 1000)  # the session's size, for the other tests
+
+    assert "every task run here cost $0.0000" in fits["text"]
+    assert fits["scroll"] <= fits["client"] and fits["inside"], fits
+    assert fits["cut"] == []
 
 
 def test_the_dashboard_lists_runs_shows_the_ledger_and_replays_a_run(

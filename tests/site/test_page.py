@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,12 @@ from typer.testing import CliRunner
 from stepswitch.bench.files import ResultRow
 from stepswitch.bench.results import csv_text
 from stepswitch.cli.site import site_app
+from stepswitch.demo.as_if import AS_IF, LARGEST, as_if_models, step_usd
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
+from stepswitch.records.money import format_usd
 from stepswitch.records.steps import ModelStep, ToolCallRecord
+from stepswitch.registry.presets import load_registry
 from stepswitch.site.build import build_site
 
 from .conftest import CONTESTANTS, FAILED_REPORT, DemoRun, model_step, write_bench, write_run
@@ -79,6 +83,64 @@ def test_scripted_runs_carry_their_label_on_every_view(demo_run: DemoRun, page_o
     legend = html.split('<p class="legend">')[1].split("</p>")[0]
     for view in (totals, tasks, legend):
         assert '<span class="badge b-scripted">scripted</span>' in view
+
+
+def test_a_scripted_demo_run_shows_its_bill_as_if_the_ladder_had_served_it(
+    demo_run: DemoRun, page_of: Any
+):
+    html = page_of(demo_run.folder)
+    data = task_block(html)
+    (run,) = data["runs"][data["contestants"][0]]
+    steps = load_run(demo_run.folder).model_steps
+    models = as_if_models(load_registry())
+    routed = sum(step_usd(models[s.worker].price, s) for s in steps)
+    alone = sum(step_usd(models[LARGEST].price, s) for s in steps)
+
+    text = "\n".join(run["as_if"])
+    assert alone > routed > 0
+    assert text.startswith(
+        "as if served by the Anthropic ladder: the scripted replies' token counts at list prices"
+    )
+    assert re.search(rf"routed by the policy\s+\{format_usd(routed)} over 12 steps", text)
+    assert re.search(rf"on claude-opus-5 alone\s+\{format_usd(alone)}", text)
+    assert text.endswith("the recorded bill stays $0.0000: no model was called")
+    assert run["bill"] == "$0.0000"  # the record's own bill, as recorded
+    shown = [e.get("as_if_text") for e in run["events"] if e["kind"] == "model_step"]
+    assert shown == [
+        f"{AS_IF[s.worker][1]}: {format_usd(step_usd(models[s.worker].price, s))} at list price"
+        for s in steps
+    ]
+
+
+def test_the_as_if_bill_is_priced_from_the_steps_recorded_when_the_page_is_built(
+    demo_run: DemoRun, page_of: Any, tmp_path: Path
+):
+    folder = tmp_path / "run"
+    shutil.copytree(demo_run.folder, folder, ignore=shutil.ignore_patterns("replay"))
+    lines = (folder / "steps.jsonl").read_text().splitlines()
+    doubled = []
+    for line in lines:  # every model step's output tokens doubled in the record
+        event = json.loads(line)
+        if event["kind"] == "model_step":
+            event["completion_tokens"] *= 2
+        doubled.append(json.dumps(event))
+    (folder / "steps.jsonl").write_text("\n".join(doubled) + "\n")
+    steps = load_run(folder).model_steps
+    models = as_if_models(load_registry())
+    alone = sum(step_usd(models[LARGEST].price, s) for s in steps)
+
+    data = task_block(page_of(folder))
+    (run,) = data["runs"][data["contestants"][0]]
+    text = "\n".join(run["as_if"])
+    assert re.search(rf"on claude-opus-5 alone\s+\{format_usd(alone)}", text)
+
+
+def test_runs_that_are_not_the_demos_workers_show_no_as_if_bill(tmp_path: Path, page_of: Any):
+    html = page_of(write_bench(tmp_path / "b", oracle=True))  # real providers, and the oracle
+    runs = [r for c, rs in task_block(html)["runs"].items() for r in rs]
+
+    assert len(runs) == 3 and all(r["as_if"] == [] for r in runs)
+    assert not [e for r in runs for e in r["events"] if "as_if_text" in e]
 
 
 def test_the_page_holds_no_secret_shaped_string_and_no_absolute_path_of_the_machine(
@@ -171,6 +233,20 @@ def test_the_chart_is_inline_svg_with_a_bar_per_contestant_linking_to_each_task(
     assert "general/mean_bug - ladder: $0.0060, done" in svg
 
 
+def test_the_charts_caption_is_page_text_under_the_chart_not_clipped_inside_it(
+    demo_run: DemoRun, page_of: Any
+):
+    html = page_of(demo_run.folder)
+    box = html.split("<div class='chart-box'>")[1].split("</div>")[0]
+
+    svg, after = box.split("</svg>")
+    assert "every task run here cost" not in svg
+    assert after == (
+        '<p class="chart-caption">one bar per contestant: its first attempt at the task; '
+        "every task run here cost $0.0000</p>"
+    )
+
+
 def test_a_bench_run_without_results_or_summary_still_shows_and_says_what_is_missing(
     tmp_path: Path, page_of: Any
 ):
@@ -208,14 +284,35 @@ def test_a_task_run_that_does_not_load_or_is_missing_is_shown_not_dropped(
     assert "2 (1 without a record)" in html  # the ultra row still counts it
 
 
-def test_oracle_and_null_contestants_carry_their_label(tmp_path: Path, page_of: Any):
-    html = page_of(write_bench(tmp_path / "b", oracle=True))
+def test_oracle_and_null_are_badged_built_in_not_scripted(tmp_path: Path, page_of: Any):
+    html = page_of(write_bench(tmp_path / "b", oracle=True, null=True))
+    data = task_block(html)
 
-    oracle = task_block(html)["runs"]["oracle"][0]
-    assert oracle["labels"] == ["oracle"]
+    assert data["runs"]["oracle"][0]["labels"] == ["built-in", "oracle"]
+    assert data["runs"]["null"][0]["labels"] == ["built-in", "null"]
+    assert data["runs"]["ladder"][0]["labels"] == []
+    legend = html.split('<p class="legend">')[1].split("</p>")[0]
     assert (
-        'oracle <span class="badge b-oracle">oracle</span>' in html.split('<p class="legend">')[1]
-    )
+        'oracle <span class="badge b-built-in">built-in</span> '
+        '<span class="badge b-oracle">oracle</span>'
+    ) in legend
+    totals = html.split("<table class='totals'>")[1].split("</table>")[0]
+    tasks = html.split("<table class='tasks'>")[1].split("</table>")[0]
+    for view, badged in ((legend, 2), (totals, 2), (tasks, 4)):  # the tasks table: 2 tasks
+        assert view.count('<span class="badge b-built-in">built-in</span>') == badged
+        assert "b-scripted" not in view
+    # They replay no script: the page does not call them scripted anywhere.
+    assert "SCRIPTED" not in html and "[built-in, null]" in html  # the chart's tooltips
+
+
+def test_a_bench_contestant_on_the_scripted_provider_stays_scripted(tmp_path: Path, page_of: Any):
+    folder = tmp_path / "b" / "tasks" / "general" / "mean_bug" / "demo" / "0"
+    write_run(folder, run_id="s", contestant="demo", bench_id="b", scripted=True,
+              tags={"kind": "policy"})  # fmt: skip
+    html = page_of(tmp_path / "b")
+
+    assert task_block(html)["runs"]["demo"][0]["labels"] == ["scripted"]
+    assert "SCRIPTED: these runs replay scripted replies" in html
 
 
 def test_lone_runs_of_one_task_with_two_policies_sit_side_by_side(tmp_path: Path, page_of: Any):
@@ -281,6 +378,7 @@ def test_ssw_site_build_on_the_committed_runs(tmp_path: Path, monkeypatch: pytes
     assert any(line.startswith(page) for line in result.output.splitlines())
     html = (tmp_path / "site" / "index.html").read_text()
     assert "SCRIPTED" in html and str(REPO) not in html
+    assert "as if served by the Anthropic ladder" in html  # the committed runs are the demo's
 
 
 def test_ssw_site_build_on_a_folder_without_runs_is_a_usage_error(tmp_path: Path):

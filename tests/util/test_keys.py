@@ -124,6 +124,8 @@ SECRETS = [
     ("AWS_SECRET_ACCESS_KEY", "x"),
     ("HF_TOKEN", "x"),
     ("token", "x"),
+    ("OTEL_EXPORTER_OTLP_HEADERS", "x-honeycomb-team=x"),
+    ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "authorization=Bearer x"),
 ]
 NOT_SECRETS = [
     ("PATH", "/usr/bin:/bin"),
@@ -137,6 +139,7 @@ NOT_SECRETS = [
     ("LANG", "C.UTF-8"),
     ("SSH_AUTH_SOCK", "/tmp/agent.sock"),
     ("KEYBOARD_LAYOUT", "us"),
+    ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://localhost:4318"),
 ]
 
 

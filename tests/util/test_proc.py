@@ -84,8 +84,14 @@ def test_no_group_is_left_live_after_calls_return(tmp_path: Path) -> None:
 _KILLED_HOLDER = """
 import sys, threading
 from pathlib import Path
+from stepswitch.util import reaper
 from stepswitch.util.proc import run_in_group
 mark = Path(sys.argv[1])
+told = reaper.started
+def started(pgid):  # the group is the reaper's to kill from here on: the test may kill ssw
+    told(pgid)
+    Path(f"{mark}.told").write_text(str(pgid))
+reaper.started = started
 command = ["sh", "-c", f"sleep 600 & echo $! > {mark}.bg; echo $$ > {mark}; wait"]
 threading.Thread(
     target=run_in_group,
@@ -107,7 +113,13 @@ def test_a_command_and_its_children_die_when_ssw_is_killed_with_sigkill(tmp_path
     holder = subprocess.Popen([sys.executable, "-c", _KILLED_HOLDER, str(mark)])
     try:
         end = time.monotonic() + 60
-        while not (mark.exists() and Path(f"{mark}.bg").exists() and mark.read_text().strip()):
+        told = Path(f"{mark}.told")
+        while not (
+            told.exists()
+            and Path(f"{mark}.bg").exists()
+            and mark.exists()
+            and mark.read_text().strip()
+        ):
             assert holder.poll() is None and time.monotonic() < end, "the command never started"
             time.sleep(0.01)
         shell, child = int(mark.read_text()), int(Path(f"{mark}.bg").read_text())

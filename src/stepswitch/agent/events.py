@@ -27,7 +27,17 @@ class RunUpdate:
     final: bool = False
 
 
-Event = StepEvent | Notice | RunUpdate
+@dataclass(frozen=True)
+class Progress:
+    """Something began that takes a while: a model call ("step"), a tool call ("tool"), the
+    gates ("gates"). For a live display only: no record holds it, its end is the record that
+    follows (the step, the gates' verdicts)."""
+
+    what: str
+    text: str
+
+
+Event = StepEvent | Notice | RunUpdate | Progress
 
 
 class Sink(Protocol):
@@ -43,7 +53,7 @@ class RecordWriter:
     def on_event(self, event: Event) -> None:
         if isinstance(event, RunUpdate):
             self.folder.write_run(event.run)
-        elif not isinstance(event, Notice):
+        elif not isinstance(event, Notice | Progress):
             self.folder.append(event)
 
 
@@ -62,7 +72,7 @@ class Events:
         return self._seq
 
     def emit(self, event: Event) -> None:
-        step = None if isinstance(event, Notice | RunUpdate) else event
+        step = None if isinstance(event, Notice | RunUpdate | Progress) else event
         for sink in self.sinks:
             sink.on_event(event)
             if step is not None and isinstance(sink, RecordWriter):
@@ -73,3 +83,6 @@ class Events:
 
     def notice(self, text: str) -> None:
         self.emit(Notice(text))
+
+    def progress(self, what: str, text: str) -> None:
+        self.emit(Progress(what, text))

@@ -141,6 +141,7 @@ class StepMachine:
         if not self.gates.names:
             self.result.gates_verdict = "none"
             return True
+        s.events.progress("gates", "gates " + ", ".join(self.gates.names))
         suite = self.gates.run(self.brief.changed)
         failing = suite.failed
         s.events.emit(

@@ -86,6 +86,7 @@ def run_phase(
         messages.append(completion.message)
         finished: str | None = None
         for call in calls:
+            session.events.progress("tool", f"{call.name} {call.arguments[:ARGUMENT_CHARS]}")
             outcome = execute_call(ws, call, table.tools)
             messages.append(Message("tool", outcome.output, tool_call_id=call.id, name=call.name))
             # On the open step as each ends: a run ended by a later one still records it.

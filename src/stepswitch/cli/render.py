@@ -5,18 +5,22 @@ commands and from the repository."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from stepswitch.agent.events import Event, Notice, RunUpdate
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunRecord
 from stepswitch.records.steps import (
     Escalation,
+    GateRecord,
     GateVerdicts,
     ModelStep,
     ReviewVerdicts,
-    ToolCallRecord,
 )
 from stepswitch.util.text import escape_controls
+
+if TYPE_CHECKING:
+    from stepswitch.agent.workspace.run_view import RunView
 
 SCRIPTED_NOTE = "note: every reply came from a script; this says nothing about model quality"
 
@@ -30,35 +34,46 @@ def money(cost: CostRange | None) -> str:
     return "unpriced" if cost is None else str(cost)
 
 
-def _tool_outcome(t: ToolCallRecord) -> str:
-    if t.exit_code is not None:
-        return f"{t.name} exit {t.exit_code}"
-    return t.name + ("" if t.ok else " refused" if t.refused else " failed")
-
-
 def format_step(r: ModelStep) -> str:
     model = r.model.rsplit("/", 1)[-1]
     tokens = f"in {r.prompt_tokens:,} ({r.cached_tokens:,} cached) out {r.completion_tokens:,}"
     if not r.usage_reported:
         tokens = "usage not reported"
-    tools = ", ".join(map(_tool_outcome, r.tool_calls))
-    outcome = r.error or r.model_output_failure or tools or r.note
-    if r.review is not None:
-        outcome = f"verdict {r.review.verdict}"
     label = " [scripted]" if r.scripted else ""
     if r.served_other_model:
         label += f" [served {r.served_model}]"
     return (
         f"{r.step:>3} {r.step_type:<9} {r.worker:<10} {model:<26} {tokens:<36} "
-        f"{money(r.cost):>9}  {outcome}{label}"
+        f"{money(r.cost):>9}  {r.outcome}{label}"
     )
 
 
+def _failure_reason(gate: GateRecord) -> str:
+    """What failed, in a few words: the report's verdict without the gate's name, and the first
+    failing test where the report names one."""
+    lines = [line.strip() for line in gate.report.splitlines() if line.strip()]
+    reason = lines[0].removeprefix(f"{gate.name}:").strip() if lines else ""
+    first = next((line for line in lines[1:] if line.startswith(("FAILED ", "ERROR "))), None)
+    if first is not None:
+        reason += f"; {first if len(first) <= 120 else first[:117] + '...'}"
+    return reason or "failed"
+
+
 def format_gates(g: GateVerdicts) -> str:
-    note = g.note
     first = g.timings.get("first_verdict_s")
     when = f" (first test verdict {first:.1f} s)" if isinstance(first, float) else ""
-    return f"    gates     {note}: {', '.join(r.name for r in g.gates) or 'none'}{when}"
+    ran = ", ".join(r.name for r in g.gates) or "none"
+    failed = [r for r in g.gates if not r.passed]
+    failing = next((r for r in failed if r.name == g.failed_gate), failed[0] if failed else None)
+    if g.passed or failing is None:
+        return f"    gates     {g.note}: {ran}{when}"
+    # The failing gate named once, with why; then the ones that passed, and when.
+    passed = ", ".join(r.name for r in g.gates if r.passed)
+    notes = [f"passed: {passed}"] if passed else []
+    if isinstance(first, float):
+        notes.append(f"first test verdict {first:.1f} s")
+    also = f" ({'; '.join(notes)})" if notes else ""
+    return f"    gates     failed: {failing.name}: {_failure_reason(failing)}{also}"
 
 
 def format_run_start(run: RunRecord) -> str:
@@ -117,3 +132,66 @@ class TerminalPrinter:
                 f"    review    reviewer says {r.verdict}, second opinion says {r.second_opinion}"
             ]
         return []
+
+
+def _workers(policy: dict[str, Any]) -> str:
+    workers = policy.get("workers")
+    if not isinstance(workers, dict):
+        return ""
+    named = [
+        f"{name} {w.get('provider')}/{w.get('model')}"
+        for name, w in workers.items()
+        if isinstance(w, dict)
+    ]
+    return f" (workers: {', '.join(named)})" if named else ""
+
+
+def _unused(line: str) -> None:
+    raise AssertionError("only TerminalPrinter.lines is called")
+
+
+def format_run_view(view: RunView) -> list[str]:
+    """`ssw runs show`: the run's header, its steps as the run printed them, the bill, the
+    verdicts and the change. Every line escaped: most of it is the model's or the task's text."""
+    run, entry = view.loaded.run, view.entry
+    mark = " [scripted]" if run.scripted else ""
+    head = [
+        f"run {run.run_id}: {entry.outcome}" + (f" ({run.reason})" if run.reason else "") + mark,
+        f"task: {run.task}",
+        f"policy: {run.policy_path}" + _workers(run.policy),
+        f"branch: {entry.branch or f'{run.branch} (gone)'}, commit "
+        f"{run.commit[:12] if run.commit else '-'}, base {run.base_commit[:12] or '-'}",
+        "steps:",
+    ]
+    steps = [line for event in view.loaded.steps for line in TerminalPrinter(_unused).lines(event)]
+    t = run.totals
+    dollars = "-" if entry.dollars is None else entry.dollars.text()
+    bill = [
+        f"bill: {dollars} over {t.steps} steps; tokens in {t.prompt_tokens:,} "
+        f"({t.cached_tokens:,} cached), out {t.completion_tokens:,}",
+        *(f"  {name:<12} {cost}" for name, cost in sorted(t.by_worker.items())),
+    ]
+    last = view.gates[-1] if view.gates else None
+    gates = f"gates: {run.gates_verdict}"
+    if last is not None:
+        named = ", ".join(f"{g.name} {'passed' if g.passed else 'FAILED'}" for g in last.gates)
+        gates += f" ({named or 'no gate'}; {len(view.gates)} round(s))"
+    review = view.review
+    verdicts = [gates]
+    if run.review_verdict is not None or review is not None:
+        second = review.review.second_opinion if review is not None else None
+        verdicts.append(
+            f"review: {run.review_verdict or '-'}"
+            + (f", second opinion {second}" if second is not None else "")
+        )
+    change = ["change:", *view.diff_stat.splitlines()] if view.diff_stat else []
+    if view.no_diff is not None:
+        change = [f"change: none to show ({view.no_diff})"]
+    lines = [escape_controls(x) for x in [*head]]
+    lines += steps  # TerminalPrinter escaped them
+    lines += [escape_controls(x) for x in [*bill, *verdicts, *change]]
+    if run.scripted:
+        lines.append(SCRIPTED_NOTE)
+    if view.diff is not None:
+        lines += ["", escape_controls(view.diff)]
+    return lines

@@ -21,6 +21,13 @@ from stepswitch.agent.events import Sink
 from stepswitch.agent.providers import HttpProviders
 from stepswitch.agent.run import run_task
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
+from stepswitch.agent.workspace.continued import (
+    Continued,
+    earlier_note,
+    find_continued,
+    restore_earlier_work,
+    spent_notice,
+)
 from stepswitch.agent.workspace.runs import abandoned_notice
 from stepswitch.agent.workspace.setup import set_up_workspace
 from stepswitch.agent.workspace.stops import run_ending
@@ -34,14 +41,17 @@ from stepswitch.agent.workspace.worktree import (
     leave_worktree,
     some_paths,
 )
+from stepswitch.cli.otel import otel_sinks
 from stepswitch.cli.render import TerminalPrinter, escaped
 from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.scripted import Script, load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
 from stepswitch.ledger import Budget, Ledger, open_ledger
-from stepswitch.policy.model import Policy, load_policy, with_overrides
+from stepswitch.policy.model import Policy, load_policy, validate_policy, with_overrides
+from stepswitch.policy.one_model import one_model_policy
 from stepswitch.records.folder import RunFolder
-from stepswitch.records.run import RunIds, RunRecord
+from stepswitch.records.run import PricesRead, RunIds, RunRecord
+from stepswitch.registry.first_use import PricesReading, read_missing_prices
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec, load_registry
 from stepswitch.util.keys import held_keys, secrets_notice
 from stepswitch.util.proc import kill_live_groups
@@ -51,8 +61,8 @@ from stepswitch.util.sandbox import NONE_NOTICE, Sandbox, child_env, choose_sand
 @dataclass(frozen=True)
 class RunOptions:
     repo: Path
-    task: str
-    policy_path: Path
+    task: str  # "" with continue_from: the earlier run's
+    policy_path: Path | None  # or `model`; neither with continue_from: the earlier run's
     budget_usd: float | None = None
     max_steps: int | None = None
     script: Path | None = None  # replies for workers on the scripted provider
@@ -61,6 +71,8 @@ class RunOptions:
     sandbox: str = "auto"  # auto | bwrap | unshare | none (util/sandbox.py, ADR 0010)
     allow_dirty: bool = False  # run on a checkout with uncommitted changes (they are left out)
     network: bool = False  # let what the agent and the gates run reach the network
+    model: str | None = None  # PROVIDER:MODEL_ID: a one-model policy built in memory
+    continue_from: str | None = None  # an earlier run's id (agent/workspace/continued.py)
 
 
 def new_run_id() -> str:
@@ -113,29 +125,66 @@ class _Checked:
     """What `ssw run` checked before making anything."""
 
     repo: Path
+    task: str
     policy: Policy
     registry: dict[str, ProviderSpec]
     script: Script | None
     sandbox: Sandbox
     dirty: list[str]  # uncommitted paths left out (--allow-dirty)
+    prices_read: list[PricesReading]  # prices read from model lists for this run
+    continued: Continued | None = None
+
+
+def _policy(
+    options: RunOptions, registry: dict[str, ProviderSpec], continued: Continued | None
+) -> Policy:
+    if options.model is not None and options.policy_path is not None:
+        raise UsageError("give --policy FILE or --model PROVIDER:MODEL_ID, not both")
+    if options.model is not None:
+        return one_model_policy(options.model, registry)
+    if options.policy_path is None and continued is not None:
+        # As the earlier run loaded it: its file may have changed since, or be elsewhere.
+        record = continued.record
+        return validate_policy(record.policy, record.policy_path, registry)
+    if options.policy_path is None:
+        raise UsageError(
+            "give --policy FILE or --model PROVIDER:MODEL_ID "
+            "(`ssw init PROVIDER` writes a starter policy)"
+        )
+    return load_policy(options.policy_path)
+
+
+def _read_prices(policy: Policy, registry: dict[str, ProviderSpec]) -> list[PricesReading]:
+    """Prices of the policy's unpriced models, read from their providers' model lists where
+    the key is set (registry/first_use.py); said in the record."""
+    if policy.ledger.allow_unpriced:
+        return []
+    wanted = [(w.provider, w.model, w.base_url) for w in policy.workers.values()]
+    return read_missing_prices(registry, wanted, provider_env())
 
 
 def _check(options: RunOptions) -> _Checked:
     repo = options.repo.resolve()
     if not repo.is_dir():
         raise UsageError(f"{options.repo} is not a folder")
-    if not options.task.strip():
-        raise UsageError("the task is empty; pass --task TEXT or --task-file F")
     if not (repo / ".git").exists():
         raise UsageError(f"{options.repo} is not the top of a git repository; run `git init` there")
+    continued = find_continued(repo, options.continue_from) if options.continue_from else None
+    task = options.task or (continued.record.task if continued else "")
+    if not task.strip():
+        raise UsageError("the task is empty; pass --task TEXT or --task-file F")
     dirty = check_clean(repo, options.allow_dirty)  # no commits, or changes the run would miss
+    registry = load_registry()
     policy = with_overrides(
-        load_policy(options.policy_path),
+        _policy(options, registry, continued),
         max_steps=options.max_steps,
         budget_usd=options.budget_usd,
     )
-    registry = load_registry()
-    worker_models(policy, registry)  # unpriced or unknown models refuse before anything is made
+    prices_read = _read_prices(policy, registry)
+    if prices_read:
+        registry = load_registry()  # the presets now hold them
+    # unpriced or unknown models refuse before anything is made
+    worker_models(policy, registry, provider_env())
     check_keys(policy, registry, provider_env())
     script = None
     if is_scripted(policy):
@@ -144,7 +193,7 @@ def _check(options: RunOptions) -> _Checked:
         script = load_script(options.script)
     load_gates(repo)  # a bad gate table refuses before the worktree is made
     sandbox = choose_sandbox(options.sandbox)  # a sandbox that cannot run refuses here too
-    return _Checked(repo, policy, registry, script, sandbox, dirty)
+    return _Checked(repo, task, policy, registry, script, sandbox, dirty, prices_read, continued)
 
 
 @dataclass
@@ -170,7 +219,7 @@ def run_local(
         try:
             with ExitStack() as cleanup:  # undone in reverse
                 try:
-                    sinks = (TerminalPrinter(print_line), *extra_sinks)
+                    sinks = (TerminalPrinter(print_line), *extra_sinks, *otel_sinks())
                     return _run(options, checked, folder, sinks, print_line, cleanup, left)
                 finally:
                     ending.begin()  # from here on no signal interrupts the clean-up
@@ -205,7 +254,13 @@ def _run(
         base_urls[SCRIPTED_PROVIDER] = server.base_url
     ledger = open_ledger(ledger_path(options, repo))
     cleanup.callback(ledger.close)
+    limit = policy.limits.budget_usd
+    continued = checked.continued
+    task_id = continued.record.ids.task_id if continued else run_id
+    if continued is not None:  # its calls count against the same task budget: one task id
+        show(spent_notice(continued, ledger, limit))
     for notice in (
+        *(read.line for read in checked.prices_read),
         _recovered_notice(ledger),
         abandoned_notice(repo),
         dirty_notice(repo, checked.dirty) if checked.dirty else None,
@@ -215,7 +270,12 @@ def _run(
     providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
     cleanup.callback(providers.close)
     home = cleanup.enter_context(sandbox_home())
-    worktree = create_worktree(repo, run_id)
+    worktree = create_worktree(
+        repo,
+        run_id,
+        base=continued.record.base_commit if continued else None,
+        start=continued.tip if continued else None,
+    )
     left.worktree = worktree
     cleanup.callback(_leave, worktree, folder, show, left)
     if not checked.sandbox.confines:
@@ -233,19 +293,26 @@ def _run(
         network=options.network,
     )
     cleanup.callback(run_ws.gates.close)
-    limit = policy.limits.budget_usd
+    earlier = ""
+    if continued is not None:  # after the pre-flight, which judges the base commit's files
+        changed = restore_earlier_work(worktree.git, continued.tip)
+        earlier = earlier_note(continued, changed)
+        show(
+            f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
+            f"change ({len(changed)} files) is in the tree; this run's branch starts after it"
+        )
     # Modules, registry, policy and gate config live as long as the process: no garbage
     # collection needs to walk them again during the run (about 40,000 objects).
     gc.freeze()
     return run_task(
-        task=options.task,
+        task=checked.task,
         policy=policy,
         workspace=run_ws.workspace,
         tree=worktree.git,
         ledger=ledger,
         folder=folder,
-        ids=RunIds(run_id=run_id, task_id=run_id),
-        budgets=(Budget("task", run_id, limit),) if limit is not None else (),
+        ids=RunIds(run_id=run_id, task_id=task_id),
+        budgets=(Budget("task", task_id, limit),) if limit is not None else (),
         providers=providers,
         gates=run_ws.gates,
         baseline_gates=run_ws.baseline,
@@ -255,6 +322,12 @@ def _run(
         tags=dict(options.tags),
         repo_root=repo,
         allow_dirty=bool(checked.dirty),
+        earlier=earlier,
+        continues=continued.run_id if continued else None,
+        prices_read=[
+            PricesRead(provider=r.provider, url=r.url, at=r.at.isoformat(timespec="seconds"))
+            for r in checked.prices_read
+        ],
     )
 
 

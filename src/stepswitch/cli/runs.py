@@ -1,9 +1,12 @@
 """`ssw runs [--json]`: a repository's runs (id, outcome, dollars, branch, worktree present), the
 dollars beside the ledger's rows for each run (a killed run's, a call in flight at the end);
+`ssw runs show ID [--diff] [--json]`: what one run did, from its records and its branch;
+`ssw runs apply ID [--cherry-pick]`: its commits onto the checkout's current branch;
 `ssw runs clean [ID|--all] [--force]`: the worktrees and branches of finished or abandoned runs,
 and the scratch folders in $TMPDIR of ssw processes that are gone.
 Run records (.ssw/runs/<id>/) always stay. Exit 0; 1 when a run named by ID was not all cleaned
-(work that is nowhere else, or still running); 2 for a bad repository or ID."""
+(work that is nowhere else, or still running) or its change does not apply cleanly; 2 for a bad
+repository or ID, or a run or checkout that cannot be applied as it is."""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
 
 runs_app = typer.Typer(
     rich_markup_mode=None,
-    help="A repository's runs: list them, clean up after them.",
+    help="A repository's runs: list them, show one, apply its change, clean up after them.",
     invoke_without_command=True,
 )
 
@@ -46,7 +49,9 @@ def render_runs(repo: Path, rows: list[RunEntry], spend: LedgerRead | None = Non
         return f"no runs in {repo}"
     table = [("run", "outcome", "dollars", "worktree", "branch")]
     for e in rows:
-        outcome = e.outcome + (f" (pid {e.pid})" if e.pid else "")
+        outcome = (
+            e.outcome + (" [scripted]" if e.scripted else "") + (f" (pid {e.pid})" if e.pid else "")
+        )
         branch = (e.branch or "-") + (f"  ({e.problem})" if e.problem else "")
         cost = "-" if e.dollars is None else e.dollars.text()
         table.append((e.run_id, outcome, cost, "yes" if e.worktree else "no", branch))
@@ -77,8 +82,9 @@ def runs(
     ledger: LedgerOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """The repository's runs: id, outcome (abandoned: its process is gone), dollars (the
-    ledger's range where it holds more than the record), worktree present, branch."""
+    """The repository's runs: id, outcome (abandoned: its process is gone; [scripted]: its
+    replies came from a script), dollars (the ledger's range where it holds more than the
+    record), worktree present, branch."""
     ctx.obj = (repo, ledger)
     if ctx.invoked_subcommand is not None:
         return
@@ -145,3 +151,59 @@ def clean(
     _clean_scratch()
     if run_id is not None and any(r.kept for r in results):
         raise typer.Exit(1)
+
+
+@runs_app.command("show")
+def show(
+    ctx: typer.Context,
+    run_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The run's id (`ssw runs` lists them).")
+    ],
+    diff: Annotated[bool, typer.Option("--diff", help="Also print the whole diff.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    repo: RepoOption = None,
+    ledger: LedgerOption = None,
+) -> None:
+    """What a run did, from its records: outcome (marked [scripted] when its replies came from a
+    script), task, policy, each step (type, worker, model, tokens, dollars, outcome), the bill
+    beside the ledger's rows, the gates' and the review's verdicts, and `git diff --stat` of its
+    commit against the commit it started from (--diff: the whole diff)."""
+    from stepswitch.agent.workspace.run_view import view_run
+    from stepswitch.agent.workspace.runs import repo_top
+    from stepswitch.agent.workspace.spend import ledger_of, read_spend
+    from stepswitch.cli.render import format_run_view
+
+    outer_repo, outer_ledger = ctx.obj or (None, None)
+    top = repo_top(repo or outer_repo or Path.cwd())
+    spend = read_spend(ledger_of(top, ledger or outer_ledger))
+    view = view_run(top, run_id, spend, with_diff=diff)
+    if as_json:
+        typer.echo(json.dumps(view.as_json(), indent=2))
+    else:
+        typer.echo("\n".join(format_run_view(view)))
+
+
+@runs_app.command("apply")
+def apply(
+    ctx: typer.Context,
+    run_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The run's id (`ssw runs` lists them).")
+    ],
+    cherry_pick: Annotated[
+        bool,
+        typer.Option("--cherry-pick", help="Cherry-pick the run's commits instead of merging."),
+    ] = False,
+    repo: RepoOption = None,
+) -> None:
+    """Apply a finished run's commits (its branch ssw/ID) to the checkout's current branch: a
+    merge commit (`git merge --no-ff`), or with --cherry-pick the commits themselves. Refuses a
+    checkout with uncommitted changes, a run still running, one with no commit or whose branch
+    is gone (exit 2). A change that does not apply is aborted, the checkout left as it was
+    (exit 1). No git hook runs, not even the checkout's own."""
+    from stepswitch.agent.workspace.apply import applied_lines, apply_run
+    from stepswitch.agent.workspace.runs import repo_top
+
+    outer_repo, _ = ctx.obj or (None, None)
+    top = repo_top(repo or outer_repo or Path.cwd())
+    for line in applied_lines(apply_run(top, run_id, cherry_pick=cherry_pick)):
+        typer.echo(line)

@@ -39,7 +39,14 @@ def build(
             "(default: bench/runs and docs/runs here).",
         ),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Where index.html goes.")] = Path("site"),
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="Where index.html goes. The default is under .ssw/, which a run's check for "
+            "uncommitted changes passes over.",
+        ),
+    ] = Path(".ssw/site"),
     title: Annotated[str | None, typer.Option(help="The page's title.")] = None,
 ) -> None:
     """One static page (no external assets; works from file://) that replays the runs: contestants

@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from stepswitch.agent.events import Event, RunUpdate
 from stepswitch.errors import ConfigError
 from stepswitch.ledger.pricing import cost_usd
 from stepswitch.records.money import format_usd
 from stepswitch.records.steps import ModelStep
-from stepswitch.registry.presets import Price, ProviderSpec, get_model
+from stepswitch.registry.presets import SCRIPTED_PROVIDER, Price, ProviderSpec, get_model
 from stepswitch.wire.types import Usage
 
 LADDER = "the Anthropic ladder"
@@ -58,6 +59,15 @@ def as_if_models(registry: Mapping[str, ProviderSpec]) -> dict[str, AsIf]:
     return found
 
 
+def stands_for_the_ladder(workers: Mapping[str, Any]) -> bool:
+    """Whether a run's workers are the demo's: each on the scripted provider and named for a
+    model of the ladder, so its steps can be priced as if that model had served them."""
+    return bool(workers) and all(
+        name in AS_IF and isinstance(w, Mapping) and w.get("provider") == SCRIPTED_PROVIDER
+        for name, w in workers.items()
+    )
+
+
 def step_usd(price: Price, step: ModelStep) -> float:
     usage = Usage(
         prompt_tokens=step.prompt_tokens,
@@ -91,15 +101,23 @@ class AsIfBill:
             for line in self.summary():
                 self.print_line(line)
 
-    def _step(self, step: ModelStep) -> None:
+    def add(self, step: ModelStep) -> tuple[AsIf, float] | None:
+        """Count the step in the bill: its ladder model and what it would have cost there."""
         model = self.models.get(step.worker)
         if model is None:
-            self.print_line(f"{'':>14}(worker {step.worker} stands for no model of {LADDER})")
-            return
+            return None
         usd = step_usd(model.price, step)
         self.routed[step.worker] += usd
         self.alone += step_usd(self.largest.price, step)
         self.steps += 1
+        return model, usd
+
+    def _step(self, step: ModelStep) -> None:
+        priced = self.add(step)
+        if priced is None:
+            self.print_line(f"{'':>14}(worker {step.worker} stands for no model of {LADDER})")
+            return
+        model, usd = priced
         self.print_line(f"{'':>14}{format_usd(usd):>9}  {LABEL} {model.model}")
 
     def summary(self) -> list[str]:

@@ -11,6 +11,8 @@ from stepswitch.util.git import git_out
 HERE = Path(__file__).parent
 POLICY = HERE / "policy.toml"
 SCRIPT = HERE / "script.yaml"
+TOUR = HERE / "tour.yaml"  # canned replies that fit any repository (fakes/tour.py)
+TOUR_TASK = "Scripted tour: show each step of ssw on this repository, and change nothing."
 TASK = (
     "word_count in textstats/stats.py miscounts text with several spaces in a row, tabs or line "
     "breaks, and says empty text has one word. Make it count words separated by any whitespace."

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stepswitch.errors import ConfigError
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
@@ -47,7 +47,17 @@ class ScriptedReply(_Strict):
 
 
 class Script(_Strict):
-    replies: list[ScriptedReply] = Field(min_length=1)
+    """Replies to replay in order; or `tour: true`, canned replies that fit any repository
+    (fakes/tour.py): each step says it is scripted, nothing is edited, reviews approve."""
+
+    replies: list[ScriptedReply] = Field(default_factory=list)
+    tour: bool = False
+
+    @model_validator(mode="after")
+    def _something_to_say(self) -> Script:
+        if self.tour == bool(self.replies):
+            raise ValueError("give either replies (at least one) or tour: true")
+        return self
 
 
 def load_script(path: Path) -> Script:
@@ -76,6 +86,7 @@ class ScriptedResponder:
     """Answers each chat-completions request with the script's next reply."""
 
     def __init__(self, script: Script) -> None:
+        self._tour = script.tour
         self._replies = list(script.replies)
         self._served = 0
         self._last_prompt: dict[str, str] = {}  # per model: what a provider cache would hold
@@ -89,16 +100,31 @@ class ScriptedResponder:
     def remaining(self) -> int:
         return len(self._replies) - self._served
 
+    def _next(self, body: dict[str, Any]) -> ScriptedReply | Reply:
+        if self._tour:
+            from stepswitch.fakes.tour import tour_reply  # it builds on this module's replies
+
+            self._served += 1
+            return tour_reply(body)
+        if self._served >= len(self._replies):
+            return _error(
+                400,
+                f"scripted provider: the script has {len(self._replies)} replies and the run "
+                f"asked for reply #{self._served + 1}: a script replays one run, and this one "
+                "went another way (a reply's tool call that did not fit this repository or "
+                "task). Try `ssw demo --repo PATH`, whose scripted tour fits any repository",
+            )
+        reply = self._replies[self._served]
+        self._served += 1
+        return reply
+
     def __call__(self, request: RecordedRequest) -> Reply:
         with self._lock:
             body = request.json()
             model = str(body.get("model", ""))
-            if self._served >= len(self._replies):
-                return _error(
-                    400, f"scripted provider: the script has no reply #{self._served + 1}"
-                )
-            reply = self._replies[self._served]
-            self._served += 1
+            reply = self._next(body)
+            if isinstance(reply, Reply):
+                return reply
             if reply.expect_model and reply.expect_model != model:
                 return _error(
                     400,

@@ -4,11 +4,13 @@ share one file and the admission check plus its reservation are atomic across th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +111,12 @@ def overrun(reservation: Reservation, usage: Usage, usd: float | None) -> dict[s
     return {"over_usd": usd - reservation.reserved_usd, "overrun": "; ".join(why)}
 
 
+def counted(conn: sqlite3.Connection, scope: Scope, key: str, high: bool) -> float:
+    """What a scope key has counted against it, inside the caller's transaction."""
+    sql = _COUNTED.format(column=SCOPE_COLUMN[scope])
+    return float(conn.execute(sql, {"key": key, "high": high}).fetchone()[0])
+
+
 class Ledger:
     """One open ledger file. Thread-safe; one per process is enough."""
 
@@ -130,6 +138,12 @@ class Ledger:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One counted write transaction, for writers beside this class (ledger.handoff)."""
+        with self._lock, self._writes.transaction() as conn:
+            yield conn
 
     # --- admission ---
 
@@ -200,8 +214,7 @@ class Ledger:
 
     @staticmethod
     def _counted(conn: sqlite3.Connection, scope: Scope, key: str, high: bool) -> float:
-        sql = _COUNTED.format(column=SCOPE_COLUMN[scope])
-        return float(conn.execute(sql, {"key": key, "high": high}).fetchone()[0])
+        return counted(conn, scope, key, high)
 
     def settle(self, reservation: Reservation, attempt: Attempt) -> CallRow:
         """Record what the attempt cost: exact from usage, $0 when nothing can have been billed,

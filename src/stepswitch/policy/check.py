@@ -106,9 +106,18 @@ def _worker_warnings(
             f"not {w.wire_format!r}"
         )
     if not model.priced and not allow_unpriced:
+        if spec.prices_endpoint:
+            how = (
+                f"`ssw run` reads it from the provider's model list when {spec.api_key_env} is "
+                f"set, or run `ssw prices refresh {w.provider}`"
+                if spec.api_key_env
+                else f"run `ssw prices refresh {w.provider}`"
+            )
+        else:
+            how = f"write it in registry/providers/{w.provider}.toml"
         out.append(
             f"{key}: {w.provider} {w.model} has no known price; the ledger will refuse it "
-            f"(run `ssw prices refresh {w.provider}`, or set [ledger] allow_unpriced = true)"
+            f"({how}, or set [ledger] allow_unpriced = true)"
         )
     return out
 

@@ -33,6 +33,8 @@ from stepswitch.steps import StepType
 from stepswitch.util.toml import key_of, read_toml
 
 POLICY_DOCS = "docs/decisions/0003-policy-format.md"
+# The source of a policy built from `ssw run --model PROVIDER:MODEL_ID`: no file behind it.
+MODEL_FLAG = "--model"
 
 
 class _Strict(BaseModel):
@@ -72,7 +74,7 @@ class WorkerConfig(_Strict):
 class When(_Strict):
     step_type: tuple[StepType, ...] | None = Field(default=None, min_length=1)  # None: any
     escalations: Annotated[
-        tuple[Level, ...] | None, BeforeValidator(_as_list), Field(min_length=1)
+        Annotated[tuple[Level, ...], Field(min_length=1)] | None, BeforeValidator(_as_list)
     ] = None  # None: any level
 
 
@@ -123,6 +125,11 @@ class Policy(_Strict):
     @property
     def source(self) -> str:
         return self._source
+
+    @property
+    def in_memory(self) -> bool:
+        """Built from --model, not read from a file: its source is no path."""
+        return self._source.startswith(f"{MODEL_FLAG} ")
 
     @property
     def levels(self) -> range:

@@ -92,6 +92,15 @@ def totals_of(events: Iterable[StepEvent]) -> Totals:
     return t
 
 
+class PricesRead(_Record):
+    """Prices this run read from a provider's model list before its first call, because the
+    preset had none for a model it uses (`prices` holds the figures, per worker)."""
+
+    provider: str
+    url: str  # the model list they came from
+    at: str  # when, UTC, ISO 8601 to the second
+
+
 class RunRecord(_Record):
     schema_version: int = SCHEMA_VERSION
     ids: RunIds
@@ -104,8 +113,10 @@ class RunRecord(_Record):
     policy_sha256: str
     policy: dict[str, Any]  # the policy as loaded, so the run can be read without the file
     prices: dict[str, dict[str, Any] | None] = Field(default_factory=dict)  # worker -> list price
+    prices_read: list[PricesRead] = Field(default_factory=list)  # from a model list, for this run
     scripted: bool = False
     allow_dirty: bool = False
+    continues: str | None = None  # `ssw run --continue ID`: the earlier run it went on from
     tags: dict[str, str] = Field(default_factory=dict)
     started_at: str
     finished_at: str | None = None

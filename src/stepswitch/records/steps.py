@@ -90,6 +90,21 @@ class ModelStep(_Event):
     note: str = ""
     error: str | None = None
 
+    @property
+    def outcome(self) -> str:
+        """How the step ended, as the terminal says it: its error, its output failure, its
+        tools' outcomes or its review's verdict."""
+        if self.review is not None:
+            return f"verdict {self.review.verdict}"
+        tools = ", ".join(map(_tool_outcome, self.tool_calls))
+        return self.error or self.model_output_failure or tools or self.note
+
+
+def _tool_outcome(t: ToolCallRecord) -> str:
+    if t.exit_code is not None:
+        return f"{t.name} exit {t.exit_code}"
+    return t.name + ("" if t.ok else " refused" if t.refused else " failed")
+
 
 class GateVerdicts(_Event):
     kind: Literal["gates"] = "gates"

@@ -11,8 +11,8 @@ from stepswitch.site.sources import ReplayRun
 from stepswitch.site.view import Board, labels, money
 
 COLORS = ("#2f6db5", "#d9822b", "#2e8b57", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d")
-HEIGHT = 220
-TOP, BOTTOM, LEFT = 14, 70, 64
+HEIGHT = 240
+TOP, BOTTOM, LEFT = 14, 90, 64  # BOTTOM: room for a task name of 18 characters at 35 degrees
 LABELLED_TASKS = 40  # past this many tasks, names are in the tooltips only
 
 
@@ -93,13 +93,18 @@ def dollars_chart(board: Board, board_id: str) -> str:
     out.append(
         f'<line x1="{LEFT}" x2="{width - 10}" y1="{TOP + plot}" y2="{TOP + plot}" class="axis"/>'
     )
-    if highs and max(highs) == 0:
-        out.append(
-            f'<text x="{LEFT + 10}" y="{TOP + plot / 2:.1f}" class="tick">every task run here '
-            "cost $0.0000</text>"
-        )
     out.append("</svg>")
     return "".join(out)
+
+
+def caption(board: Board) -> str:
+    """What the chart shows, under it as HTML text: it wraps to the page's width, where a line
+    of text inside the SVG was cut at the chart's own (narrow for a few tasks)."""
+    text = "one bar per contestant: its first attempt at the task"
+    highs = [r.record.cost.high for r in board.runs if r.record is not None and r.attempt == 0]
+    if highs and max(highs) == 0:
+        text += "; every task run here cost $0.0000"
+    return f'<p class="chart-caption">{escape(text)}</p>'
 
 
 def legend(board: Board) -> str:

@@ -12,7 +12,7 @@ from importlib.resources import files
 from typing import Any
 
 from stepswitch.bench.files import Paired
-from stepswitch.site.chart import dollars_chart, legend
+from stepswitch.site.chart import caption, dollars_chart, legend
 from stepswitch.site.sources import ReplayRun
 from stepswitch.site.view import (
     Board,
@@ -209,7 +209,7 @@ def board_html(board: Board, board_id: str) -> str:
         + _summary(board)
         + "<h3>Dollars per task</h3>"
         + legend(board)
-        + f"<div class='chart-box'>{chart}</div>"
+        + f"<div class='chart-box'>{chart}{caption(board)}</div>"
         + "<h3>Tasks</h3><p class='hint'>open a task to replay its steps side by side</p>"
         + _tasks_table(board, board_id)
         + f"<div class='task-view' id='{board_id}-view' hidden></div>"

@@ -23,6 +23,7 @@ from stepswitch.bench.files import (
     read_results,
 )
 from stepswitch.errors import UsageError
+from stepswitch.policy.model import MODEL_FLAG
 from stepswitch.records.folder import LoadedRun, load_run
 from stepswitch.records.links import not_followed
 from stepswitch.records.run import RunRecord
@@ -142,6 +143,8 @@ def contestant_of(run: RunRecord) -> str:
     """A lone run's contestant: its bench contestant, else its policy file's name."""
     if run.ids.contestant:
         return run.ids.contestant
+    if run.policy_path.startswith(f"{MODEL_FLAG} "):  # no file: the model it ran, whole
+        return run.policy_path.removeprefix(f"{MODEL_FLAG} ")
     return Path(run.policy_path.replace("\\", "/")).name or "run"
 
 

@@ -11,11 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.bench.files import CSV_COLUMNS, ResultRow, SummaryFile
-from stepswitch.records.money import CostRange
+from stepswitch.demo.as_if import AsIfBill, as_if_models, stands_for_the_ladder
+from stepswitch.errors import ConfigError
+from stepswitch.records.folder import LoadedRun
+from stepswitch.records.money import CostRange, format_usd
 from stepswitch.records.steps import GateVerdicts, ModelStep, ReviewVerdicts
+from stepswitch.registry.presets import load_registry
 from stepswitch.site.sources import Kind, ReplayRun, Source
 
 LABELLED_KINDS = ("oracle", "null")  # bench contestants that are not an agent
+BUILT_IN = "built-in"  # the label of those
+BUILTIN_POLICY = "builtin:"  # how their records name their policy (bench/contestants.py)
 _DROPPED = ("schema_version", "run_id")  # the same on every event of a run
 
 
@@ -67,19 +73,24 @@ class ContestantTotals:
 
 
 def labels(run: ReplayRun) -> list[str]:
-    """What a run is besides an agent's work: scripted replies, an oracle or a null contestant."""
-    found: list[str] = []
+    """What a run is besides an agent's work: scripted replies, or a built-in bench contestant
+    (oracle: the reference change, null: no change). A built-in's steps go through the scripted
+    preset at $0, but it replays no script: it is badged built-in, not scripted."""
     record = run.record
-    loaded = run.loaded
-    if loaded is not None and (loaded.run.scripted or any(s.scripted for s in loaded.model_steps)):
-        found.append("scripted")
     kinds = {run.contestant.lower()}
     if run.result is not None:
         kinds.add(run.result.contestant_kind)
     if record is not None:
         kinds.add(record.tags.get("kind", "").lower())
-    found += [k for k in LABELLED_KINDS if k in kinds]
-    return found
+        if record.policy_path.startswith(BUILTIN_POLICY):  # "builtin:oracle"
+            kinds.add(record.policy_path.removeprefix(BUILTIN_POLICY))
+    builtins = [k for k in LABELLED_KINDS if k in kinds]
+    if builtins:
+        return [BUILT_IN, *builtins]
+    loaded = run.loaded
+    if loaded is not None and (loaded.run.scripted or any(s.scripted for s in loaded.model_steps)):
+        return ["scripted"]
+    return []
 
 
 def grade(run: ReplayRun) -> tuple[str, bool | None] | None:
@@ -189,7 +200,29 @@ def totals(board: Board) -> list[ContestantTotals]:
     return list(rows.values())
 
 
-def _event_json(event: Any) -> dict[str, Any]:
+def as_if(loaded: LoadedRun) -> tuple[list[str], dict[int, str]]:
+    """For a scripted run whose workers are the demo's (each on the scripted provider, named for
+    a model of the ladder): its bill as if the ladder had served it, the demo's lines, and each
+    step's as-if price by its seq, both from the steps' token counts at list prices when the
+    page is built (demo/as_if.py). Nothing for any other run."""
+    rec = loaded.run
+    workers = rec.policy.get("workers", {}) if isinstance(rec.policy, dict) else {}
+    if not rec.scripted or not stands_for_the_ladder(workers):
+        return [], {}
+    try:
+        models = as_if_models(load_registry())
+    except ConfigError:  # a ladder price without a source: no figure the page cannot back
+        return [], {}
+    bill = AsIfBill(models, lambda line: None)
+    steps = {}
+    for step in loaded.model_steps:
+        priced = bill.add(step)
+        if priced is not None:
+            steps[step.seq] = f"{priced[0].model}: {format_usd(priced[1])} at list price"
+    return bill.summary(), steps
+
+
+def _event_json(event: Any, as_if_steps: dict[int, str]) -> dict[str, Any]:
     data: dict[str, Any] = event.model_dump(mode="json", exclude=set(_DROPPED))
     if isinstance(event, ModelStep):
         data["cost_text"] = money(event.cost)
@@ -198,6 +231,8 @@ def _event_json(event: Any) -> dict[str, Any]:
             if event.usage_reported
             else "usage not reported"
         )
+        if event.seq in as_if_steps:
+            data["as_if_text"] = as_if_steps[event.seq]
     elif isinstance(event, GateVerdicts):
         data["note"] = event.note
     return data
@@ -235,6 +270,7 @@ def run_json(run: ReplayRun) -> dict[str, Any]:
     rec = run.loaded.run
     t = rec.totals
     workers = rec.policy.get("workers", {}) if isinstance(rec.policy, dict) else {}
+    as_if_lines, as_if_steps = as_if(run.loaded)
     return {
         **head,
         "run_id": rec.run_id,
@@ -257,6 +293,7 @@ def run_json(run: ReplayRun) -> dict[str, Any]:
         "tokens": tokens_text(t.prompt_tokens, t.cached_tokens, t.completion_tokens),
         "steps": t.steps,
         "by_worker": {name: money(cost) for name, cost in sorted(t.by_worker.items())},
+        "as_if": as_if_lines,
         "changed_files": [f.model_dump(mode="json") for f in rec.changed_files],
-        "events": [_event_json(e) for e in run.loaded.steps],
+        "events": [_event_json(e, as_if_steps) for e in run.loaded.steps],
     }

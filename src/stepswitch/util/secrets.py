@@ -20,12 +20,14 @@ _URL_PASSWORD = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s:]*:[^@\s]+@", re.IGNORE
 
 
 def is_secret_name(name: str) -> bool:
-    """A variable named like a key, a token, a password, a credential or a webhook."""
+    """A variable named like a key, a token, a password, a credential or a webhook, or
+    OpenTelemetry's exporter headers (OTEL_EXPORTER_OTLP_HEADERS: a collector's key goes there)."""
     upper = name.upper()
     return (
         upper in _SECRET_ENDINGS
         or upper.endswith(_SECRET_SUFFIXES)
         or any(part in upper for part in _SECRET_PARTS)
+        or (upper.startswith("OTEL_EXPORTER_") and upper.endswith("_HEADERS"))
     )
 
 

@@ -295,8 +295,11 @@ def _skip(name: str, why: str) -> ProbeResult:
     return ProbeResult(name=name, ok=None, detail=why)
 
 
-def _checks(p: _Prober, model: ModelSpec, check_context: bool) -> list[ProbeResult]:
-    """Every check in report order; the last reads the usage the others saw."""
+def _checks(
+    p: _Prober, model: ModelSpec, check_context: bool, done: Callable[[ProbeResult], None]
+) -> list[ProbeResult]:
+    """Every check in report order, each handed to `done` as it ends; the last reads the usage
+    the others saw."""
     no_effort = partial(_skip, "reasoning", "the registry lists no reasoning effort for this model")
     named: list[tuple[str, Callable[[], ProbeResult]]] = [
         ("tool_call", partial(_tool_call, p)),
@@ -324,12 +327,14 @@ def _checks(p: _Prober, model: ModelSpec, check_context: bool) -> list[ProbeResu
     named.append(("usage_fields", partial(_usage_fields, p)))
     results = []
     for name, run_check in named:
-        results.append(_guard(name, run_check))
+        result = _guard(name, run_check)
         if not p.reached:  # the first check's calls never connected: no other check can
             raise ProviderError(
                 f"cannot reach {p.provider.base_url} ({p.last_error}); is the server running? "
                 "(fix: start it, or pass --base-url)"
             )
+        done(result)
+        results.append(result)
     return results
 
 
@@ -343,12 +348,21 @@ def run_probe(
     max_output_tokens: int = 1024,
     check_context: bool | None = None,
     retry: RetryPolicy = PROBE_RETRY,
+    on_result: Callable[[ProbeResult], None] | None = None,
 ) -> ProbeReport:
-    """Run every check against one model; AuthError (a refused key) aborts, and a ProviderError
+    """Run every check against one model, each result handed to `on_result` as its check ends
+    (`timeout_s`: each HTTP call's limit); AuthError (a refused key) aborts, and a ProviderError
     when the server cannot be reached at all; nothing else does."""
     model = get_model(spec, model_id)
     calls = 0
     prober: _Prober | None = None
+
+    def done(result: ProbeResult) -> None:
+        if model_id in spec.models:  # an unlisted local model claims nothing either way
+            claim = _CLAIMS.get(result.name.split(":")[0])
+            result.registry_claims = None if claim is None else claim in model.capabilities
+        if on_result is not None:
+            on_result(result)
 
     def count(attempt: Attempt) -> None:
         nonlocal calls
@@ -362,13 +376,10 @@ def run_probe(
     probed_at = datetime.now(UTC).isoformat(timespec="seconds")
     try:
         prober = _Prober(provider, model_id, timeout_s, max_output_tokens)
-        results = _checks(prober, model, spec.local if check_context is None else check_context)
+        costly = spec.local if check_context is None else check_context
+        results = _checks(prober, model, costly, done)
     finally:
         provider.close()
-    if model_id in spec.models:  # an unlisted local model claims nothing either way
-        for r in results:
-            claim = _CLAIMS.get(r.name.split(":")[0])
-            r.registry_claims = None if claim is None else claim in model.capabilities
     return ProbeReport(
         provider=spec.name,
         model=model_id,

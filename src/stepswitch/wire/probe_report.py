@@ -61,7 +61,8 @@ def probe_exit_code(report: ProbeReport) -> int:
     return 1 if failed_claims(report) or not passed else 0
 
 
-def _verdict(report: ProbeReport) -> list[str]:
+def probe_verdict(report: ProbeReport) -> list[str]:
+    """What the checks add up to: claims not found, checks left unknown, nothing passed."""
     lines = []
     failed = failed_claims(report)
     if failed:
@@ -84,16 +85,24 @@ def _mark(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "NO")
 
 
+CHECK_WIDTH = len("parallel_tool_calls")  # the longest fixed check name
+
+
+def check_header(width: int = CHECK_WIDTH) -> str:
+    return f"{'check':<{width}}  ok   registry  detail"
+
+
+def format_check(r: ProbeResult, width: int = CHECK_WIDTH) -> str:
+    """One check's line: its name, whether it held, what the registry says, and why."""
+    detail = r.detail if len(r.detail) <= 100 else r.detail[:97] + "..."
+    return f"{r.name:<{width}}  {_mark(r.ok):<3}  {_mark(r.registry_claims):<8}  {detail}"
+
+
 def format_probe_summary(report: ProbeReport) -> str:
     head = (
         f"probe {report.provider} / {report.model} ({report.wire_format}) at {report.base_url}, "
         f"{report.probed_at}, {report.calls} calls"
     )
     width = max(len(r.name) for r in report.results) if report.results else 5
-    lines = [head, f"{'check':<{width}}  ok   registry  detail"]
-    for r in report.results:
-        detail = r.detail if len(r.detail) <= 100 else r.detail[:97] + "..."
-        lines.append(
-            f"{r.name:<{width}}  {_mark(r.ok):<3}  {_mark(r.registry_claims):<8}  {detail}"
-        )
-    return "\n".join(lines + _verdict(report))
+    lines = [head, check_header(width), *(format_check(r, width) for r in report.results)]
+    return "\n".join(lines + probe_verdict(report))

@@ -37,6 +37,11 @@ NO_RECORD = "no record"  # a branch or worktree with no run.json beside it
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
+def valid_run_id(run_id: str) -> bool:
+    """A name a run folder and branch can have: no path separator, no leading dot or dash."""
+    return _SAFE_ID.fullmatch(run_id) is not None
+
+
 @dataclass(frozen=True)
 class RunEntry:
     run_id: str
@@ -48,6 +53,7 @@ class RunEntry:
     pid: int | None = None  # the live process
     started_at: str | None = None
     problem: str | None = None  # why the record does not load, or is not followed
+    scripted: bool = False  # its replies came from a script, not from a model
 
     @property
     def cost(self) -> CostRange | None:
@@ -58,6 +64,7 @@ class RunEntry:
         return {
             "id": self.run_id,
             "outcome": self.outcome,
+            "scripted": self.scripted,
             "dollars": None if self.cost is None else self.cost.model_dump(),
             "dollars_detail": None if self.dollars is None else self.dollars.as_json(),
             "branch": self.branch,
@@ -90,7 +97,16 @@ def repo_top(path: Path) -> Path:
     status, out = _git(path, "rev-parse", "--show-toplevel", check=False)
     if status != 0 or not out.strip():
         raise UsageError(f"{path} is not in a git repository (fix: pass --repo PATH)")
-    return Path(out.strip()).resolve()
+    top = Path(out.strip()).resolve()
+    parts = top.parts
+    for i in range(len(parts) - 1):
+        if parts[i : i + 2] == (SSW_FOLDER, "worktrees"):
+            # A run's work tree holds no git folder: one found there was planted by its model.
+            raise UsageError(
+                f"{path} is inside a run's work tree; run ssw from the checkout "
+                f"(fix: --repo {Path(*parts[:i])})"
+            )
+    return top
 
 
 def live_pid(repo: Path, run_id: str) -> int | None:
@@ -124,7 +140,7 @@ def _ids(repo: Path, branches: set[str]) -> list[str]:
         found |= {p.name for p in (ssw / "runs").iterdir() if p.is_dir() or p.is_symlink()}
     if (ssw / "worktrees").is_dir():
         found |= {p.name.removesuffix(".lock") for p in (ssw / "worktrees").iterdir()}
-    return sorted(i for i in found if _SAFE_ID.fullmatch(i))
+    return sorted(i for i in found if valid_run_id(i))
 
 
 def _read_record(folder: Path) -> RunRecord:
@@ -195,6 +211,7 @@ def _entry(repo: Path, run_id: str, branches: set[str], spend: LedgerRead) -> Ru
         dollars=spend.dollars(record, so_far),
         record=folder,
         started_at=record.started_at,
+        scripted=record.scripted,
     )
 
 
@@ -204,6 +221,14 @@ def list_runs(repo: Path, spend: LedgerRead | None = None) -> list[RunEntry]:
     branches = _branches(repo)
     spend = read_spend(ledger_of(repo)) if spend is None else spend
     return [_entry(repo, run_id, branches, spend) for run_id in _ids(repo, branches)]
+
+
+def find_run(repo: Path, run_id: str, spend: LedgerRead | None = None) -> RunEntry:
+    """The run `run_id` of `repo`, as `ssw runs` lists it; a UsageError when there is none."""
+    for entry in list_runs(repo, spend):
+        if entry.run_id == run_id:
+            return entry
+    raise UsageError(f"no run {run_id!r} in {repo} (fix: `ssw runs` lists them)")
 
 
 def abandoned_notice(repo: Path) -> str | None:
@@ -365,11 +390,8 @@ def clean_runs(
     repo: Path, run_id: str | None, force: bool = False, spend: LedgerRead | None = None
 ) -> list[Cleaned]:
     """Clean one run (by id) or, with run_id None, every finished or abandoned one."""
-    entries = list_runs(repo, spend)
     if run_id is not None:
-        chosen = [e for e in entries if e.run_id == run_id]
-        if not chosen:
-            raise UsageError(f"no run {run_id!r} in {repo} (fix: `ssw runs` lists them)")
+        chosen = [find_run(repo, run_id, spend)]
     else:
-        chosen = [e for e in entries if e.outcome != "running" and has_debris(e)]
+        chosen = [e for e in list_runs(repo, spend) if e.outcome != "running" and has_debris(e)]
     return [clean_run(repo, entry, force) for entry in chosen]

@@ -33,6 +33,7 @@ class Worktree:
     branch: str
     base_commit: str
     git: TreeGit  # the git folder, branch and scratch folder, named from ssw's own records
+    start: str | None = None  # `--continue`: the earlier run's last commit, where the branch began
 
 
 def _check_top(path: Path) -> Checkout:
@@ -143,13 +144,17 @@ def state_path(repo: Path, run_id: str) -> Path:
     return repo / SSW_FOLDER / "git" / run_id
 
 
-def create_worktree(repo: Path, run_id: str) -> Worktree:
+def create_worktree(
+    repo: Path, run_id: str, base: str | None = None, start: str | None = None
+) -> Worktree:
     """A new branch `ssw/<run-id>` at the checkout's last commit and a folder holding that
     commit's files and nothing of git's: every later git command names the repository's git
-    folder and this folder itself (docs/decisions/0020-git-outside-the-agents-reach.md)."""
+    folder and this folder itself (docs/decisions/0020-git-outside-the-agents-reach.md).
+    `base`, `start` (`--continue`): the base commit to hold and judge by, and the commit the
+    branch starts at (the earlier run's last), instead of the checkout's last commit."""
     repo = repo.resolve()  # git runs in ssw's scratch folder: every path it gets is absolute
     checkout = _check_top(repo)
-    base = _head_commit(checkout)
+    base = base or _head_commit(checkout)
     exclude_ssw_folder(repo)
     path = repo / SSW_FOLDER / "worktrees" / run_id
     branch = f"ssw/{run_id}"
@@ -166,19 +171,19 @@ def create_worktree(repo: Path, run_id: str) -> Worktree:
     try:
         path.mkdir(parents=True)
         # The empty old value: the branch must not exist yet.
-        tree.git_ok("update-ref", "-m", "ssw: a run's branch", tree.branch, base, "")
+        tree.git_ok("update-ref", "-m", "ssw: a run's branch", tree.branch, start or base, "")
         tree.check_out()
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
         # The branch too, if it was made: only while it is still at the base commit.
         with contextlib.suppress(SswError, OSError):
-            tree.git("update-ref", "-d", tree.branch, base)
+            tree.git("update-ref", "-d", tree.branch, start or base)
         shutil.rmtree(tree.state, ignore_errors=True)
         lock.unlink(missing_ok=True)
         os.close(fd)
         raise
     _HELD[path] = fd
-    return Worktree(repo=repo, path=path, branch=branch, base_commit=base, git=tree)
+    return Worktree(repo=repo, path=path, branch=branch, base_commit=base, git=tree, start=start)
 
 
 def open_worktree(repo: Path, run_id: str) -> Worktree | None:
@@ -272,14 +277,20 @@ def leave_worktree(worktree: Worktree) -> list[str]:
 def discard_worktree(worktree: Worktree) -> str | None:
     """A run that never began (refused or stopped while it was set up): its work tree and its
     branch go when neither holds anything the base commit has not; None then, else what stays
-    and why."""
-    unsaved = leave_worktree(worktree)
+    and why. A continued run's branch goes while it is where it began: the earlier run's branch
+    holds all of that."""
+    if worktree.start is not None and not worktree.git.changed_paths():
+        remove_worktree(worktree)  # still the base commit's files: the earlier work not yet in
+    unsaved = [] if not worktree.path.exists() else leave_worktree(worktree)
     if unsaved:
         held = some_paths(unsaved)
         return f"its worktree {worktree.path} holds what the base commit has not ({held})"
     tree = worktree.git
     try:
         head = tree.head()
+        if head == worktree.start:
+            tree.git_ok("update-ref", "-d", tree.branch, head)
+            return None
         trees = tree.git_ok("rev-parse", f"{head}^{{tree}}", f"{tree.base_commit}^{{tree}}")
         if len(set(trees.split())) != 1:
             return f"its branch {worktree.branch} holds a change (commit {head[:12]})"

@@ -53,7 +53,7 @@
     return t.name + (t.ok ? "" : t.refused ? " refused" : " failed");
   }
 
-  function modelStep(e) {
+  function modelStep(e, builtIn) {
     var item = el("li", "step");
     var details = el("details");
     var summary = el("summary");
@@ -68,7 +68,8 @@
     spaced(summary, [el("span", "step-n", e.step), el("span", "st", e.step_type), el("span", "wk", e.worker),
       el("span", "md", e.model.split("/").pop()), el("span", "tk", e.tokens_text),
       el("span", "usd", e.cost_text), outcome]);
-    if (e.scripted) add(summary, " ", el("span", "badge b-scripted", "scripted"));
+    // A built-in contestant's steps go through the scripted preset but replay no script.
+    if (e.scripted) add(summary, " ", builtIn ? el("span", "badge b-built-in", "built-in") : el("span", "badge b-scripted", "scripted"));
     if (e.served_other_model) add(summary, " ", el("span", "badge", "served " + e.served_model));
     var body = el("div", "detail");
     var facts = el("p", "facts");
@@ -83,6 +84,7 @@
     fact(facts, "finish", e.finish_reason);
     fact(facts, "time", e.duration_s.toFixed(2) + " s");
     fact(facts, "request", e.request_id);
+    fact(facts, "as if served by", e.as_if_text);
     add(body, facts);
     if (e.error) add(body, el("p", "problem", "error: " + e.error));
     if (e.model_output_failure) add(body, el("p", "problem", "model output failure: " + e.model_output_failure));
@@ -129,8 +131,8 @@
     return add(item, add(details, body));
   }
 
-  function event(e) {
-    if (e.kind === "model_step") return modelStep(e);
+  function event(e, builtIn) {
+    if (e.kind === "model_step") return modelStep(e, builtIn);
     if (e.kind === "gates") return gates(e);
     if (e.kind === "review") return review(e);
     if (e.kind === "escalation") {
@@ -203,8 +205,11 @@
       fact(workers, name + ":", r.workers[name] + (r.by_worker[name] ? " (" + r.by_worker[name] + ")" : ""));
     });
     var list = el("ol", "events");
-    r.events.forEach(function (e) { add(list, event(e)); });
-    add(box, head, facts, more, workers, list);
+    var builtIn = (r.labels || []).indexOf("built-in") >= 0;
+    r.events.forEach(function (e) { add(list, event(e, builtIn)); });
+    // A scripted run of the demo's workers: its bill as if the ladder had served it (view.as_if).
+    var asIf = r.as_if && r.as_if.length ? el("pre", "as-if", r.as_if.join("\n")) : null;
+    add(box, head, facts, more, workers, asIf, list);
     if (r.changed_files.length) {
       add(box, el("p", "facts", "changed: " + r.changed_files.map(function (f) {
         return f.path + (f.added === null ? "" : " +" + f.added + " -" + f.deleted);

@@ -1,0 +1,262 @@
+"""A run as OpenTelemetry spans (ADR 0033): one root span for the run, a child span per model
+step with the GenAI semantic conventions' names, one per gate run (a child per gate) and one per
+review. Only counts, names, models, verdicts and dollars: never a prompt, a model's text, a tool
+call's arguments or output, nor a key.
+
+Events arrive after what they tell of has ended, so each span is given its start and end times
+explicitly. Needs the `otel` extra (`pip install 'stepswitch[otel]'`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
+
+from stepswitch import __version__
+from stepswitch.agent.events import Event, RunUpdate
+from stepswitch.records.run import RunRecord
+from stepswitch.records.steps import Escalation, GateVerdicts, ModelStep, ReviewVerdicts
+
+# The GenAI semantic conventions' names (semantic-conventions-genai), as strings: the SDK's
+# semconv module marks them all as moved elsewhere, while the names themselves stay.
+OPERATION = "gen_ai.operation.name"
+PROVIDER = "gen_ai.provider.name"
+REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
+FINISH_REASONS = "gen_ai.response.finish_reasons"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"  # cached and cache-write tokens included
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"  # reasoning tokens included
+CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
+CACHE_WRITE_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
+REASONING_TOKENS = "gen_ai.usage.reasoning.output_tokens"
+AGENT_NAME = "gen_ai.agent.name"
+
+RUN_SPAN = "invoke_agent stepswitch"
+ERROR_OUTCOMES = frozenset({"error", "harness_error"})  # a failure, not a verdict on the task
+
+Attributes = dict[str, AttributeValue]
+
+
+def _ns(seconds: float) -> int:
+    return int(seconds * 1e9)
+
+
+def _cost(attributes: Attributes, low: float, high: float) -> None:
+    attributes["ssw.cost_usd.low"] = low
+    attributes["ssw.cost_usd.high"] = high
+
+
+def step_attributes(step: ModelStep) -> Attributes:
+    """A model step's span attributes: the GenAI names where the conventions have one."""
+    a: Attributes = {
+        OPERATION: "chat",
+        PROVIDER: step.provider,
+        REQUEST_MODEL: step.model,
+        "ssw.step": step.step,
+        "ssw.step_type": step.step_type,
+        "ssw.worker": step.worker,
+        "ssw.escalation": step.escalation,
+        "ssw.scripted": step.scripted,
+        "ssw.attempts": step.attempts,
+        "ssw.usage_reported": step.usage_reported,
+        "ssw.tool_calls": [c.name for c in step.tool_calls],  # names only, never arguments
+    }
+    if step.served_model is not None:
+        a[RESPONSE_MODEL] = step.served_model
+    if step.usage_reported:  # otherwise the counts are unknown, not zero
+        a[INPUT_TOKENS] = step.prompt_tokens
+        a[OUTPUT_TOKENS] = step.completion_tokens
+        a[CACHE_READ_TOKENS] = step.cached_tokens
+        a[CACHE_WRITE_TOKENS] = step.cache_write_tokens
+        a[REASONING_TOKENS] = step.reasoning_tokens
+    if step.finish_reason is not None:
+        a[FINISH_REASONS] = [step.finish_reason]
+    if step.effort is not None:
+        a["ssw.effort"] = step.effort
+    if step.cost is not None:
+        _cost(a, step.cost.low, step.cost.high)
+    if step.model_output_failure is not None:
+        a["ssw.model_output_failure"] = step.model_output_failure
+    if step.review is not None:
+        a["ssw.review.verdict"] = step.review.verdict
+    return a
+
+
+def run_attributes(run: RunRecord) -> Attributes:
+    a: Attributes = {
+        AGENT_NAME: "stepswitch",
+        OPERATION: "invoke_agent",
+        "ssw.run_id": run.run_id,
+        "ssw.task_id": run.ids.task_id,
+        "ssw.branch": run.branch,
+        "ssw.scripted": run.scripted,
+        "ssw.version": __version__,
+        **{f"ssw.tag.{k}": v for k, v in run.tags.items()},
+    }
+    if run.ids.bench_id is not None:
+        a["ssw.bench_id"] = run.ids.bench_id
+    return a
+
+
+def final_attributes(run: RunRecord) -> Attributes:
+    t = run.totals
+    a: Attributes = {
+        "ssw.outcome": run.outcome,
+        "ssw.gates_verdict": run.gates_verdict,
+        "ssw.steps": t.steps,
+        "ssw.escalations": t.escalations,
+        "ssw.unpriced_steps": t.unpriced_steps,
+        INPUT_TOKENS: t.prompt_tokens,
+        OUTPUT_TOKENS: t.completion_tokens,
+        CACHE_READ_TOKENS: t.cached_tokens,
+        CACHE_WRITE_TOKENS: t.cache_write_tokens,
+        REASONING_TOKENS: t.reasoning_tokens,
+    }
+    _cost(a, t.cost.low, t.cost.high)
+    if run.exit_code is not None:
+        a["ssw.exit_code"] = run.exit_code
+    if run.review_verdict is not None:
+        a["ssw.review.verdict"] = run.review_verdict
+    if run.commit is not None:
+        a["ssw.commit"] = run.commit
+    return a
+
+
+class TraceExport:
+    """The sink that makes a run's spans on `provider` and, at the run's end (every end sends
+    the final RunUpdate), flushes and shuts the provider down: it owns it, for one run."""
+
+    def __init__(self, provider: TracerProvider) -> None:
+        self.provider = provider
+        self.tracer = provider.get_tracer("stepswitch", __version__)
+        self._run: Span | None = None
+        self._last_ns = 0  # when the event before this one arrived
+        self._review_began: int | None = None  # the first review step since the last verdict
+
+    def on_event(self, event: Event) -> None:
+        now = time.time_ns()
+        if isinstance(event, RunUpdate):
+            if not event.final:
+                self._start(event.run, now)
+            else:
+                self._end(event.run, now)
+        elif self._run is None:
+            pass  # no run span to hang it on (a library caller's events without a RunUpdate)
+        elif isinstance(event, ModelStep):
+            self._step(self._run, event, now)
+        elif isinstance(event, GateVerdicts):
+            self._gates(self._run, event, now)
+        elif isinstance(event, ReviewVerdicts):
+            self._review(self._run, event, now)
+        elif isinstance(event, Escalation):
+            self._run.add_event(
+                "escalation",
+                {
+                    "ssw.escalation.to_level": event.to_level,
+                    "ssw.escalation.to_worker": event.to_worker,
+                    "ssw.escalation.reason": event.reason,  # ssw's words, never the model's
+                },
+                timestamp=now,
+            )
+        self._last_ns = now
+
+    def _start(self, run: RunRecord, now: int) -> Span:
+        self._run = self.tracer.start_span(
+            RUN_SPAN, kind=SpanKind.INTERNAL, attributes=run_attributes(run), start_time=now
+        )
+        return self._run
+
+    def _child(
+        self,
+        parent: Span,
+        name: str,
+        attributes: Mapping[str, AttributeValue],
+        start: int,
+        end: int | None = None,
+        kind: SpanKind = SpanKind.INTERNAL,
+        error: str | None = None,
+    ) -> Span:
+        """A span under `parent` from `start`; ended at `end` unless that is None."""
+        span = self.tracer.start_span(
+            name,
+            context=trace.set_span_in_context(parent),
+            kind=kind,
+            attributes=attributes,
+            start_time=start,
+        )
+        if error is not None:
+            span.set_status(Status(StatusCode.ERROR, error))
+        if end is not None:
+            span.end(end_time=end)
+        return span
+
+    def _step(self, run: Span, step: ModelStep, now: int) -> None:
+        length = _ns(step.duration_s)
+        # A step is recorded after its tool calls ran: its call began about when the event
+        # before it was recorded, and it cannot have ended after now.
+        start = min(self._last_ns, now - length)
+        if step.step_type == "review" and self._review_began is None:
+            self._review_began = start
+        self._child(
+            run,
+            f"chat {step.model}",
+            step_attributes(step),
+            start,
+            start + length,
+            kind=SpanKind.CLIENT,
+            error=step.error,
+        )
+
+    def _gates(self, run: Span, verdicts: GateVerdicts, now: int) -> None:
+        total = verdicts.timings.get("total_s")
+        ran = sum(g.duration_s for g in verdicts.gates)
+        length = _ns(total if isinstance(total, float) else ran)
+        start = now - length
+        a: Attributes = {
+            "ssw.gates.names": [g.name for g in verdicts.gates],
+            "ssw.gates.passed": verdicts.passed,
+            "ssw.escalation": verdicts.escalation,
+        }
+        if verdicts.failed_gate is not None:
+            a["ssw.gates.failed_gate"] = verdicts.failed_gate
+        first = verdicts.timings.get("first_verdict_s")
+        if isinstance(first, float):
+            a["ssw.gates.first_verdict_s"] = first
+        span = self._child(run, "gates", a, start)
+        cursor = start
+        for gate in verdicts.gates:  # in the order they ran, one after another
+            end = min(now, cursor + _ns(gate.duration_s))
+            self._child(
+                span,
+                f"gate {gate.name}",
+                {"ssw.gate.name": gate.name, "ssw.gate.passed": gate.passed},
+                cursor,
+                end,
+            )
+            cursor = end
+        span.end(end_time=now)
+
+    def _review(self, run: Span, verdicts: ReviewVerdicts, now: int) -> None:
+        r = verdicts.review
+        a: Attributes = {"ssw.review.verdict": r.verdict, "ssw.escalation": verdicts.escalation}
+        if r.second_opinion is not None:
+            a["ssw.review.second_opinion"] = r.second_opinion
+        if r.agree is not None:
+            a["ssw.review.agree"] = r.agree
+        start = self._review_began if self._review_began is not None else now
+        self._review_began = None
+        self._child(run, "review", a, start, now)
+
+    def _end(self, run: RunRecord, now: int) -> None:
+        span = self._run or self._start(run, now)
+        span.set_attributes(final_attributes(run))
+        if run.outcome in ERROR_OUTCOMES:
+            span.set_status(Status(StatusCode.ERROR, run.reason))
+        span.end(end_time=now)
+        self._run = None
+        self.provider.force_flush()
+        self.provider.shutdown()

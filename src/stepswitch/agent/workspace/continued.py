@@ -1,0 +1,103 @@
+"""`ssw run --continue ID`: what an earlier run that did not finish left to go on from. The new
+run starts from the earlier run's base commit (the gates' truth and the pre-flight stay that
+commit's, never the earlier run's model-written change) on a new branch after the earlier
+branch's last commit; its work tree then gets that commit's files before the first step. Its
+calls count against the same task budget as the earlier run's (one task id)."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from stepswitch.agent.workspace.runs import valid_run_id
+from stepswitch.errors import UsageError
+from stepswitch.ledger.book import Ledger, counted
+from stepswitch.records.folder import load_run
+from stepswitch.records.run import RunRecord
+from stepswitch.util.git import discover, run_git
+from stepswitch.util.git_tree import TreeGit
+
+CONTINUABLE = ("interrupted", "limit", "error")
+
+
+@dataclass(frozen=True)
+class Continued:
+    record: RunRecord  # the earlier run's
+    tip: str  # the last commit on its branch: its work, committed as it ended
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+
+def find_continued(repo: Path, run_id: str) -> Continued:
+    """The earlier run `run_id` of `repo`, if it can be continued; else a UsageError saying why."""
+    if not valid_run_id(run_id):
+        raise UsageError(f"--continue {run_id!r} is no run id (see `ssw runs`)")
+    folder = repo / ".ssw" / "runs" / run_id
+    if not (folder / "run.json").is_file():
+        raise UsageError(f"--continue {run_id}: no such run in {repo} (see `ssw runs`)")
+    record = load_run(folder).run
+    if record.outcome not in CONTINUABLE:
+        raise UsageError(
+            f"--continue {run_id}: it ended {record.outcome}; only a run that ended "
+            f"{', '.join(CONTINUABLE)} can be continued"
+        )
+    checkout = discover(repo)
+    if checkout is None:
+        raise UsageError(f"{repo} is not the top of a git repository")
+    found = run_git(
+        checkout.top, "rev-parse", "--verify", "--quiet", f"refs/heads/{record.branch}^{{commit}}",
+        git_dir=checkout.common_dir,
+    )  # fmt: skip
+    tip = found.out.strip()
+    if found.status != 0 or not tip:
+        raise UsageError(f"--continue {run_id}: its branch {record.branch} is gone")
+    if record.commit and tip != record.commit:
+        raise UsageError(
+            f"--continue {run_id}: its branch {record.branch} moved after the run "
+            f"(at {tip[:12]}, the run committed {record.commit[:12]}); continue from a new run"
+        )
+    return Continued(record, tip)
+
+
+def restore_earlier_work(tree: TreeGit, tip: str) -> list[str]:
+    """Make the work tree (the base commit's files, after the pre-flight) hold `tip`'s files
+    instead; the paths that differ from the base commit."""
+    root = tree.work_tree
+    for child in root.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    tree.check_out(tip)
+    return tree.changed_paths()
+
+
+def earlier_note(continued: Continued, changed: list[str]) -> str:
+    """What the new run's steps are told of the earlier one."""
+    r = continued.record
+    more = f" and {len(changed) - 20} more" if len(changed) > 20 else ""
+    files = ", ".join(changed[:20]) + more
+    return (
+        f"An earlier run of this task ({r.run_id}) ended {r.outcome}: {r.reason}. Its changes "
+        f"are already in the tree ({files or 'no file changed'}): check them, keep what is "
+        "right, and finish the task."
+    )
+
+
+def spent_notice(continued: Continued, ledger: Ledger, limit: float | None) -> str:
+    """What the task has spent so far, from the ledger; a UsageError when nothing is left."""
+    task_id = continued.record.ids.task_id
+    with ledger.transaction() as conn:
+        spent = counted(conn, "task", task_id, high=True)
+    head = f"continuing run {continued.run_id}: the task has spent up to ${spent:.4f}"
+    if limit is None:
+        return f"{head} (no budget)"
+    if spent >= limit:
+        raise UsageError(
+            f"--continue {continued.run_id}: the task has spent up to ${spent:.4f} of its "
+            f"${limit:g} budget: nothing is left (fix: a larger --budget-usd)"
+        )
+    return f"{head} of its ${limit:g} budget: ${limit - spent:.4f} left for this run"

@@ -1,0 +1,178 @@
+"""`ssw run --continue ID`: a run that stopped (a limit, Ctrl-C, a provider error) is picked up
+on a new branch after its own, with its task and policy, judged by the same base commit, and
+its dollars counted against the same task budget."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stepswitch.cli.run import RunOptions, run_local
+from stepswitch.errors import UsageError
+from tests.agent.conftest import (
+    FIX_LINE,
+    WORKERS,
+    approve_and_summarize,
+    done,
+    explore,
+    fix_the_bug,
+    git,
+    make_policy,
+    run_ssw,
+    tool,
+    worker,
+    write_script,
+)
+
+# Stopped by its step limit right after the fix: the gates never ran.
+STOPPED_AFTER_THE_FIX = [*explore(), *fix_the_bug()]
+
+
+def _continue(workdir: Path, repo: Path, run_id: str, replies: list[dict], **extra) -> tuple:
+    workdir.mkdir()
+    lines: list[str] = []
+    options = RunOptions(
+        repo=repo,
+        task="",
+        policy_path=None,
+        script=write_script(workdir, replies),
+        continue_from=run_id,
+        **extra,
+    )
+    record = run_local(options, lines.append)
+    return record, lines
+
+
+def test_a_run_stopped_by_its_limit_is_continued_on_a_new_branch_after_its_own(
+    tmp_path: Path, bug_repo: Path
+) -> None:
+    first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, max_steps=6)
+    assert first.record.outcome == "limit"
+    tip = git(bug_repo, "rev-parse", first.record.branch).strip()
+
+    # The fix is in the tree already: the steps are told so, and edit only says done.
+    replies = [*explore(), done("the fix is already there"), *approve_and_summarize()]
+    # Its policy is the earlier run's, as run.json keeps it (max_steps 6 too): given more steps.
+    record, lines = _continue(
+        tmp_path / "again", bug_repo, first.record.run_id, replies, max_steps=20
+    )
+
+    assert (record.outcome, record.continues) == ("done", first.record.run_id), record.reason
+    assert record.task == first.record.task and record.policy_path == first.record.policy_path
+    assert record.ids.task_id == first.record.ids.task_id  # one task: one budget
+    assert record.base_commit == first.record.base_commit
+
+    # Judged as the base commit has it: the pre-flight saw the bug's failing test.
+    def verdicts(gates):
+        return [(g.name, g.passed, g.report) for g in gates]
+
+    assert verdicts(record.baseline_gates) == verdicts(first.record.baseline_gates)
+    assert record.gates_verdict == "passed"
+    assert FIX_LINE in git(bug_repo, "show", f"{record.branch}:calc/ops.py")
+    git(bug_repo, "merge-base", "--is-ancestor", tip, record.branch)  # after the earlier work
+    assert git(bug_repo, "rev-parse", first.record.branch).strip() == tip  # that one untouched
+    assert any(f"continuing run {first.record.run_id}" in line for line in lines)
+
+
+def test_a_finished_or_unknown_run_cannot_be_continued(tmp_path: Path, bug_repo: Path) -> None:
+    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    finished = run_ssw(tmp_path, bug_repo, replies)
+    assert finished.record.outcome == "done"
+    with pytest.raises(UsageError, match="it ended done; only a run that ended interrupted"):
+        _continue(tmp_path / "a", bug_repo, finished.record.run_id, replies)
+    with pytest.raises(UsageError, match="no such run"):
+        _continue(tmp_path / "b", bug_repo, "20260101-000000-abcdef", replies)
+    with pytest.raises(UsageError, match="is no run id"):
+        _continue(tmp_path / "c", bug_repo, "../../etc", replies)
+
+
+def test_a_moved_or_deleted_branch_is_refused(tmp_path: Path, bug_repo: Path) -> None:
+    first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, max_steps=6)
+    git(bug_repo, "branch", "-D", first.record.branch)
+    with pytest.raises(UsageError, match="is gone"):
+        _continue(tmp_path / "a", bug_repo, first.record.run_id, [])
+
+
+def test_the_earlier_runs_dollars_count_against_the_new_budget(
+    tmp_path: Path, bug_repo: Path, extra_models: Path
+) -> None:
+    priced = {name: worker("scripted-priced") for name in WORKERS}
+    policy = make_policy(workers=priced)
+    first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, policy=policy, max_steps=6)
+    assert first.record.outcome == "limit"
+    spent = first.record.totals.cost.high
+    assert spent > 0
+
+    # A budget the earlier run used up already: refused before anything is made.
+    with pytest.raises(UsageError, match="nothing is left"):
+        _continue(tmp_path / "a", bug_repo, first.record.run_id, [done()], budget_usd=spent / 2)
+    assert len(list((bug_repo / ".ssw" / "runs").iterdir())) == 1
+
+    replies = [*explore(), done("already fixed"), *approve_and_summarize()]
+    record, lines = _continue(
+        tmp_path / "b",
+        bug_repo,
+        first.record.run_id,
+        replies,
+        budget_usd=spent * 10,
+        max_steps=20,
+    )
+    assert record.outcome == "done"
+    assert any(f"of its ${spent * 10:g} budget" in line for line in lines)
+    ledger = bug_repo / ".ssw" / "ledger.sqlite"
+    with sqlite3.connect(ledger) as db:
+        runs = db.execute(
+            "SELECT DISTINCT run_id FROM calls WHERE task_id = ?", (first.record.ids.task_id,)
+        ).fetchall()
+    assert {r[0] for r in runs} == {first.record.run_id, record.run_id}
+
+
+def test_an_earlier_run_that_rewrote_the_tests_is_still_judged_by_the_base_commits_tests(
+    tmp_path: Path, bug_repo: Path
+) -> None:
+    """The earlier branch is the model's: a test it emptied does not pass the continued run."""
+    emptied = tool(
+        "write_file",
+        path="tests/test_ops.py",
+        content="def test_mean_of_three_numbers():\n    pass\n",
+    )
+    first = run_ssw(tmp_path, bug_repo, [*explore(), emptied, done("tests fixed")], max_steps=6)
+    assert first.record.outcome == "limit"
+    assert "pass" in git(bug_repo, "show", f"{first.record.branch}:tests/test_ops.py")
+
+    replies = [*explore(), done("nothing left to do"), done("still"), done("still"), done("x")]
+    policy_steps = {"max_steps": 20}
+    record, _ = _continue(
+        tmp_path / "again", bug_repo, first.record.run_id, replies, **policy_steps
+    )
+    assert record.gates_verdict == "failed", record.reason
+    assert record.outcome != "done"
+
+
+def test_ssw_run_continue_through_the_cli(tmp_path: Path, bug_repo: Path) -> None:
+    first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, max_steps=6)
+    again = tmp_path / "again"
+    again.mkdir()
+    replies = [*explore(), done("the fix is already there"), *approve_and_summarize()]
+    command = [sys.executable, "-m", "stepswitch", "run", str(bug_repo), "--json"]
+    command += ["--continue", first.record.run_id, "--script", str(write_script(again, replies))]
+    result = subprocess.run(
+        [*command, "--max-steps", "20"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert (record["outcome"], record["continues"]) == ("done", first.record.run_id)
+    assert f"continuing run {first.record.run_id}" in result.stderr
+
+    unknown = subprocess.run(
+        [*command[:5], "--continue", "nope"], capture_output=True, text=True, timeout=60
+    )
+    assert (unknown.returncode, unknown.stderr) == (
+        2,
+        f"ssw: --continue nope: no such run in {bug_repo} (see `ssw runs`)\n",
+    )

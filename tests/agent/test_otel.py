@@ -1,0 +1,248 @@
+"""A run as OpenTelemetry spans (the `otel` extra): fed the events of real scripted runs, the
+trace has a root span for the run and a span for each model step, gate run and review, with the
+GenAI conventions' attributes equal to the step records and no text from a prompt or a model.
+All models here are SCRIPTED (replayed replies)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk")
+
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, StatusCode
+
+from stepswitch.agent.otel import TraceExport
+from stepswitch.agent.prompts import SYSTEM_PROMPT
+from stepswitch.cli.run import RunOptions, run_local
+from stepswitch.records.folder import load_run
+from stepswitch.records.run import RunRecord
+from stepswitch.records.steps import GateVerdicts, ModelStep, ReviewVerdicts, StepEvent
+
+from .conftest import (
+    BUG_TASK,
+    DEFAULT_POLICY,
+    approve_and_summarize,
+    done,
+    explore,
+    fix_the_bug,
+    make_repo,
+    tool,
+    write_policy,
+    write_script,
+)
+
+
+@dataclass
+class Traced:
+    run: RunRecord  # run.json, read back
+    events: list[StepEvent]  # steps.jsonl, read back
+    spans: tuple[ReadableSpan, ...]
+
+    @property
+    def root(self) -> ReadableSpan:
+        (root,) = [s for s in self.spans if s.parent is None]
+        return root
+
+    def named(self, prefix: str) -> list[ReadableSpan]:
+        return sorted(
+            (s for s in self.spans if s.name.startswith(prefix)), key=lambda s: s.start_time or 0
+        )
+
+    @property
+    def steps(self) -> list[ModelStep]:
+        return [e for e in self.events if isinstance(e, ModelStep)]
+
+
+def traced_run(work: Path, replies: list[dict[str, Any]]) -> Traced:
+    """A scripted run through `ssw run`'s code with the trace sink on an in-memory exporter."""
+    repo = make_repo(work / "repo", "mean_bug")
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    options = RunOptions(
+        repo=repo,
+        task=BUG_TASK,
+        policy_path=write_policy(work, DEFAULT_POLICY),
+        script=write_script(work, replies),
+    )
+    record = run_local(options, lambda line: None, extra_sinks=(TraceExport(provider),))
+    loaded = load_run(repo / ".ssw" / "runs" / record.run_id)
+    return Traced(loaded.run, loaded.steps, exporter.get_finished_spans())
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory: pytest.TempPathFactory) -> Traced:
+    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    return traced_run(tmp_path_factory.mktemp("traced"), replies)
+
+
+def _strings(span: ReadableSpan) -> list[str]:
+    """Every text a span carries: attribute values, its events' attributes, its status."""
+    values: list[Any] = [*(span.attributes or {}).values()]
+    for event in span.events:
+        values += (event.attributes or {}).values()
+    values.append(span.status.description or "")
+    out: list[str] = []
+    for v in values:
+        out += [str(x) for x in v] if isinstance(v, tuple | list) else [str(v)]
+    return out
+
+
+def test_a_run_is_one_trace_with_a_root_span_and_a_child_for_each_step_gate_run_and_review(
+    fixed: Traced,
+):
+    root = fixed.root
+    assert root.name == "invoke_agent stepswitch"
+    assert len({s.context.trace_id for s in fixed.spans}) == 1
+    chats, gates, reviews = fixed.named("chat "), fixed.named("gates"), fixed.named("review")
+    assert len(chats) == len(fixed.steps) == 9
+    assert len(gates) == len([e for e in fixed.events if isinstance(e, GateVerdicts)]) == 1
+    assert len(reviews) == len([e for e in fixed.events if isinstance(e, ReviewVerdicts)]) == 1
+    gate_children = fixed.named("gate ")
+    (verdicts,) = [e for e in fixed.events if isinstance(e, GateVerdicts)]
+    assert [s.name for s in gate_children] == [f"gate {g.name}" for g in verdicts.gates]
+    assert len(fixed.spans) == 1 + len(chats) + 1 + len(gate_children) + 1
+    for span in [*chats, *gates, *reviews]:
+        assert span.parent is not None and span.parent.span_id == root.context.span_id
+    for span in gate_children:
+        assert span.parent is not None and span.parent.span_id == gates[0].context.span_id
+    for span in fixed.spans:  # every child lies within the run's span
+        assert root.start_time <= span.start_time <= span.end_time <= root.end_time  # type: ignore[operator]
+
+
+def test_each_model_step_span_carries_the_genai_attributes_of_its_record(fixed: Traced):
+    chats = fixed.named("chat ")
+    for span, step in zip(chats, fixed.steps, strict=True):  # in the order the steps ran
+        a = span.attributes or {}
+        assert span.name == f"chat {step.model}" and span.kind is SpanKind.CLIENT
+        assert a["gen_ai.operation.name"] == "chat"
+        assert a["gen_ai.provider.name"] == step.provider == "scripted"
+        assert a["gen_ai.request.model"] == step.model
+        assert a["gen_ai.response.model"] == step.served_model
+        assert a["gen_ai.usage.input_tokens"] == step.prompt_tokens > 0
+        assert a["gen_ai.usage.output_tokens"] == step.completion_tokens > 0
+        assert a["gen_ai.usage.cache_read.input_tokens"] == step.cached_tokens
+        assert a["gen_ai.response.finish_reasons"] == (step.finish_reason,)
+        assert (a["ssw.step"], a["ssw.step_type"], a["ssw.worker"]) == (
+            step.step,
+            step.step_type,
+            step.worker,
+        )
+        assert a["ssw.scripted"] is True
+        assert step.cost is not None
+        assert (a["ssw.cost_usd.low"], a["ssw.cost_usd.high"]) == (step.cost.low, step.cost.high)
+        # Steps are recorded after they end: the span is as long as the recorded call.
+        assert span.end_time - span.start_time == int(step.duration_s * 1e9)  # type: ignore[operator]
+        assert span.status.status_code is StatusCode.UNSET
+
+
+def test_the_root_span_says_the_runs_id_outcome_and_bill(fixed: Traced):
+    a = fixed.root.attributes or {}
+    t = fixed.run.totals
+    assert (a["ssw.run_id"], a["ssw.outcome"], a["ssw.exit_code"]) == (
+        fixed.run.run_id,
+        "done",
+        0,
+    )
+    assert (a["ssw.cost_usd.low"], a["ssw.cost_usd.high"]) == (t.cost.low, t.cost.high)
+    assert (a["gen_ai.usage.input_tokens"], a["gen_ai.usage.output_tokens"]) == (
+        t.prompt_tokens,
+        t.completion_tokens,
+    )
+    assert a["ssw.steps"] == 9 and a["ssw.commit"] == fixed.run.commit
+    assert fixed.root.status.status_code is StatusCode.UNSET
+
+
+def test_the_gate_and_review_spans_carry_their_verdicts(fixed: Traced):
+    (gates,) = fixed.named("gates")
+    (verdicts,) = [e for e in fixed.events if isinstance(e, GateVerdicts)]
+    assert gates.attributes is not None
+    assert gates.attributes["ssw.gates.names"] == tuple(g.name for g in verdicts.gates)
+    assert gates.attributes["ssw.gates.passed"] is True
+    (review,) = fixed.named("review")
+    assert review.attributes is not None
+    assert (review.attributes["ssw.review.verdict"], review.attributes["ssw.review.agree"]) == (
+        "approve",
+        True,
+    )
+    # The review span covers its model steps: the reviewer's and the second opinion's.
+    review_steps = [s for s in fixed.named("chat ") if s.attributes["ssw.step_type"] == "review"]  # type: ignore[index]
+    assert len(review_steps) == 2
+    assert review.start_time == review_steps[0].start_time
+
+
+def test_no_span_carries_the_task_a_prompt_a_models_text_or_a_tool_calls_text(fixed: Traced):
+    texts = [BUG_TASK, SYSTEM_PROMPT[:60]]
+    for step in fixed.steps:
+        texts += [step.text, *(c.arguments for c in step.tool_calls)]
+        texts += [c.output for c in step.tool_calls]
+        if step.review is not None:
+            texts.append(step.review.reasons)
+    for e in fixed.events:
+        if isinstance(e, GateVerdicts):
+            texts += [g.report for g in e.gates]
+    forbidden = [t for t in texts if len(t) >= 20]  # shorter ones could be a name by chance
+    assert len(forbidden) > 10
+    carried = [s for span in fixed.spans for s in _strings(span)]
+    assert [t for t in forbidden if any(t in s for s in carried)] == []
+
+
+def test_a_provider_failure_ends_its_step_span_and_the_run_span_as_errors(tmp_path: Path):
+    # Four replies for the exploring steps; the edit step's call finds no reply (HTTP 400).
+    traced = traced_run(tmp_path, explore())
+
+    assert traced.run.outcome == "error"
+    chats = traced.named("chat ")
+    assert len(chats) == len(traced.steps) == 5
+    failed = chats[-1]
+    assert failed.status.status_code is StatusCode.ERROR
+    assert "asked for reply #5" in (failed.status.description or "")
+    assert [s.status.status_code for s in chats[:-1]] == [StatusCode.UNSET] * 4
+    assert traced.root.status.status_code is StatusCode.ERROR
+    assert traced.root.attributes is not None
+    assert traced.root.attributes["ssw.outcome"] == "error"
+
+
+def test_failed_gates_are_verdicts_on_their_spans_and_an_escalation_is_an_event_of_the_run(
+    tmp_path: Path,
+):
+    replies = [
+        *explore(),
+        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),
+        done("tried + 2"),
+        done("still off"),  # triage on rung 0
+        tool("edit", path="calc/ops.py", old="+ 2)", new="+ 3)"),
+        done("tried + 3"),
+        done("the + n is the bug"),  # triage on rung 1
+        tool("edit", path="calc/ops.py", old="(len(values) + 3)", new="len(values)"),
+        done("divide by len(values)"),
+        *approve_and_summarize(),
+    ]
+    traced = traced_run(tmp_path, replies)
+
+    assert traced.run.outcome == "done"
+    gates = traced.named("gates")
+    assert [(g.attributes or {}).get("ssw.gates.failed_gate") for g in gates] == [
+        "tests:covered",
+        "tests:covered",
+        None,
+    ]
+    assert [(g.attributes or {})["ssw.gates.passed"] for g in gates] == [False, False, True]
+    assert {g.status.status_code for g in gates} == {StatusCode.UNSET}  # a verdict, not an error
+    assert [(g.attributes or {})["ssw.escalation"] for g in gates] == [0, 0, 1]
+    (escalation,) = traced.root.events
+    assert escalation.name == "escalation" and escalation.attributes is not None
+    assert (
+        escalation.attributes["ssw.escalation.to_level"],
+        escalation.attributes["ssw.escalation.to_worker"],
+    ) == (1, "large")
+    assert escalation.attributes["ssw.escalation.reason"] == "the gates failed 2 times on rung 0"
+    assert traced.root.attributes is not None
+    assert traced.root.attributes["ssw.escalations"] == 1
