@@ -247,6 +247,9 @@ def gate_environment(
     out["PYTHONPATH"] = str(START_UP)
     out[DEFERRED_PATH] = os.pathsep.join(deferred)
     out["PYTHONNOUSERSITE"] = "1"
+    # Bytecode written by the tests is not part of a change, and a .pyc written at one gate run
+    # can be read at the next when an edit keeps the file's size within the same second.
+    out["PYTHONDONTWRITEBYTECODE"] = "1"
     venv = interpreter.venv
     if venv is not None:
         out["VIRTUAL_ENV"] = str(venv)
