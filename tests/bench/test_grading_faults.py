@@ -63,7 +63,11 @@ def _calc(extra: str) -> tuple[tuple[str, str], ...]:
 def _faults(host: Path) -> list[FakeContestant]:
     """Contestants whose trees fault grading; `host` is a folder of the machine's."""
     return [
-        FakeContestant("loops", "write", files=_calc("    while True:\n        pass\n")),
+        # Waits rather than spins: the whole run's limit is wall time, and a spinning test's CPU
+        # limit has tests of its own (test_validate); spinning here cost 2 x LIMIT_S of CPU.
+        FakeContestant(
+            "never_ends", "write", files=_calc("    import time\n    time.sleep(3600)\n")
+        ),
         FakeContestant("exits", "write", files=_calc("    _os._exit(0)\n")),
         FakeContestant("aborts", "write", files=_calc("    _os.abort()\n")),
         FakeContestant("links_out", "write", attack="rm calc.py && ln -s /etc/passwd calc.py"),
@@ -90,7 +94,7 @@ def faulted(
 def test_graded_code_that_never_finishes_is_a_failed_run_timed_out(
     faulted: tuple[Path, BenchResult],
 ) -> None:
-    row = _row(faulted[1], "loops")
+    row = _row(faulted[1], "never_ends")
     assert (row.passed, row.outcome, row.run_outcome) == (False, "done", "done")
     assert row.reason == f"grading: timed out: the run passed its {LIMIT_S} s limit"
 

@@ -1,0 +1,47 @@
+"""The whole suite: the longest test files first, so that the workers of `pytest -n` (the README's
+test command) finish together instead of one of them running a long file alone at the end; and
+no anyio plugin in the pytest runs the tests start (ADR 0035).
+
+The list is the longest files of one run with `--junitxml` (2026-12-04, the README's command,
+seconds of test time per file); a file not named keeps its place after them. Order only: nothing
+is skipped or added here.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# The tests start several hundred pytest runs (the gates of fixture repositories, with ssw's own
+# Python). In ssw's environment pytest autoloads anyio's plugin (httpx brings anyio, selenium
+# brings trio, which that plugin imports): 0.15 s of each run's 0.35 s start, a sixth of the
+# suite's time, for a plugin no test uses. Set before any test starts a process, so they all
+# inherit it; the gates add their own options after it.
+if "no:anyio" not in os.environ.get("PYTEST_ADDOPTS", ""):
+    os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} -p no:anyio".strip()
+
+LONGEST_FIRST = (
+    "tests/bench/test_grading_faults.py",  # 77 s
+    "tests/test_llamacpp_integration.py",  # 47 s
+    "tests/bench/test_cluster.py",  # 40 s
+    "tests/agent/test_every_end.py",  # 35 s
+    "tests/test_bad_input.py",  # 33 s
+    "tests/bench/test_validate.py",  # 32 s
+    "tests/bench/test_task_data.py",  # 30 s
+    "tests/gates/test_in_run.py",  # 29 s
+    "tests/agent/test_machine.py",  # 25 s
+    "tests/gates/test_hostile_run.py",  # 24 s
+    "tests/gates/test_startup_hostile.py",  # 23 s
+    "tests/agent/test_continue.py",  # 19 s
+    "tests/bench/test_harbor.py",  # 18 s
+    "tests/bench/test_bench_run.py",  # 18 s
+    "tests/claims/test_evidence_scope.py",  # 17 s
+    "tests/agent/test_run_cli.py",  # 17 s
+)
+_RANK = {path: rank for rank, path in enumerate(LONGEST_FIRST)}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A stable sort: within a file, and among the files not named, the collected order stays.
+    items.sort(key=lambda item: _RANK.get(item.nodeid.split("::", 1)[0], len(_RANK)))
