@@ -276,7 +276,17 @@ def run(
     budget_usd: Annotated[float | None, typer.Option(help="Stop before passing this.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="At most this many model calls.")] = None,
     script: Annotated[
-        Path | None, typer.Option(help="Replies for workers on the scripted provider.")
+        Path | None,
+        typer.Option(
+            help="Replies for workers on the scripted provider; a script from --record replays "
+            "its run (its own policy unless --policy)."
+        ),
+    ] = None,
+    record_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--record", help="Write every model reply to this file: a script that replays the run."
+        ),
     ] = None,
     ledger: Annotated[
         Path | None,
@@ -334,6 +344,7 @@ def run(
         budget_usd=budget_usd,
         max_steps=max_steps,
         script=script,
+        record=record_to,
         ledger_path=ledger,
         tags=_parse_tags(tag or []),
         sandbox=sandbox,

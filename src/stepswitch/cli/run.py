@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from stepswitch.agent.events import Sink
-from stepswitch.agent.providers import HttpProviders
+from stepswitch.agent.providers import HttpProviders, ProviderFactory
 from stepswitch.agent.run import run_task
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
 from stepswitch.agent.workspace.continued import (
@@ -44,6 +44,7 @@ from stepswitch.agent.workspace.worktree import (
 from stepswitch.cli.otel import otel_sinks
 from stepswitch.cli.render import TerminalPrinter, escaped
 from stepswitch.errors import Interrupted, UsageError
+from stepswitch.fakes.recording import Recorder, RecordingProviders, check_record_path
 from stepswitch.fakes.scripted import Script, load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
 from stepswitch.ledger import Budget, Ledger, open_ledger
@@ -73,6 +74,7 @@ class RunOptions:
     network: bool = False  # let what the agent and the gates run reach the network
     model: str | None = None  # PROVIDER:MODEL_ID: a one-model policy built in memory
     continue_from: str | None = None  # an earlier run's id (agent/workspace/continued.py)
+    record: Path | None = None  # write the replies as a script that replays the run (ADR 0036)
 
 
 def new_run_id() -> str:
@@ -136,7 +138,10 @@ class _Checked:
 
 
 def _policy(
-    options: RunOptions, registry: dict[str, ProviderSpec], continued: Continued | None
+    options: RunOptions,
+    registry: dict[str, ProviderSpec],
+    continued: Continued | None,
+    script: Script | None,
 ) -> Policy:
     if options.model is not None and options.policy_path is not None:
         raise UsageError("give --policy FILE or --model PROVIDER:MODEL_ID, not both")
@@ -146,6 +151,22 @@ def _policy(
         # As the earlier run loaded it: its file may have changed since, or be elsewhere.
         record = continued.record
         return validate_policy(record.policy, record.policy_path, registry)
+    if options.policy_path is None and script is not None and script.policy is not None:
+        # A script from --record: the recorded run's policy, every worker on the scripted provider.
+        # A script may come from anyone: a worker elsewhere would be sent the user's key.
+        replay = validate_policy(script.policy, f"{options.script} (its policy)", registry)
+        elsewhere = sorted(
+            name
+            for name, w in replay.workers.items()
+            if w.provider != SCRIPTED_PROVIDER or w.base_url is not None
+        )
+        if elsewhere:
+            raise UsageError(
+                f"--script {options.script}: its policy puts {', '.join(elsewhere)} on a real "
+                "provider or address; a replay policy may have only workers on the scripted "
+                "provider (pass --policy FILE to choose the workers yourself)"
+            )
+        return replay
     if options.policy_path is None:
         raise UsageError(
             "give --policy FILE or --model PROVIDER:MODEL_ID "
@@ -175,22 +196,32 @@ def _check(options: RunOptions) -> _Checked:
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
     dirty = check_clean(repo, options.allow_dirty)  # no commits, or changes the run would miss
     registry = load_registry()
+    if options.record is not None:
+        if options.script is not None:
+            raise UsageError("give --record FILE or --script FILE, not both")
+        check_record_path(options.record)
+    given_script = load_script(options.script) if options.script is not None else None
     policy = with_overrides(
-        _policy(options, registry, continued),
+        _policy(options, registry, continued, given_script),
         max_steps=options.max_steps,
         budget_usd=options.budget_usd,
     )
+    script = None
+    if is_scripted(policy):
+        if given_script is None:
+            raise UsageError("this policy uses the scripted provider: pass --script F.yaml")
+        script = given_script
+    elif given_script is not None:  # never ignored without a word
+        raise UsageError(
+            f"--script {options.script}: no worker of this policy is on the scripted provider, "
+            "so no reply of it would be used; drop --policy/--model to replay a recorded run"
+        )
     prices_read = _read_prices(policy, registry)
     if prices_read:
         registry = load_registry()  # the presets now hold them
     # unpriced or unknown models refuse before anything is made
     worker_models(policy, registry, provider_env())
     check_keys(policy, registry, provider_env())
-    script = None
-    if is_scripted(policy):
-        if options.script is None:
-            raise UsageError("this policy uses the scripted provider: pass --script F.yaml")
-        script = load_script(options.script)
     load_gates(repo)  # a bad gate table refuses before the worktree is made
     sandbox = choose_sandbox(options.sandbox)  # a sandbox that cannot run refuses here too
     return _Checked(repo, task, policy, registry, script, sandbox, dirty, prices_read, continued)
@@ -267,8 +298,11 @@ def _run(
     ):
         if notice:
             show(notice)
-    providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
-    cleanup.callback(providers.close)
+    http = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
+    cleanup.callback(http.close)
+    providers: ProviderFactory = http
+    if options.record is not None:
+        providers = RecordingProviders(http, Recorder(options.record, policy, checked.task))
     home = cleanup.enter_context(sandbox_home())
     worktree = create_worktree(
         repo,

@@ -52,6 +52,10 @@ class Script(_Strict):
 
     replies: list[ScriptedReply] = Field(default_factory=list)
     tour: bool = False
+    # Written by `ssw run --record` (fakes/recording.py): what it was recorded from, and the
+    # policy that replays it, used when the run names no policy of its own.
+    recorded: str | None = None
+    policy: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _something_to_say(self) -> Script:
