@@ -105,6 +105,8 @@ def _config(task: Task) -> dict[str, Any]:
         "task_timeout_s": spec.limits.task_timeout_s,
         "sha256": _tree_sha256(task.folder),
     }
+    if spec.tests.failing_at_start:
+        ssw["failing_at_start"] = list(spec.tests.failing_at_start)
     if spec.gates is not None:
         ssw["gates"] = spec.gates
     first = task.instruction.strip().splitlines()[0]
@@ -254,6 +256,7 @@ def import_task(folder: Path, out: Path) -> Path:
             "timeout_s": config.get("verifier", {}).get("timeout_sec", 300.0),
             "visible": ssw["visible"],
             **({"data": ssw["data"]} if ssw.get("data") else {}),
+            **({"failing_at_start": failing} if (failing := ssw.get("failing_at_start")) else {}),
         },
         "limits": {"task_timeout_s": config.get("agent", {}).get("timeout_sec", 1800.0)},
         **({"gates": ssw["gates"]} if "gates" in ssw else {}),

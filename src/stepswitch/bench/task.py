@@ -15,6 +15,8 @@
                                              # times it in wall time, fails as timed out
     timeout_s = 300                          # default 300: the whole run, then its group is killed
     visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them
+    failing_at_start = ["tests/test_x.py::test_y"]  # default none: visible tests the start fails
+                                             # (the bug report), up to 10; the brief names them
     data = ["expected/*.json", "fixtures"]   # default none: files of repo/ the hidden tests read;
                                              # grading puts the start's back (a folder: its files)
     [limits]
@@ -49,6 +51,8 @@ KINDS = ("bugfix", "feature", "refactor", "numerical")
 Seconds = Annotated[float, Field(gt=0, strict=True)]
 Text = Annotated[str, Field(min_length=1, strict=True)]
 Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", strict=True)]
+NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
+MAX_FAILING = 10  # as many failing test ids as a verdict keeps (grading_folder.TestVerdict)
 
 
 class _Strict(BaseModel):
@@ -63,6 +67,9 @@ class TestsSpec(_Strict):
     timeout_s: Seconds = 300.0
     visible: Text = "python -m pytest -q -p no:cacheprovider"
     data: tuple[Text, ...] = ()  # globs relative to repo/: the test data grading puts back
+    # pytest node ids of visible tests the start fails and the reference passes (validate checks
+    # both); the agent's brief names them, as a bug report shows the failing test.
+    failing_at_start: Annotated[tuple[NodeId, ...], Field(max_length=MAX_FAILING)] = ()
 
 
 class Limits(_Strict):
@@ -113,12 +120,38 @@ class Task:
         return tuple(rel for rel in _files_of(self.repo) if covers(self.spec.tests.data, rel))
 
     @property
+    def brief(self) -> str:
+        """What the agent is told: the instruction, and the visible tests the start fails."""
+        failing = self.spec.tests.failing_at_start
+        if not failing:
+            return self.instruction
+        listed = "\n".join(f"- {node}" for node in failing)
+        return (
+            f"{self.instruction.rstrip()}\n\nThese tests of the repository fail now, and pass "
+            f"once the task is done:\n{listed}\n"
+        )
+
+    @property
+    def failing_at_start(self) -> frozenset[str]:
+        """The declared failing tests as a JUnit report names them (`tests.test_x::test_y`)."""
+        return frozenset(junit_name(node) for node in self.spec.tests.failing_at_start)
+
+    @property
     def command(self) -> list[str]:
         return shlex.split(self.spec.tests.command)
 
     @property
     def visible_command(self) -> list[str]:
         return shlex.split(self.spec.tests.visible)
+
+
+def junit_name(node: str) -> str:
+    """A pytest node id (`tests/test_x.py::TestA::test_b[1]`) as pytest's JUnit report names the
+    test (`tests.test_x.TestA::test_b[1]`), the form a verdict's failing ids take."""
+    path, _, rest = node.partition("::")
+    parts = rest.split("::")
+    module = path.removesuffix(".py").replace("/", ".")
+    return f"{'.'.join([module, *parts[:-1]])}::{parts[-1]}"
 
 
 # -- declared test data -------------------------------------------------------------------------

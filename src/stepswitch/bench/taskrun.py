@@ -276,7 +276,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
         wall = min(policy.limits.wall_time_s, task.spec.limits.task_timeout_s)
         preflight = time.monotonic()
         record = run_task(
-            task=task.instruction,
+            task=task.brief,  # the instruction, and the visible tests the start fails
             policy=policy,
             workspace=run_ws.workspace,
             tree=copy,

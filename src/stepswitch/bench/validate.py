@@ -4,7 +4,8 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
 - the untouched start fails its hidden tests: pytest reports at least one failed or errored test
   (a collection error counts: a feature's new function does not exist yet); a pass, a command
   that collects nothing, a usage error or a crash makes the task invalid;
-- the start passes its own visible tests (a run's pre-flight needs a green baseline);
+- the start passes its own visible tests, but for those task.toml declares failing at the start
+  (`failing_at_start`, the bug report's test), which it must fail, each and no other;
 - the reference (solution/*.patch applied with `git apply`) passes the hidden tests twice in a row
   (a second run catches flaky tests), and its own visible tests;
 - the hidden test command does not pass once the hidden test files are gone (it must run them);
@@ -151,9 +152,30 @@ def _visible(
     )
     if verdict.timed_out:
         raise found.fail(check, f"{which}: visible tests timed out: {verdict.timed_out}")
+    declared = task.failing_at_start if which == "the start" else frozenset()
+    if declared:
+        _fails_as_declared(verdict, declared, found)
+        return
     if not verdict.passed:
         raise found.fail(check, f"{which} fails its own visible tests: {_why(verdict)}")
     found.ok(check, verdict.summary())
+
+
+def _fails_as_declared(verdict: TestVerdict, declared: frozenset[str], found: _Found) -> None:
+    """The start fails exactly the visible tests its task.toml declares (failing_at_start), and
+    pytest got as far as running them: none more, none fewer, nothing that stopped it first."""
+    failed = set(verdict.failing)
+    if not verdict.report or verdict.failures + verdict.errors != len(failed):
+        raise found.fail("start_visible", f"the start's visible tests gave {_why(verdict)}")
+    if failed - declared:
+        extra = ", ".join(sorted(failed - declared))
+        raise found.fail("start_visible", f"the start fails visible tests not declared: {extra}")
+    if declared - failed:
+        passing = ", ".join(sorted(declared - failed))
+        raise found.fail(
+            "start_visible", f"declared failing at the start (failing_at_start) but not: {passing}"
+        )
+    found.ok("start_visible", f"{verdict.summary()}; fails as declared: {len(declared)}")
 
 
 def _runs_without_hidden(
