@@ -139,15 +139,15 @@ def stub_and_reference(problem: dict[str, Any]) -> tuple[str, str]:
     return stub, reference
 
 
-def patch_of(before: str, after: str) -> str:
-    """solution.py from `before` to `after`, as a diff `git apply` takes."""
+def patch_of(before: str, after: str, path: str = MODULE) -> str:
+    """`path` (solution.py) from `before` to `after`, as a diff `git apply` takes."""
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        f"a/{MODULE}",
-        f"b/{MODULE}",
+        f"a/{path}",
+        f"b/{path}",
     )
-    return f"diff --git a/{MODULE} b/{MODULE}\n" + "".join(lines)
+    return f"diff --git a/{path} b/{path}\n" + "".join(lines)
 
 
 def task_files(problem: dict[str, Any]) -> dict[str, str]:

