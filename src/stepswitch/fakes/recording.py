@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from stepswitch.agent.providers import ProviderFactory
 from stepswitch.errors import UsageError
 from stepswitch.fakes.scripted import Script, ScriptedReply, ScriptedToolCall, ScriptedUsage
 from stepswitch.policy.model import Policy, WorkerConfig
@@ -26,6 +25,8 @@ from stepswitch.registry.presets import SCRIPTED_PROVIDER
 from stepswitch.wire.provider import Provider
 from stepswitch.wire.types import CallHooks, Completion, FinishReason, Request
 
+# agent.providers.ProviderFactory, named here: fakes sit below agent (tests/test_layers.py).
+ProviderFactory = Callable[[str, WorkerConfig], Provider]
 _FINISH: Mapping[FinishReason, str] = {
     FinishReason.STOP: "stop",
     FinishReason.EMPTY_STOP: "stop",
