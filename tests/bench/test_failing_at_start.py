@@ -123,3 +123,25 @@ def test_the_declaration_travels_through_a_harbor_export_and_import(tmp_path: Pa
     [before], [after] = load_suite(tmp_path / "suite"), load_suite(tmp_path / "back")
     assert after.spec == before.spec
     assert after.spec.tests.failing_at_start == ("tests/test_calc.py::test_add",)
+
+
+@pytest.mark.slow
+def test_a_bench_run_of_such_a_task_is_told_the_failing_test_and_the_oracle_passes(
+    tmp_path: Path,
+) -> None:
+    from stepswitch.bench.contestants import BuiltinContestant
+    from stepswitch.bench.executor import inline_executor
+    from stepswitch.bench.runner import BenchSpec, run_bench
+    from stepswitch.bench.task import load_suite
+    from stepswitch.records.folder import load_run
+
+    _task(tmp_path)
+    spec = BenchSpec(
+        root=tmp_path / "runs" / "b1",
+        tasks=load_suite(tmp_path / "suite"),
+        contestants=[BuiltinContestant("oracle")],
+    )
+    [row] = run_bench(spec, executor=inline_executor, resamples=50).rows
+    assert (row.passed, row.outcome) == (True, "done")
+    told = load_run(spec.root / row.folder).run.task
+    assert "- tests/test_calc.py::test_add" in told and told.startswith("add(2, 3) returns -1")
