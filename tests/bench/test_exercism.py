@@ -101,43 +101,18 @@ def test_exercises_become_valid_tasks_and_one_without_an_example_is_refused(
     ]
 
 
+def _import(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "stepswitch", "bench", "import", "exercism", str(source)]
+    return subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, timeout=60)
+
+
 def test_the_command_writes_what_it_can_says_what_it_refused_and_exits_1(tmp_path: Path) -> None:
     source = _exercises(tmp_path / "practice")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "stepswitch",
-            "bench",
-            "import",
-            "exercism",
-            str(source),
-            "--out",
-            str(tmp_path / "out"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _import(source, tmp_path / "out")
     assert result.returncode == 1
     assert result.stderr == "refused no-example: no example solution file .meta/example.py\n"
     assert result.stdout.endswith("2 of 3 tasks written; check them with ssw bench validate\n")
-    again = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "stepswitch",
-            "bench",
-            "import",
-            "exercism",
-            str(tmp_path / "nowhere"),
-            "--out",
-            str(tmp_path / "out2"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    again = _import(tmp_path / "nowhere", tmp_path / "out2")
     assert again.returncode == 2 and again.stderr.count("\n") == 1
     assert "no such folder of exercises" in again.stderr
 

@@ -47,7 +47,7 @@ from stepswitch.bench.travel import (
     write_folder,
 )
 from stepswitch.errors import UsageError
-from stepswitch.ledger import open_ledger
+from stepswitch.ledger import Ledger, open_ledger
 from stepswitch.ledger.handoff import (
     exported,
     lose_task_run,
@@ -283,21 +283,22 @@ class ClusterExecutor(Executor):
 
 
 def _lost(job: TaskRunJob, reservation: int, why: str) -> TaskRunResult:
-    ctx, key = job.context, job.key
-    ledger = ledger_for(ctx.ledger_path)
+    ledger = ledger_for(job.context.ledger_path)
     lose_task_run(ledger, reservation)
     reason = (
         f"the worker running it was lost ({why}); counted at its whole reservation, not run again"
     )
+    return _harness_error(job, ledger, reason)
+
+
+def _harness_error(job: TaskRunJob, ledger: Ledger, reason: str) -> TaskRunResult:
+    """A task run that ended without a row of its own: a harness error at what the ledger holds
+    for it, journalled as finished so that resume never sends it again."""
+    ctx, key = job.context, job.key
     row = lost_row(
-        key,
-        job.contestant.kind,
-        ctx.root,
-        ctx.bench_id,
-        ledger,
-        outcome="harness_error",
-        reason=reason,
-    )
+        key, job.contestant.kind, ctx.root, ctx.bench_id, ledger,
+        outcome="harness_error", reason=reason,
+    )  # fmt: skip
     journal.finish(ctx.journal, scrubbed(row, ctx.root))
     return TaskRunResult(key, row)
 
@@ -321,17 +322,7 @@ def _take(job: TaskRunJob, reservation: int, outcome: RemoteOutcome) -> TaskRunR
         )
     if outcome.ledger_rows and not outcome.released:
         # Its process died after a model call, before it could say: counted, not run again.
-        row = lost_row(
-            key,
-            job.contestant.kind,
-            ctx.root,
-            ctx.bench_id,
-            ledger,
-            outcome="harness_error",
-            reason=outcome.why,
-        )
-        journal.finish(ctx.journal, scrubbed(row, ctx.root))
-        return TaskRunResult(key, row)
+        return _harness_error(job, ledger, outcome.why)
     journal.append(ctx.journal, "released", key, why=outcome.why)
     shutil.rmtree(folder, ignore_errors=True)
     return TaskRunResult(

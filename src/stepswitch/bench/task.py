@@ -145,6 +145,27 @@ class Task:
         return shlex.split(self.spec.tests.visible)
 
 
+def imported_task_toml(
+    comment: str, task_id: str, kind: str, *, timeout_s: int, task_timeout_s: int
+) -> str:
+    """task.toml as the importers write it: a line saying where the task came from, the hidden
+    tests in .ssw_hidden with a 10 s per-test limit, and the given limits."""
+    return (
+        f'# {comment}\nid = "{task_id}"\nkind = "{kind}"\n\n[tests]\n'
+        'command = "python -m pytest -q -p no:cacheprovider .ssw_hidden"\n'
+        f"per_test_timeout_s = 10\ntimeout_s = {timeout_s}\n\n"
+        f"[limits]\ntask_timeout_s = {task_timeout_s}\n"
+    )
+
+
+def imported_pyproject(name: str) -> str:
+    """An imported start's pyproject.toml: a name, and pytest collecting from the top."""
+    return (
+        f'[project]\nname = "{name}"\nversion = "0"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["."]\n'
+    )
+
+
 def write_task_folder(dest: Path, files: dict[str, str]) -> None:
     """An importer's task folder: each file (path relative to `dest` -> text) written."""
     for rel, text in files.items():

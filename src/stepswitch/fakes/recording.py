@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from stepswitch.errors import UsageError
-from stepswitch.fakes.scripted import Script, ScriptedReply, ScriptedToolCall, ScriptedUsage
+from stepswitch.fakes.scripted import ScriptedReply, ScriptedToolCall, ScriptedUsage
 from stepswitch.policy.model import Policy, WorkerConfig
 from stepswitch.registry.presets import SCRIPTED_PROVIDER
 from stepswitch.wire.provider import Provider
@@ -99,7 +99,6 @@ class Recorder:
             **self._head,
             "replies": [r.model_dump(mode="json", exclude_defaults=True) for r in self.replies],
         }
-        Script.model_validate(data)  # what is written loads as a script
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
         fd, tmp = tempfile.mkstemp(prefix=".record-", dir=self.path.parent)
         try:
