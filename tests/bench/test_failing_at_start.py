@@ -121,8 +121,10 @@ def test_the_declaration_travels_through_a_harbor_export_and_import(tmp_path: Pa
     [imported] = import_harbor(tmp_path / "harbor", tmp_path / "back")
     assert imported.why == ""
     [before], [after] = load_suite(tmp_path / "suite"), load_suite(tmp_path / "back")
-    assert after.spec == before.spec
+    assert (after.spec, after.instruction) == (before.spec, before.instruction)
     assert after.spec.tests.failing_at_start == ("tests/test_calc.py::test_add",)
+    told = (tmp_path / "harbor" / before.spec.id / "instruction.md").read_text()
+    assert told == before.brief and "- tests/test_calc.py::test_add" in told  # Harbor's agent too
 
 
 @pytest.mark.slow

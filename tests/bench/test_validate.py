@@ -237,3 +237,19 @@ def test_a_task_that_passes_only_unconfined_is_invalid_in_the_grading_sandbox(tm
     assert not confined.valid and "reference fails the hidden tests" in str(confined.problem)
     result = CliRunner().invoke(bench_app, ["validate", str(folder.parent)])
     assert result.exit_code == 1 and "reference fails the hidden tests" in result.output
+
+
+def test_a_whole_run_limit_below_tests_times_the_per_test_limit_is_a_warning(tmp_path):
+    short = TASK_TOML.replace("timeout_s = 60", "timeout_s = 40").replace(
+        "per_test_timeout_s = 5", "per_test_timeout_s = 50"
+    )
+    files = {"task.toml": short.format(name="task")}
+    result = validate_task(load_task(write_task(tmp_path / "short", files=files)))
+    assert result.valid, result.problem
+    assert result.warnings == (
+        "1 passed; warning: timeout_s = 40 is less than 1 test x per_test_timeout_s = 50 (50 s): "
+        "on a loaded machine the whole-run limit can end the tests before theirs do; raise it "
+        "to 50",
+    )
+    enough = validate_task(load_task(write_task(tmp_path / "enough")))
+    assert enough.valid and enough.warnings == ()

@@ -3,7 +3,7 @@ and `ssw bench import harbor DIR`.
 
 A task exports as OUT/<id>/:
 
-    instruction.md           the task's instruction
+    instruction.md           the task's brief: its instruction, and the tests it fails at the start
     task.toml                Harbor's schema 1.4; [metadata.ssw] keeps the ssw task's own fields
     environment/Dockerfile   a slim Python image, pytest pinned, the start copied to /app
     environment/repo/        the start (the task's repo/)
@@ -17,7 +17,8 @@ A task exports as OUT/<id>/:
 
 Import takes such a folder back (Harbor's own fields for what they say, [metadata.ssw] for
 the rest); a task whose environment is anything but that Dockerfile's shape, or whose solution
-is not a copy of files, is refused with the reason, task by task.
+is not a copy of files, is refused with the reason, task by task. A task.toml without
+[metadata.ssw] is a task from elsewhere: harbor_foreign reads it.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ from typing import Any
 
 import tomli_w
 
-from stepswitch.bench.gitops import git
 from stepswitch.bench.grading_folder import copy_tree, is_test_file
+from stepswitch.bench.harbor_foreign import Refused, import_foreign, reference_patch
 from stepswitch.bench.oracle import reference_change
-from stepswitch.bench.task import Task, load_suite, load_task
+from stepswitch.bench.task import Task, brief_of, load_suite, load_task
 from stepswitch.errors import SswError, UsageError
 
 HARBOR_SCHEMA = "1.4"
@@ -47,7 +48,7 @@ ORG = "stepswitch"
 HIDDEN = ".ssw_hidden"
 _COPY = re.compile(r"^COPY repo/ /app/$")
 _PIP = re.compile(
-    r"^RUN pip install --no-cache-dir((?: [A-Za-z0-9_.\-\[\]]+==[A-Za-z0-9_.+\-]+)+)$"
+    r"^RUN pip install --no-cache-dir((?: [A-Za-z0-9_.\-\[\]]+(?:==[A-Za-z0-9_.+!\-]+)?)+)$"
 )
 
 
@@ -58,9 +59,10 @@ def _tree_sha256(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _dockerfile() -> str:
+def _dockerfile(task: Task) -> str:
+    packages = " ".join([PYTEST, *task.spec.requires])
     return (
-        f"FROM {IMAGE}\nRUN pip install --no-cache-dir {PYTEST}\nWORKDIR /app\nCOPY repo/ /app/\n"
+        f"FROM {IMAGE}\nRUN pip install --no-cache-dir {packages}\nWORKDIR /app\nCOPY repo/ /app/\n"
     )
 
 
@@ -107,6 +109,8 @@ def _config(task: Task) -> dict[str, Any]:
     }
     if spec.tests.failing_at_start:
         ssw["failing_at_start"] = list(spec.tests.failing_at_start)
+    if spec.requires:
+        ssw["requires"] = list(spec.requires)
     if spec.gates is not None:
         ssw["gates"] = spec.gates
     first = task.instruction.strip().splitlines()[0]
@@ -135,9 +139,9 @@ def export_task(task: Task, out: Path) -> Path:
     folder = out / task.spec.id
     if folder.exists():
         raise UsageError(f"{folder} exists: export into an empty folder")
-    _write(folder / "instruction.md", task.instruction)
+    _write(folder / "instruction.md", task.brief)  # a Harbor agent is told the failing tests too
     _write(folder / "task.toml", tomli_w.dumps(_config(task)))
-    _write(folder / "environment/Dockerfile", _dockerfile())
+    _write(folder / "environment/Dockerfile", _dockerfile(task))
     copy_tree(task.repo, folder / "environment/repo")
     _write(folder / "tests/test.sh", _test_sh(task), executable=True)
     shutil.copytree(task.folder / "tests", folder / "tests/hidden")
@@ -182,10 +186,6 @@ class Imported:
     why: str = ""
 
 
-class Refused(Exception):
-    """A Harbor task this importer cannot take, and why."""
-
-
 def _ssw_fields(config: dict[str, Any]) -> dict[str, Any]:
     ssw = config.get("metadata", {}).get("ssw")
     if not isinstance(ssw, dict):
@@ -226,22 +226,18 @@ def _check_solution(folder: Path) -> tuple[str, ...]:
     return tuple(deletions)
 
 
-def _patch(repo: Path, files: Path, deletions: tuple[str, ...], scratch: Path) -> str:
-    """The reference as `git diff` output: repo/ with solution/files over it."""
-    tree = scratch / "tree"
-    copy_tree(repo, tree)
-    git(tree, "init", "-q")
-    git(tree, "add", "-A")
-    git(tree, "-c", "user.name=ssw", "-c", "user.email=ssw@localhost", "commit", "-qm", "start")
-    shutil.copytree(files, tree, dirs_exist_ok=True)
-    for rel in deletions:
-        (tree / rel).unlink(missing_ok=True)
-    git(tree, "add", "-A")
-    return git(tree, "diff", "--cached", "--binary")
+def _instruction(folder: Path, failing_at_start: list[str]) -> str:
+    """The ssw task's instruction: instruction.md without the failing tests' list that export
+    adds (the brief adds it again)."""
+    text = (folder / "instruction.md").read_text("utf-8")
+    listed = brief_of("", failing_at_start) if failing_at_start else ""
+    return text.removesuffix(listed) + "\n" if listed and text.endswith(listed) else text
 
 
 def import_task(folder: Path, out: Path) -> Path:
     config = tomllib.loads((folder / "task.toml").read_text("utf-8"))
+    if "ssw" not in config.get("metadata", {}):
+        return import_foreign(folder, config, out)
     ssw = _ssw_fields(config)
     _check_environment(folder)
     deletions = _check_solution(folder)
@@ -259,16 +255,19 @@ def import_task(folder: Path, out: Path) -> Path:
             **({"failing_at_start": failing} if (failing := ssw.get("failing_at_start")) else {}),
         },
         "limits": {"task_timeout_s": config.get("agent", {}).get("timeout_sec", 1800.0)},
+        **({"requires": ssw["requires"]} if ssw.get("requires") else {}),
         **({"gates": ssw["gates"]} if "gates" in ssw else {}),
     }
     dest = out / str(ssw["id"])
     if dest.exists():
         raise Refused(f"{dest} exists")
     with tempfile.TemporaryDirectory(prefix="ssw-harbor-") as tmp:
-        patch = _patch(folder / "environment/repo", folder / "solution/files", deletions, Path(tmp))
+        patch = reference_patch(
+            folder / "environment/repo", folder / "solution/files", deletions, Path(tmp)
+        )
     try:
         _write(dest / "task.toml", tomli_w.dumps(task_toml))
-        shutil.copy2(folder / "instruction.md", dest / "instruction.md")
+        _write(dest / "instruction.md", _instruction(folder, ssw.get("failing_at_start", [])))
         copy_tree(folder / "environment/repo", dest / "repo")
         shutil.copytree(folder / "tests/hidden", dest / "tests")
         _write(dest / "solution/solution.patch", patch)

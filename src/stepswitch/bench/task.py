@@ -21,6 +21,9 @@
                                              # grading puts the start's back (a folder: its files)
     [limits]
     task_timeout_s = 1800                    # default 1800: the agent's wall time for a run
+    requires = ["numpy==2.1.3"]              # default none: packages the tests import, as
+                                             # `name` or `name==version`; validate refuses a task
+                                             # whose requirement ssw's interpreter lacks
     # [gates.<name>] optional, as in .stepswitch.toml; without it the repo's own gates are used
 
 Every problem is a ConfigError naming the file and the key. docs/decisions/0011-task-format.md
@@ -30,6 +33,7 @@ says why the layout is Harbor's and what grading does with it.
 from __future__ import annotations
 
 import fnmatch
+import importlib.metadata
 import shlex
 import tomllib
 from collections.abc import Sequence
@@ -51,6 +55,9 @@ KINDS = ("bugfix", "feature", "refactor", "numerical")
 Seconds = Annotated[float, Field(gt=0, strict=True)]
 Text = Annotated[str, Field(min_length=1, strict=True)]
 Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", strict=True)]
+Requirement = Annotated[
+    str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*(==[A-Za-z0-9.+!_-]+)?$", strict=True)
+]
 NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
 MAX_FAILING = 10  # as many failing test ids as a verdict keeps (grading_folder.TestVerdict)
 
@@ -84,6 +91,9 @@ class TaskSpec(_Strict):
     kind: Literal["bugfix", "feature", "refactor", "numerical"]
     tests: TestsSpec
     limits: Limits = Limits()
+    # Packages the task's code and tests import beyond the standard library and pytest; tasks run
+    # on ssw's interpreter, which must have them (validate checks; nothing is installed).
+    requires: tuple[Requirement, ...] = ()
     gates: dict[str, Any] | None = None  # checked by stepswitch.gates.config
 
 
@@ -122,14 +132,7 @@ class Task:
     @property
     def brief(self) -> str:
         """What the agent is told: the instruction, and the visible tests the start fails."""
-        failing = self.spec.tests.failing_at_start
-        if not failing:
-            return self.instruction
-        listed = "\n".join(f"- {node}" for node in failing)
-        return (
-            f"{self.instruction.rstrip()}\n\nThese tests of the repository fail now, and pass "
-            f"once the task is done:\n{listed}\n"
-        )
+        return brief_of(self.instruction, self.spec.tests.failing_at_start)
 
     @property
     def failing_at_start(self) -> frozenset[str]:
@@ -143,6 +146,32 @@ class Task:
     @property
     def visible_command(self) -> list[str]:
         return shlex.split(self.spec.tests.visible)
+
+
+def brief_of(instruction: str, failing_at_start: Sequence[str]) -> str:
+    """The instruction, then the visible tests the start fails, if any (Task.brief)."""
+    if not failing_at_start:
+        return instruction
+    listed = "\n".join(f"- {node}" for node in failing_at_start)
+    return (
+        f"{instruction.rstrip()}\n\nThese tests of the repository fail now, and pass once the "
+        f"task is done:\n{listed}\n"
+    )
+
+
+def missing_requirements(task: Task) -> list[str]:
+    """The task's requirements this interpreter does not meet, each with what it has instead."""
+    missing = []
+    for requirement in task.spec.requires:
+        name, _, wanted = requirement.partition("==")
+        try:
+            have = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(f"{requirement} (not installed)")
+            continue
+        if wanted and have != wanted:
+            missing.append(f"{requirement} (installed: {have})")
+    return missing
 
 
 def imported_task_toml(
@@ -274,6 +303,7 @@ def _fix_for(error: Any) -> str:
         "tests.command": 'e.g. command = "python -m pytest -q .ssw_hidden"',
         "tests.data": 'a list of globs relative to repo/, e.g. data = ["expected/*.json"]',
         "schema_version": "1",
+        "requires": 'e.g. requires = ["numpy==2.1.3"]: a name, or name==version',
     }
     return hints.get(key, "seconds above 0" if key.endswith("timeout_s") else f"see {DOCS}")
 

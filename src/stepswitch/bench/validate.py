@@ -11,6 +11,9 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
 - the hidden test command does not pass once the hidden test files are gone (it must run them);
 - the reference passes the task's gates other than tests (golden values, protected constants);
 - nothing passes its per-test or whole-run limit;
+- the task requires no package ssw's interpreter lacks (`requires`), else it cannot be judged;
+- and, a warning only, the whole-run limit covers the hidden tests times the per-test limit (so a
+  loaded machine, slowing every test to its limit, does not end the run before its tests do);
 - and, a warning only, the hidden tests name no file of repo/ that `[tests] data` leaves out
   (found in their source: `undeclared_data_reads`), which the change could rewrite.
 The first problem found is the reason; a crash of the validation itself is a reason too. Each
@@ -41,7 +44,7 @@ from stepswitch.bench.grading_folder import (
     lay_out,
     run_pytest,
 )
-from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
+from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers, missing_requirements
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
@@ -176,6 +179,19 @@ def _fails_as_declared(verdict: TestVerdict, declared: frozenset[str], found: _F
             "start_visible", f"declared failing at the start (failing_at_start) but not: {passing}"
         )
     found.ok("start_visible", f"{verdict.summary()}; fails as declared: {len(declared)}")
+
+
+def _whole_run_short(task: Task, tests: int) -> str | None:
+    """A warning when `tests` hidden tests, each at its per-test limit, outlast the whole run."""
+    spec = task.spec.tests
+    need = tests * spec.per_test_timeout_s
+    if need <= spec.timeout_s:
+        return None
+    return (
+        f"warning: timeout_s = {spec.timeout_s:g} is less than {tests} test{'s' * (tests != 1)} x "
+        f"per_test_timeout_s = {spec.per_test_timeout_s:g} ({need:g} s): on a loaded machine the "
+        f"whole-run limit can end the tests before theirs do; raise it to {need:g}"
+    )
 
 
 def _runs_without_hidden(
@@ -350,6 +366,12 @@ def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> Non
     scratch, home, tree = tmp / "scratch", tmp / "home", tmp / "tree"
     scratch.mkdir()
     home.mkdir()
+    missing = missing_requirements(task)
+    if missing:  # the start would fail for want of a package, not for the task's bug
+        raise found.fail(
+            "start_fails_hidden",
+            f"cannot judge: the task requires {', '.join(missing)} beside ssw; install it there",
+        )
     start = found.start = grade(task, task.repo, scratch, sandbox)
     if start.timed_out:
         raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}")
@@ -378,7 +400,9 @@ def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> Non
         first = found.reference[0].tests
         if verdict.tests != first:
             raise found.fail(check, f"the reference is flaky: {first} tests, then {verdict.tests}")
-        found.ok(check, verdict.summary())
+        short = _whole_run_short(task, verdict.tests) if attempt == 0 else None
+        shown = f"{verdict.summary()}; {short}" if short else verdict.summary()
+        found.checks.append(Check(check, True, shown, warning=bool(short)))
     _visible(task, tree, scratch, "the reference", found, sandbox)
     _runs_without_hidden(task, tree, scratch, found, sandbox)
     _gates(task, tree, scratch, found)
