@@ -198,6 +198,20 @@ def test_a_bench_needs_tasks_and_distinct_task_names(tmp_path: Path):
     with pytest.raises(UsageError, match="no tasks"):
         run_bench(BenchSpec(root=tmp_path / "r", tasks=[], contestants=[NULL]))
     assert not (tmp_path / "r").exists()
+
+
+def test_a_bench_of_a_task_whose_requirement_is_missing_is_refused_before_any_run(tmp_path):
+    folder = write_task(tmp_path, "needs")
+    toml = folder / "task.toml"
+    toml.write_text('requires = ["ssw-no-such-package"]\n' + toml.read_text())
+    tasks = load_suite(tmp_path / "suite")
+    with pytest.raises(UsageError) as refused:
+        run_bench(BenchSpec(root=tmp_path / "r", tasks=tasks, contestants=[NULL]))
+    assert str(refused.value) == (
+        "suite/needs requires ssw-no-such-package (not installed): install it beside ssw (on "
+        "every worker of a cluster too), or leave the task out"
+    )
+    assert not (tmp_path / "r").exists()
     assert os.listdir(tmp_path) == ["suite"]
 
 

@@ -49,7 +49,7 @@ from stepswitch.bench.record import (
 from stepswitch.bench.results import ResultRow, write_csv
 from stepswitch.bench.stats import RESAMPLES
 from stepswitch.bench.summary import summarize
-from stepswitch.bench.task import Task
+from stepswitch.bench.task import Task, missing_requirements
 from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.errors import UsageError
 from stepswitch.records.abandoned import mark_abandoned
@@ -387,6 +387,14 @@ def run_bench(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"tasks given twice: {', '.join(twice)}")
+    unmet = [(t.name, m) for t in spec.tasks if (m := missing_requirements(t))]
+    if unmet:  # every run of the task would fail for want of a package, and be paid for
+        name, missing = unmet[0]
+        more = f" (and {len(unmet) - 1} more tasks)" if len(unmet) > 1 else ""
+        raise UsageError(
+            f"{name} requires {', '.join(missing)}{more}: install it beside ssw (on every "
+            "worker of a cluster too), or leave the task out"
+        )
     shown = progress or NoProgress()
     bench = _Bench(spec, executor, shown)
     session = Session(
