@@ -135,8 +135,9 @@ def test_a_deadline_shorter_than_generation_stops_the_call(
 # The probe fills the window it is given (80% of it, then 125%), and reading a long prompt is
 # most of its time on one thread: ~24 s of ~42 s at the module server's 4096 tokens (2026-12-01).
 # Its own server with a smaller window keeps that window real (the server refuses past it) at
-# half the cost; the cache check's prefix shrinks to half the window, still most of its prompt.
-PROBE_CONTEXT_TOKENS = 1024
+# a fraction of the cost (20.5 s at 1024 tokens, 16.2 s at 512, 2026-12-04); the cache check's
+# prefix shrinks to half the window, still most of its prompt.
+PROBE_CONTEXT_TOKENS = 512
 
 
 def test_probe_against_llamacpp(tmp_path: Path) -> None:
