@@ -246,3 +246,20 @@ def test_a_200_task_bench_page_opens_and_its_last_task_replays(browser: Any, tmp
         f"200 tasks, {built.bytes / 1e6:.1f} MB: tasks table shown after {opened:.2f} s "
         f"(load event at {loaded_ms:.0f} ms)"
     )
+
+
+def test_a_step_that_a_fallback_took_says_so_on_the_page(browser: Any, tmp_path: Path):
+    from tests.agent.conftest import make_repo
+    from tests.agent.test_fallback import QUICK_RETRY, Reply, run_with
+
+    run_with(tmp_path, make_repo(tmp_path / "repo", "mean_bug"), Reply(503, headers=QUICK_RETRY))
+    built = build_site([tmp_path / "records"], tmp_path / "site")
+    browser.get(built.page.as_uri() + "#b0/t0")
+
+    steps = wait_all(browser, ".task-view li.step")
+    assert "fallback from" not in steps[0].text and "HTTP 503" in steps[0].text
+    assert find(steps[1], ".b-fallback")[0].text == "fallback from main"
+    steps[1].find_element("css selector", "summary").click()
+    opened = steps[1].find_element("css selector", "details[open]").text
+    assert "fallback: main: gave up after 4 attempts" in opened
+    browser.save_screenshot(str(tmp_path / "fallback.png"))

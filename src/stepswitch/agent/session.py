@@ -16,7 +16,14 @@ from dataclasses import dataclass, replace
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
 from stepswitch.agent.providers import ProviderFactory
-from stepswitch.errors import ProviderError, RunStopped
+from stepswitch.errors import (
+    AuthError,
+    DeadlineExceeded,
+    MalformedResponse,
+    ProviderError,
+    RetriesExhausted,
+    RunStopped,
+)
 from stepswitch.ledger import (
     MIN_OUTPUT_TOKENS,
     Budget,
@@ -27,7 +34,7 @@ from stepswitch.ledger import (
     Ledger,
 )
 from stepswitch.ledger.overreport import stop_reason
-from stepswitch.policy.model import Policy
+from stepswitch.policy.model import Policy, fallback_chain
 from stepswitch.policy.router import Router, WorkerChoice
 from stepswitch.records.folder import RecordNotWritten
 from stepswitch.records.money import CostRange
@@ -100,6 +107,7 @@ class Session:
         self.ladder = Ladder(policy)
         self.calls = 0  # model calls made, the one in flight included
         self._open: ModelStep | None = None  # the call made and not yet recorded
+        self._down: dict[str, str] = {}  # worker -> why its provider failed, in this run
         self._last_prompt: dict[str, str] = {}
 
     @property
@@ -123,7 +131,42 @@ class Session:
             self.ladder.take_step()
 
     def call(self, spec: CallSpec) -> tuple[Completion, CallFacts]:
-        choice = self.choose(spec.step_type, spec.worker)
+        """The step on its worker; when that worker's provider fails (`provider_failure`), on
+        its fallbacks in order, each a step of its own that says where it came from. A worker
+        whose provider failed is not asked again in this run (ADR 0038)."""
+        first = self.choose(spec.step_type, spec.worker)
+        chain = fallback_chain(self.policy, first.name)
+        failed: list[str] = []  # "worker: why", for each worker of the chain that failed
+        for position, name in enumerate(chain):
+            if name in self._down:
+                failed.append(f"{name}: {self._down[name]}")
+                continue
+            came_from = (first.name, "; ".join(failed)) if position else None
+            try:
+                return self._call_on(WorkerChoice(name, self.policy.workers[name]), spec, came_from)
+            except ProviderError as exc:
+                why = provider_failure(exc.__cause__ or exc, self.deadline)
+                if why is None:
+                    raise
+                self._down[name] = f"{why} (step {self.calls})"
+                failed.append(f"{name}: {why}")
+                if len(chain) == 1:
+                    raise  # no fallback named: the worker's own error, as it was
+                left = [n for n in chain[position + 1 :] if n not in self._down]
+                if left:  # a notice: said whatever the display, never silent
+                    self.events.notice(
+                        f"step {self.calls}: {name} failed ({why}); {left[0]} takes it"
+                    )
+        raise RunStopped(
+            "error",
+            f"no worker left for the {spec.step_type.value} step: {'; '.join(failed)}",
+        )
+
+    def _call_on(
+        self, choice: WorkerChoice, spec: CallSpec, came_from: tuple[str, str] | None
+    ) -> tuple[Completion, CallFacts]:
+        """One model call on `choice`; `came_from` is (the worker the step was routed to, why
+        it and any fallback before this one failed) when this is a fallback."""
         model = self.models[choice.name]
         w = choice.worker
         max_out = spec.max_output_tokens or w.max_output_tokens
@@ -157,6 +200,8 @@ class Session:
             escalation=self.ladder.level,
             scripted=w.provider == SCRIPTED_PROVIDER,
             prompt_repeat_share=common_prefix_len(prompt, previous) / max(1, len(prompt)),
+            fallback_from=came_from[0] if came_from else None,
+            fallback_reason=came_from[1] if came_from else None,
         )
         intent = CallIntent(
             run_id=self.ids.run_id,
@@ -169,14 +214,15 @@ class Session:
             model=w.model,
             price=model.price if isinstance(model.price, Price) else None,
             max_output_tokens=max_out,
-            tags=dict(self.tags),
+            tags={**self.tags, **({"fallback_from": came_from[0]} if came_from else {})},
             budgets=self.budgets,
             context_window=model.context_window,
             min_output_tokens=self.min_output_tokens,
         )
-        self.events.progress(
-            "step", f"step {self.calls} {spec.step_type.value} {choice.name} ({w.model})"
-        )
+        line = f"step {self.calls} {spec.step_type.value} {choice.name} ({w.model})"
+        if came_from:
+            line += f", fallback: {came_from[1]}"  # "main: HTTP 503 ...", the workers left
+        self.events.progress("step", line)
         began = time.monotonic()
         with CallTracker(self.ledger, intent) as tracker:
             try:
@@ -304,6 +350,20 @@ class Session:
             with contextlib.suppress(RecordNotWritten):
                 self.record(self._open, error=f"the run ended during this step: {reason}")
         return self.totals
+
+
+def provider_failure(exc: BaseException, deadline: float) -> str | None:
+    """Why a call's failure is the provider's, so that a fallback may take the step: HTTP 429
+    or 5xx past the retries, a connection that failed past them, no answer within the worker's
+    timeout, a 5xx not retried. None for everything else: a refused key, a request the provider
+    rejects, an answer that cannot be read, the run's own time running out (ADR 0038)."""
+    if isinstance(exc, AuthError | MalformedResponse) or not isinstance(exc, ProviderError):
+        return None
+    if isinstance(exc, DeadlineExceeded):
+        return "no answer within its timeout" if time.monotonic() < deadline else None
+    if isinstance(exc, RetriesExhausted) or (exc.status or 0) >= 500:
+        return str(exc)[:200]
+    return None
 
 
 def _add_note(facts: CallFacts, text: str) -> None:

@@ -42,6 +42,8 @@ def format_step(r: ModelStep) -> str:
     label = " [scripted]" if r.scripted else ""
     if r.served_other_model:
         label += f" [served {r.served_model}]"
+    if r.fallback_from:
+        label += f" [fallback: {r.fallback_reason}]"  # the reason starts with the worker left
     return (
         f"{r.step:>3} {r.step_type:<9} {r.worker:<10} {model:<26} {tokens:<36} "
         f"{money(r.cost):>9}  {r.outcome}{label}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from stepswitch.policy.model import Policy, WorkerConfig, route
+from stepswitch.policy.model import Policy, WorkerConfig, fallback_chain, route
 from stepswitch.registry.presets import ModelSpec, Price, ProviderSpec, get_model, resolve_effort
 from stepswitch.steps import StepType
 
@@ -41,6 +41,7 @@ class PolicyCheck:
     reviewer: WorkerInfo | None
     second_opinion: WorkerInfo | None
     warnings: tuple[str, ...]
+    fallbacks: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (worker, its fallbacks in order)
 
 
 def _money(value: float) -> str:
@@ -164,6 +165,20 @@ def _name_warnings(policy: Policy, used: set[str]) -> list[str]:
     return out
 
 
+def _fallback_warnings(policy: Policy) -> list[str]:
+    """A fallback on the same provider as its worker goes down with it in an outage."""
+    out = []
+    for name, worker in policy.workers.items():
+        for i, other in enumerate(worker.fallback):
+            backup = policy.workers.get(other)
+            if backup is not None and backup.provider == worker.provider:
+                out.append(
+                    f"workers.{name}.fallback[{i}]: {other!r} is on the same provider "
+                    f"({worker.provider}); an outage of {worker.provider} takes both"
+                )
+    return out
+
+
 def _review_warnings(
     policy: Policy, reviewer: WorkerInfo | None, second: WorkerInfo | None
 ) -> list[str]:
@@ -203,6 +218,7 @@ def check_policy(policy: Policy, registry: Mapping[str, ProviderSpec]) -> Policy
     second = infos.get(review.second_opinion) if review and review.second_opinion else None
     used = {row.worker.name for row in rows if row.worker is not None}
     used |= {info.name for info in (reviewer, second) if info is not None}
+    used |= {other for name in used for other in fallback_chain(policy, name)}
     warnings += _rule_warnings(policy)
     warnings += _name_warnings(policy, used)
     for name, w in policy.workers.items():
@@ -210,7 +226,11 @@ def check_policy(policy: Policy, registry: Mapping[str, ProviderSpec]) -> Policy
         warnings += _worker_warnings(name, w, models[name], registry, allow)
     warnings += _review_warnings(policy, reviewer, second)
     warnings += _limit_warnings(policy)
-    return PolicyCheck(tuple(rows), reviewer, second, tuple(warnings))
+    warnings += _fallback_warnings(policy)
+    chains = tuple(
+        (name, fallback_chain(policy, name)[1:]) for name, w in policy.workers.items() if w.fallback
+    )
+    return PolicyCheck(tuple(rows), reviewer, second, tuple(warnings), chains)
 
 
 _COLUMNS = ("level", "step", "worker", "provider", "model", "effort", "in $/M", "out $/M")
@@ -243,6 +263,9 @@ def render_policy_check(check: PolicyCheck) -> str:
         "  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
         for line in table
     ]
+    if check.fallbacks:
+        lines.append("\nfallbacks, when a worker's provider fails:")
+        lines += [f"  {name} -> {' -> '.join(chain)}" for name, chain in check.fallbacks]
     if check.warnings:
         lines.append(f"\n{len(check.warnings)} warning(s):")
         lines += [f"  warning: {w}" for w in check.warnings]

@@ -69,6 +69,10 @@ class WorkerConfig(_Strict):
     # thinking, encrypted reasoning, thought signatures) is not sent back inside a tool loop.
     cache: bool = Field(default=True, strict=True)
     carry_reasoning: bool = Field(default=True, strict=True)
+    # Workers that take this worker's step, in order, when its provider fails (ADR 0038): an
+    # HTTP 429 or 5xx past the retries, a timeout, an endpoint that does not answer. Each
+    # fallback's own fallbacks follow it (fallback_chain).
+    fallback: tuple[Annotated[str, Field(min_length=1)], ...] = ()
 
 
 class When(_Strict):
@@ -147,6 +151,22 @@ def route(policy: Policy, step_type: StepType, level: int) -> str | None:
     return None
 
 
+def fallback_chain(policy: Policy, name: str) -> tuple[str, ...]:
+    """`name`, then the workers that take its step when its provider fails, in order: its
+    fallbacks, each followed by its own (depth first), none twice."""
+    chain: list[str] = []
+
+    def visit(worker: str) -> None:
+        if worker in chain or worker not in policy.workers:
+            return
+        chain.append(worker)
+        for other in policy.workers[worker].fallback:
+            visit(other)
+
+    visit(name)
+    return tuple(chain)
+
+
 # --- loading ---
 
 
@@ -207,6 +227,13 @@ def _check_names(policy: Policy, source: str) -> None:
         named.append(("review.reviewer", policy.review.reviewer))
         if policy.review.second_opinion is not None:
             named.append(("review.second_opinion", policy.review.second_opinion))
+    for worker_name, worker in policy.workers.items():
+        for i, fallback in enumerate(worker.fallback):
+            key = f"workers.{worker_name}.fallback[{i}]"
+            if fallback == worker_name or fallback in worker.fallback[:i]:
+                twice = "itself" if fallback == worker_name else f"{fallback!r} twice"
+                raise ConfigError(source, key, f"names {twice}", "list other workers, each once")
+            named.append((key, fallback))
     for key, name in named:
         if name not in policy.workers:
             raise ConfigError(

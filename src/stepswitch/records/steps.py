@@ -89,6 +89,10 @@ class ModelStep(_Event):
     review: ReviewRecord | None = None  # on review steps: the verdict parsed from `text`
     note: str = ""
     error: str | None = None
+    # A fallback's step: the worker the step was routed to, and why it (and any fallback tried
+    # before this one) failed (ADR 0038).
+    fallback_from: str | None = None
+    fallback_reason: str | None = None
 
     @property
     def outcome(self) -> str:

@@ -71,6 +71,7 @@
     // A built-in contestant's steps go through the scripted preset but replay no script.
     if (e.scripted) add(summary, " ", builtIn ? el("span", "badge b-built-in", "built-in") : el("span", "badge b-scripted", "scripted"));
     if (e.served_other_model) add(summary, " ", el("span", "badge", "served " + e.served_model));
+    if (e.fallback_from) add(summary, " ", el("span", "badge b-fallback", "fallback from " + e.fallback_from));
     var body = el("div", "detail");
     var facts = el("p", "facts");
     fact(facts, "provider", e.provider);
@@ -86,6 +87,7 @@
     fact(facts, "request", e.request_id);
     fact(facts, "as if served by", e.as_if_text);
     add(body, facts);
+    if (e.fallback_from) add(body, el("p", "problem", "fallback: " + e.fallback_reason));
     if (e.error) add(body, el("p", "problem", "error: " + e.error));
     if (e.model_output_failure) add(body, el("p", "problem", "model output failure: " + e.model_output_failure));
     if (e.text) add(body, el("div", null, "answer:"), pre(e.text));
