@@ -12,11 +12,11 @@ class RungExhausted(Exception):
 
 
 class Ladder:
-    def __init__(self, policy: Policy) -> None:
+    def __init__(self, policy: Policy, start: int = 0) -> None:
         self.rungs = policy.escalation.ladder
         self.after_gate_failures = policy.escalation.after_gate_failures
         self.steps_per_rung = policy.limits.steps_per_rung
-        self.level = 0
+        self.level = start  # above 0 only when tier memory says so (agent/tier_memory.py)
         self.steps_on_rung = 0
         self.gate_failures_on_rung = 0
 

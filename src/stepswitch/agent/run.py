@@ -18,6 +18,7 @@ from stepswitch.agent.machine import GateRunner, StepMachine
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.providers import ProviderFactory
 from stepswitch.agent.session import Session
+from stepswitch.agent.tier_memory import recall
 from stepswitch.agent.tools.execute import execute_call
 from stepswitch.agent.workers import is_scripted, worker_models
 from stepswitch.agent.workspace.paths import Workspace
@@ -119,6 +120,14 @@ def run_task(
         tags=dict(tags or {}),
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
+    if policy.escalation.memory and ids.bench_id is None:
+        record.tier_memory = recall(
+            folder.root.parent,
+            ids.run_id,
+            policy.escalation.ladder,
+            record.tags.get("kind"),
+            record.scripted,
+        )
     session = Session(
         ids=ids,
         policy=policy,
@@ -130,6 +139,7 @@ def run_task(
         deadline=deadline,
         tags=tags,
         min_output_tokens=policy.limits.min_output_tokens,
+        start_level=record.tier_memory.level if record.tier_memory else 0,
     )
 
     def read_diff() -> tuple[str, list[str]]:
@@ -151,6 +161,8 @@ def run_task(
             try:
                 events.emit(RunUpdate(record))
                 events.notice(gates.description)
+                if record.tier_memory is not None:
+                    events.notice(f"tier memory: {record.tier_memory.why}")
                 result = machine.run()
             finally:
                 ending.begin()

@@ -92,6 +92,7 @@ class Session:
         deadline: float,
         tags: Mapping[str, str] | None = None,
         min_output_tokens: int = MIN_OUTPUT_TOKENS,  # the floor a cap is lowered to (ADR 0013)
+        start_level: int = 0,  # the rung the task starts on (tier memory)
     ) -> None:
         self.ids = ids
         self.policy = policy
@@ -104,7 +105,7 @@ class Session:
         self.tags = dict(tags or {})
         self.min_output_tokens = min_output_tokens
         self.router = Router(policy)
-        self.ladder = Ladder(policy)
+        self.ladder = Ladder(policy, start_level)
         self.calls = 0  # model calls made, the one in flight included
         self._open: ModelStep | None = None  # the call made and not yet recorded
         self._down: dict[str, str] = {}  # worker -> why its provider failed, in this run

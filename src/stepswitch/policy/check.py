@@ -42,6 +42,7 @@ class PolicyCheck:
     second_opinion: WorkerInfo | None
     warnings: tuple[str, ...]
     fallbacks: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (worker, its fallbacks in order)
+    memory: bool = False  # [escalation] memory: runs start on the rung recent runs needed
 
 
 def _money(value: float) -> str:
@@ -230,7 +231,8 @@ def check_policy(policy: Policy, registry: Mapping[str, ProviderSpec]) -> Policy
     chains = tuple(
         (name, fallback_chain(policy, name)[1:]) for name, w in policy.workers.items() if w.fallback
     )
-    return PolicyCheck(tuple(rows), reviewer, second, tuple(warnings), chains)
+    memory = policy.escalation.memory
+    return PolicyCheck(tuple(rows), reviewer, second, tuple(warnings), chains, memory)
 
 
 _COLUMNS = ("level", "step", "worker", "provider", "model", "effort", "in $/M", "out $/M")
@@ -266,6 +268,11 @@ def render_policy_check(check: PolicyCheck) -> str:
     if check.fallbacks:
         lines.append("\nfallbacks, when a worker's provider fails:")
         lines += [f"  {name} -> {' -> '.join(chain)}" for name, chain in check.fallbacks]
+    if check.memory:
+        lines.append(
+            "\ntier memory: on; a run starts on the lowest rung each of the repository's last "
+            "3 done runs of its kind needed (a skipped rung saves only where it would have failed)"
+        )
     if check.warnings:
         lines.append(f"\n{len(check.warnings)} warning(s):")
         lines += [f"  warning: {w}" for w in check.warnings]

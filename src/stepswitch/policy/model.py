@@ -94,6 +94,8 @@ class Rule(_Strict):
 class Escalation(_Strict):
     after_gate_failures: Count = 2
     ladder: tuple[str, ...] = Field(min_length=1)  # rung 0 first; level k: ladder[k] takes over
+    # Start on the rung the repository's recent runs of this kind needed (ADR 0039); off by default.
+    memory: bool = Field(default=False, strict=True)
 
 
 class Limits(_Strict):

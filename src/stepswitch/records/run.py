@@ -101,6 +101,16 @@ class PricesRead(_Record):
     at: str  # when, UTC, ISO 8601 to the second
 
 
+class TierMemory(_Record):
+    """Where tier memory started the run (agent/tier_memory.py): the rung, the earlier runs it
+    read (most recent first) and the rung each needed, and why, in words."""
+
+    level: int = 0
+    runs: list[str] = Field(default_factory=list)
+    levels: list[int] = Field(default_factory=list)
+    why: str = ""
+
+
 class RunRecord(_Record):
     schema_version: int = SCHEMA_VERSION
     ids: RunIds
@@ -117,6 +127,7 @@ class RunRecord(_Record):
     scripted: bool = False
     allow_dirty: bool = False
     continues: str | None = None  # `ssw run --continue ID`: the earlier run it went on from
+    tier_memory: TierMemory | None = None  # None: off ([escalation] memory), or a bench's run
     tags: dict[str, str] = Field(default_factory=dict)
     started_at: str
     finished_at: str | None = None
