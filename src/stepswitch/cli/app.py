@@ -200,13 +200,102 @@ def probe(
 @policy_app.command("check")
 def policy_check(
     path: Annotated[Path, typer.Argument(help="A policy file, e.g. bench/policies/x.toml.")],
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--runs",
+            metavar="<folder>",
+            help="Run records (e.g. .ssw/runs, a bench folder; repeatable): also show per step "
+            "type the cached share its worker had and what a switch would add to the next call.",
+        ),
+    ] = None,
 ) -> None:
     """Without calling any model: which worker takes each step type at each escalation level."""
     from stepswitch.policy.check import check_policy, render_policy_check
+    from stepswitch.policy.measured import load_runs, measure
     from stepswitch.policy.model import load_policy
+    from stepswitch.policy.suggest import render_switch_costs, switch_costs
     from stepswitch.registry.presets import load_registry
 
-    typer.echo(render_policy_check(check_policy(load_policy(path), load_registry())))
+    policy, registry = load_policy(path), load_registry()
+    text = render_policy_check(check_policy(policy, registry))
+    if runs:
+        costs = switch_costs(policy, measure(load_runs(runs)), registry)
+        text += "\n" + "\n".join(render_switch_costs(costs))
+    typer.echo(text)
+
+
+@policy_app.command("suggest")
+def policy_suggest(
+    runs: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="[runs]...", help="Run records: .ssw/runs, or run folders."),
+    ] = None,
+    policy_path: Annotated[
+        Path | None,
+        typer.Option("--policy", metavar="<file>", help="The policy to improve on (required)."),
+    ] = None,
+    bench: Annotated[
+        list[Path] | None,
+        typer.Option("--bench", metavar="<folder>", help="A bench run folder (repeatable)."),
+    ] = None,
+    floor: Annotated[
+        float,
+        typer.Option(
+            "--floor",
+            min=0.0,
+            max=1.0,
+            help="The least clean share (its interval's lower bound) a worker must clear.",
+        ),
+    ] = 0.8,
+    min_steps: Annotated[
+        int, typer.Option("--min-steps", min=1, help="The least steps of a type to judge by.")
+    ] = 5,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="<file>", help="Write the suggested policy here."),
+    ] = None,
+) -> None:
+    """From step records: each model's measured pass-through and dollars per step type, and the
+    cheapest worker of the policy per step type that clears --floor. It claims nothing: it
+    prints the commands that would test the suggestion."""
+    import tomli_w
+
+    from stepswitch.policy.measured import load_runs, measure
+    from stepswitch.policy.model import load_policy, validate_policy
+    from stepswitch.policy.suggest import (
+        render_measured,
+        render_suggestion,
+        suggest,
+        suggested_policy,
+    )
+    from stepswitch.registry.presets import load_registry
+    from stepswitch.util.toml import read_toml
+
+    if policy_path is None:
+        raise UsageError("name the policy to improve on: ssw policy suggest RUNS... --policy P")
+    folders = [*(runs or []), *(bench or [])]
+    if not folders:
+        raise UsageError("name run records: ssw policy suggest .ssw/runs --policy P")
+    if out is not None and out.exists():
+        raise UsageError(f"{out} exists: write the suggestion to a new file")
+    policy, registry = load_policy(policy_path), load_registry()
+    loaded = load_runs(folders)
+    measured = measure(loaded)
+    choices = suggest(
+        policy, measured, registry, runs=len(loaded), floor=floor, min_steps=min_steps
+    )
+    if out is not None:
+        raw = read_toml(policy_path, "policy file", "name a TOML policy file")
+        table = suggested_policy(raw, choices)
+        validate_policy(table, str(out), registry)
+        out.write_text(
+            f"# Suggested by ssw policy suggest from {len(loaded)} runs; untested.\n"
+            + tomli_w.dumps(table),
+            encoding="utf-8",
+        )
+    lines = [*render_measured(measured), *render_suggestion(choices, len(loaded), policy_path, out)]
+    typer.echo("\n".join(lines))
 
 
 @app.command()
