@@ -24,8 +24,8 @@ def test_the_start_is_the_lowest_rung_each_recent_run_of_the_kind_needed() -> No
     # r-d failed, r-e is another kind, r-f another ladder, r-g older than the last three
     assert (memory.level, memory.runs, memory.levels) == (1, ["r-c", "r-b", "r-a"], [1, 1, 1])
     assert memory.why == (
-        "the last 3 done runs with this ladder and kind 'bugfix' needed rung 1, 1, 1: starting "
-        "on rung 1 (large); 1 unreadable run records left out"
+        "the last 3 done runs with this ladder and task_kind 'bugfix' needed rung 1, 1, 1: "
+        "starting on rung 1 (large); 1 unreadable run records left out"
     )
 
 
@@ -74,7 +74,7 @@ def test_a_run_with_memory_starts_its_edits_on_the_rung_recent_runs_needed(
         shutil.copytree(SYNTHETIC / run, runs / run)
     replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
     ran = run_ssw(tmp_path, bug_repo, replies, policy=_memory_policy(True),
-                  tags=(("kind", "bugfix"),))  # fmt: skip
+                  tags=(("task_kind", "bugfix"),))  # fmt: skip
     assert ran.record.outcome == "done"
     memory = ran.saved.tier_memory
     assert memory is not None and (memory.level, memory.runs) == (1, ["r-c", "r-b", "r-a"])
@@ -84,6 +84,6 @@ def test_a_run_with_memory_starts_its_edits_on_the_rung_recent_runs_needed(
 
     (tmp_path / "off").mkdir()
     again = run_ssw(tmp_path / "off", bug_repo, replies, policy=_memory_policy(False),
-                    tags=(("kind", "bugfix"),))  # fmt: skip
+                    tags=(("task_kind", "bugfix"),))  # fmt: skip
     assert again.saved.tier_memory is None
     assert {s.worker for s in again.of("edit")} == {"mid"}

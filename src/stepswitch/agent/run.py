@@ -18,7 +18,7 @@ from stepswitch.agent.machine import GateRunner, StepMachine
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.providers import ProviderFactory
 from stepswitch.agent.session import Session
-from stepswitch.agent.tier_memory import recall
+from stepswitch.agent.tier_memory import KIND_TAG, recall
 from stepswitch.agent.tools.execute import execute_call
 from stepswitch.agent.workers import is_scripted, worker_models
 from stepswitch.agent.workspace.paths import Workspace
@@ -125,7 +125,7 @@ def run_task(
             folder.root.parent,
             ids.run_id,
             policy.escalation.ladder,
-            record.tags.get("kind"),
+            record.tags.get(KIND_TAG),
             record.scripted,
         )
     session = Session(

@@ -2,8 +2,8 @@
 repository's recent runs of the same kind of task needed.
 
 The runs it reads are the finished `ssw run`s beside this one (`.ssw/runs/*/run.json`) that
-ended `done` under the same ladder, with the same `kind` tag (`ssw run --tag kind=bugfix`; none
-matches none), scripted only when this run is; the most recent RECENT of them, by start. With
+ended `done` under the same ladder, with the same `task_kind` tag (`ssw run --tag task_kind=bugfix`;
+none matches none), scripted only when this run is; the most recent RECENT of them, by start. With
 fewer than MIN_RUNS the run starts on rung 0. The rung a run needed is the highest it stood on
 (its escalations, or the rung it started on). The start is the lowest rung every one of them
 needed: a rung is skipped only when each recent run climbed past it. A record that cannot be read
@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from stepswitch.records.run import RunRecord, TierMemory
 
 RECENT = 3
+KIND_TAG = "task_kind"  # `kind` is the bench's: a contestant's kind
 MIN_RUNS = 2
 
 
@@ -54,14 +55,14 @@ def recall(
             and record.ids.bench_id is None
             and record.outcome == "done"
             and ladder_of == ladder
-            and record.tags.get("kind") == kind
+            and record.tags.get(KIND_TAG) == kind
             and record.scripted == scripted
         )
         if alike:
             found.append(_Past(record.ids.run_id, record.started_at, needed_level(record)))
     recent = sorted(found, key=lambda p: p.started_at, reverse=True)[:RECENT]
     skipped = f"; {unreadable} unreadable run records left out" if unreadable else ""
-    like = f"kind {kind!r}" if kind is not None else "no kind tag"
+    like = f"{KIND_TAG} {kind!r}" if kind is not None else f"no {KIND_TAG} tag"
     if len(recent) < MIN_RUNS:
         why = (
             f"{len(recent)} earlier done run(s) with this ladder and {like} (needs {MIN_RUNS}): "
