@@ -17,6 +17,7 @@ from stepswitch.policy.suggest import suggest, switch_costs
 from stepswitch.registry.presets import load_registry
 
 RUNS = Path(__file__).parent / "fixtures" / "synthetic_steps" / "runs"
+ORACLE_NULL = Path(__file__).parents[1] / "bench" / "runs" / "oracle-vs-null.all-suites.2026-12-02"
 POLICY = """\
 [workers.small]
 provider = "openai"
@@ -49,7 +50,7 @@ def policy():
 
 
 def test_the_records_measure_what_they_hold() -> None:
-    m = measure(load_runs([RUNS]))
+    m = measure(load_runs([RUNS])[0])
     read_small = m[("read", "openai", "gpt-5-nano")]
     assert (read_small.steps, read_small.clean) == (20, 20)
     assert read_small.usd_per_step == pytest.approx(0.001)
@@ -68,7 +69,7 @@ def test_the_records_measure_what_they_hold() -> None:
 
 
 def test_the_suggestion_is_the_cheapest_worker_that_clears_the_floor_with_its_saving() -> None:
-    measured = measure(load_runs([RUNS]))
+    measured = measure(load_runs([RUNS])[0])
     choices = {c.step_type: c for c in suggest(policy(), measured, load_registry(), runs=9,
                                                floor=0.8, min_steps=5)}  # fmt: skip
     assert (choices["read"].current, choices["read"].chosen) == ("large", "small")
@@ -85,7 +86,7 @@ def test_the_suggestion_is_the_cheapest_worker_that_clears_the_floor_with_its_sa
 
 
 def test_switch_costs_are_the_cached_prefix_resent_uncached() -> None:
-    costs = {c.step_type: c for c in switch_costs(policy(), measure(load_runs([RUNS])),
+    costs = {c.step_type: c for c in switch_costs(policy(), measure(load_runs([RUNS])[0]),
                                                   load_registry())}  # fmt: skip
     edit = costs["edit"]
     assert (edit.current, edit.cached_share, edit.cached_per_step) == ("large", 0.75, 1500)
@@ -135,8 +136,56 @@ def test_suggest_mistakes_are_one_line(tmp_path: Path) -> None:
         ("policy", "suggest", "--policy", "p.toml"): "name run records",
         ("policy", "suggest", "nowhere", "--policy", "p.toml"): "nowhere: no such folder of runs",
         ("policy", "suggest", ".", "--policy", "p.toml"): "no run records",
+        ("policy", "suggest", str(ORACLE_NULL), "--policy", "p.toml"): "no run of a policy in "
+        "those records (only built-in contestants')",
     }
     for args, said in cases.items():
         done = ssw(*args, cwd=tmp_path)
         assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_on_a_scripted_bench_the_suggestion_is_the_routing_the_records_came_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SCRIPTED: the bench's policy (the demo's shape) puts reads on small and edits on mid; a
+    policy that sends every step to large is told to route as the bench's did, for the step
+    types the records hold. It says nothing of models: the replies are a script."""
+    import tomli_w
+    import yaml
+
+    from stepswitch.policy.model import route
+    from stepswitch.steps import StepType
+    from tests.agent.conftest import DEFAULT_POLICY, use_extra_models
+    from tests.bench import write_task
+    from tests.bench.test_cli_bench import SCRIPT
+
+    use_extra_models(monkeypatch, tmp_path)  # scripted-priced: $10 a million tokens
+    bench_policy = {
+        **DEFAULT_POLICY,
+        "workers": {
+            **DEFAULT_POLICY["workers"],
+            "mid": {**DEFAULT_POLICY["workers"]["mid"], "model": "scripted-priced"},
+        },
+    }
+    everything_large = {**bench_policy, "rules": [{"worker": "large"}]}
+    (tmp_path / "bench.toml").write_text(tomli_w.dumps(bench_policy))
+    (tmp_path / "large.toml").write_text(tomli_w.dumps(everything_large))
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"replies": SCRIPT}))
+    write_task(tmp_path, "t1")
+    ran = ssw("bench", "run", "--suite", "suite", "--contestant", "bench.toml",
+              "--script", "bench=script.yaml", "--runs-per-task", "5",
+              "--out", "runs/b1", cwd=tmp_path)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    done = ssw("policy", "suggest", "--bench", "runs/b1", "--policy", "large.toml",
+               "--floor", "0.5", "--out", "s.toml", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    suggested = validate_policy(tomllib.loads((tmp_path / "s.toml").read_text()), "s.toml")
+    recorded = validate_policy(bench_policy, "bench.toml")
+    held = {"navigate", "read", "summarize", "plan", "edit", "run", "review"}
+    for step_type in StepType:
+        if step_type.value in held:
+            assert route(suggested, step_type, 0) == route(recorded, step_type, 0), step_type
+        else:  # triage: no record of it, so large keeps it
+            assert route(suggested, step_type, 0) == "large", step_type

@@ -220,7 +220,7 @@ def policy_check(
     policy, registry = load_policy(path), load_registry()
     text = render_policy_check(check_policy(policy, registry))
     if runs:
-        costs = switch_costs(policy, measure(load_runs(runs)), registry)
+        costs = switch_costs(policy, measure(load_runs(runs)[0]), registry)
         text += "\n" + "\n".join(render_switch_costs(costs))
     typer.echo(text)
 
@@ -280,7 +280,9 @@ def policy_suggest(
     if out is not None and out.exists():
         raise UsageError(f"{out} exists: write the suggestion to a new file")
     policy, registry = load_policy(policy_path), load_registry()
-    loaded = load_runs(folders)
+    loaded, built_in = load_runs(folders)
+    if not loaded:
+        raise UsageError("no run of a policy in those records (only built-in contestants')")
     measured = measure(loaded)
     choices = suggest(
         policy, measured, registry, runs=len(loaded), floor=floor, min_steps=min_steps
@@ -294,7 +296,10 @@ def policy_suggest(
             + tomli_w.dumps(table),
             encoding="utf-8",
         )
-    lines = [*render_measured(measured), *render_suggestion(choices, len(loaded), policy_path, out)]
+    lines = render_measured(measured)
+    if built_in:
+        lines.append(f"({built_in} runs of the built-in contestants oracle and null left out)")
+    lines += render_suggestion(choices, len(loaded), policy_path, out)
     typer.echo("\n".join(lines))
 
 

@@ -136,5 +136,12 @@ def measure(runs: Iterable[LoadedRun]) -> dict[Key, Measured]:
     return found
 
 
-def load_runs(paths: Iterable[Path]) -> list[LoadedRun]:
-    return [load_run(folder) for folder in run_folders(paths)]
+# The bench tags the runs of its built-in contestants so (bench/taskrun.py): they call no model.
+BUILT_IN_KINDS = ("oracle", "null")
+
+
+def load_runs(paths: Iterable[Path]) -> tuple[list[LoadedRun], int]:
+    """The runs at or under `paths`, and how many built-in contestants' runs were left out."""
+    loaded = [load_run(folder) for folder in run_folders(paths)]
+    kept = [r for r in loaded if r.run.tags.get("kind") not in BUILT_IN_KINDS]
+    return kept, len(loaded) - len(kept)

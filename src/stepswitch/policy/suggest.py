@@ -125,7 +125,8 @@ def suggest(
             continue
         usd, chosen, m = min(ok, key=lambda item: (item[0], item[1]))
         lo, hi = m.clean_interval
-        why = f"{m.steps} steps, clean {m.clean}/{m.steps} [{lo:.0%}, {hi:.0%}], ${usd:.4f} a step"
+        clean = f"clean {m.clean}/{m.steps} [{lo:.0%}, {hi:.0%}]"
+        why = f"{_n(m.steps, 'step')}, {clean}, ${usd:.4f} a step"
         saving = None
         current_usd = current.usd_per_step if current is not None else None
         if current is not None and current_usd is not None and runs:
@@ -146,6 +147,10 @@ def suggested_policy(raw: dict[str, Any], choices: list[Choice]) -> dict[str, An
     return {**raw, "rules": [*rules, *raw.get("rules", [])]}
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
 def render_measured(measured: Mapping[Key, Measured]) -> list[str]:
     lines = [
         "measured (step type, model: steps, $ a step, clean share [95% interval], gates passed "
@@ -156,7 +161,7 @@ def render_measured(measured: Mapping[Key, Measured]) -> list[str]:
         lo, hi = m.clean_interval
         usd = f"${m.usd_per_step:.4f}" if m.usd_per_step is not None else "unpriced"
         lines.append(
-            f"  {m.step_type:<9} {m.provider}/{m.model}: {m.steps} steps, {usd}, clean "
+            f"  {m.step_type:<9} {m.provider}/{m.model}: {_n(m.steps, 'step')}, {usd}, clean "
             f"{m.clean}/{m.steps} [{lo:.0%}, {hi:.0%}], gates {m.gates_passed}/{m.gated}, "
             f"refused {m.refused}, cut {m.cut}, escalations {m.escalations}"
         )
@@ -166,7 +171,7 @@ def render_measured(measured: Mapping[Key, Measured]) -> list[str]:
 def render_suggestion(
     choices: list[Choice], runs: int, policy_path: Path, out: Path | None
 ) -> list[str]:
-    lines = [f"\nsuggestion (from {runs} runs):"]
+    lines = [f"\nsuggestion (from {_n(runs, 'run')}):"]
     for c in choices:
         if c.chosen is None or c.chosen == c.current:
             lines.append(f"  {c.step_type:<9} keep {c.current}: {c.why}")
@@ -179,8 +184,8 @@ def render_suggestion(
             lines.append(f"  {c.step_type:<9} {c.current} -> {c.chosen}: {c.why}{saving}")
     total = sum(c.saving_per_run or 0.0 for c in choices if c.chosen not in (None, c.current))
     lines.append(
-        f"expected: ${total:.4f} a run less, if the next runs are like these {runs}; with this "
-        "many records that is a guess, not a measurement. Nothing is claimed."
+        f"expected: ${total:.4f} a run less, if the next runs are like these ({_n(runs, 'run')}); "
+        "from this many records that is a guess, not a measurement. Nothing is claimed."
     )
     if out is not None:
         contestants = (
