@@ -151,6 +151,19 @@ def test_every_other_shape_is_refused_with_its_reason_and_the_rest_written(
     assert found["taken"].folder == tmp_path / "back/taken"
 
 
+def test_packages_the_verifier_installs_are_requirements_too(tmp_path: Path) -> None:
+    test_sh = (
+        "#!/bin/bash\npip install pytest>=8 ssw-no-such-package==1.0\n"
+        "python3 -m pytest /tests/test_outputs.py -rA\n"
+        "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; "
+        "else echo 0 > /logs/verifier/reward.txt; fi\n"
+    )
+    write_task(tmp_path / "harbor/t", **{"tests/test.sh": test_sh})
+    [found] = import_harbor(tmp_path / "harbor", tmp_path / "back")
+    assert found.folder is not None, found.why
+    assert load_task(found.folder).spec.requires == (YAML, "ssw-no-such-package==1.0")
+
+
 def test_a_task_whose_requirement_is_missing_cannot_be_judged(tmp_path: Path) -> None:
     write_task(
         tmp_path / "harbor/needs",

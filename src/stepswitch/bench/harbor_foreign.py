@@ -6,8 +6,9 @@ A task is taken when each of its parts has a shape whose effect can be read:
   the work folder, `RUN pip install` of packages (names, `name==version`, `-r FILE`), and
   `ENV PYTHON...`, `LABEL`, `CMD` as no-ops. The copied files are the start (repo/); the
   packages, pytest and its reporting plugins aside, become `requires`.
-- tests/test.sh: one pytest run over files of /tests, its exit status the reward in reward.txt.
-  The other files of tests/ are the hidden tests; their string literals naming the work folder
+- tests/test.sh: one pytest run over files of /tests, its exit status the reward in reward.txt;
+  what its `pip install` / `uv pip install` / `uvx --with` lines add, pytest aside, is required
+  too. The other files of tests/ are the hidden tests; their string literals naming the work folder
   or /tests are made relative to the checkout and to .ssw_hidden/.
 - solution/solve.sh: only writes of files: `cat > FILE <<'EOF'` (a quoted delimiter, or a body
   with nothing to expand), `cp` from /solution, `rm -f`, `mkdir -p`, `cd` to the work folder,
@@ -73,10 +74,12 @@ def _split(line: str, where: str) -> list[str]:
 
 def _requirement(spec: str, where: str) -> str | None:
     """`spec` as a requirement ssw keeps, None for pytest and the like; else refused."""
+    named = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", spec)
+    if named and named[0].lower().replace("_", "-") in _NOT_REQUIRED:
+        return None  # whatever version: ssw's own pytest runs the tests
     if not _REQUIREMENT.match(spec):
         raise Refused(f"{where}: requirement {spec!r} is not a name or name==version")
-    name = spec.partition("==")[0].lower().replace("_", "-")
-    return None if name in _NOT_REQUIRED else spec
+    return spec
 
 
 @dataclass
@@ -186,7 +189,11 @@ def _pytest_run(test_sh: Path) -> tuple[list[str], list[str]]:
     runs, plugins = [], []
     for line in _logical_lines(text):
         words = _split(line, where) if "<<" not in line else line.split()
-        if "pytest" in words:
+        installer = words[: words.index("install")] if "install" in words else []
+        if any(w in ("pip", "pip3", "uv") for w in installer):  # the tests' own packages
+            specs = [w for w in words[len(installer) + 1 :] if not w.startswith("-")]
+            plugins += [r for spec in specs if (r := _requirement(spec, where)) is not None]
+        elif "pytest" in words:
             runs.append(words)
         elif words[0] in ("python", "python3"):
             raise Refused(f"{where} runs Python beside pytest ({line[:60]!r}): a scored reward")
