@@ -175,11 +175,11 @@ def test_on_a_scripted_bench_the_suggestion_is_the_routing_the_records_came_from
     (tmp_path / "script.yaml").write_text(yaml.safe_dump({"replies": SCRIPT}))
     write_task(tmp_path, "t1")
     ran = ssw("bench", "run", "--suite", "suite", "--contestant", "bench.toml",
-              "--script", "bench=script.yaml", "--runs-per-task", "5",
+              "--script", "bench=script.yaml", "--runs-per-task", "3",
               "--out", "runs/b1", cwd=tmp_path)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     done = ssw("policy", "suggest", "--bench", "runs/b1", "--policy", "large.toml",
-               "--floor", "0.5", "--out", "s.toml", cwd=tmp_path)  # fmt: skip
+               "--floor", "0.4", "--min-steps", "3", "--out", "s.toml", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     suggested = validate_policy(tomllib.loads((tmp_path / "s.toml").read_text()), "s.toml")
     recorded = validate_policy(bench_policy, "bench.toml")
