@@ -81,6 +81,10 @@ def test_a_run_with_memory_starts_its_edits_on_the_rung_recent_runs_needed(
     assert {s.worker for s in ran.of("edit")} == {"large"}  # rung 1 from the first edit
     assert {s.escalation for s in ran.steps} == {1}
     assert f"tier memory: {memory.why}" in ran.lines
+    from tests.test_runs_show_apply import ssw
+
+    shown = ssw(bug_repo, "runs", "show", ran.record.run_id)
+    assert f"tier memory: {memory.why}\n" in shown.stdout  # ssw runs show says it too
 
     (tmp_path / "off").mkdir()
     again = run_ssw(tmp_path / "off", bug_repo, replies, policy=_memory_policy(False),

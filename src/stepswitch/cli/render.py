@@ -163,6 +163,7 @@ def format_run_view(view: RunView) -> list[str]:
         f"policy: {run.policy_path}" + _workers(run.policy),
         f"branch: {entry.branch or f'{run.branch} (gone)'}, commit "
         f"{run.commit[:12] if run.commit else '-'}, base {run.base_commit[:12] or '-'}",
+        *([f"tier memory: {run.tier_memory.why}"] if run.tier_memory is not None else []),
         "steps:",
     ]
     steps = [line for event in view.loaded.steps for line in TerminalPrinter(_unused).lines(event)]
