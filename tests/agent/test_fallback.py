@@ -26,8 +26,6 @@ from stepswitch.cli.render import format_step
 from stepswitch.errors import ConfigError
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.fakes.scripted import Script, ScriptedResponder
-from stepswitch.gates.runner import GateResult
-from stepswitch.gates.suite import SuiteResult
 from stepswitch.ledger import Budget, open_ledger
 from stepswitch.policy.check import check_policy, render_policy_check
 from stepswitch.policy.model import validate_policy
@@ -37,6 +35,7 @@ from stepswitch.records.steps import ModelStep
 from stepswitch.registry.presets import load_registry
 
 from .conftest import BUG_TASK, approve_and_summarize, explore, fix_the_bug, worker
+from .test_run_ledger import PassingGates
 
 QUICK_RETRY = {"retry-after": "0"}
 BLOCK = re.compile(
@@ -55,14 +54,6 @@ class Said:
             self.lines.append(event.text)
         elif isinstance(event, ModelStep):
             self.lines.append(format_step(event))
-
-
-class PassingGates:
-    names = ("check",)
-    description = "  gates (test): check"
-
-    def run(self, changed: list[str]) -> SuiteResult:
-        return SuiteResult((GateResult("check", True, 0.01, "passed", "passed"),))
 
 
 def policy_with(main: str, backup: str, *, third: str | None = None, **main_extra: Any) -> dict:
@@ -90,40 +81,48 @@ class Ran:
     steps: list[ModelStep]
     lines: list[str]
     rows: list[Any]
-    failing: LoopbackServer
+
+
+def run_policy(tmp_path: Path, repo: Path, raw: dict, budget_usd: float | None = 1.0) -> Ran:
+    """One run of `raw` (a policy table) on `repo`, as ssw run does it, and what it left."""
+    policy = validate_policy(raw, "p.toml")
+    lines: list[str] = []
+    providers = HttpProviders(load_registry())
+    budgets = (Budget("task", "t1", budget_usd),) if budget_usd is not None else ()
+    try:
+        with open_ledger(tmp_path / "ledger.sqlite") as ledger:
+            record = run_task(
+                task=BUG_TASK,
+                policy=policy,
+                workspace=Workspace(repo),
+                ledger=ledger,
+                folder=RunFolder(tmp_path / "records"),
+                ids=RunIds(run_id="r1", task_id="t1"),
+                budgets=budgets,
+                providers=providers,
+                gates=PassingGates(),
+                sinks=[Said(lines)],
+                deadline=time.monotonic() + 120,
+            )
+            rows = ledger.rows("r1")
+    finally:
+        providers.close()
+    steps = load_run(tmp_path / "records").model_steps
+    return Ran(record.outcome, record.reason, steps, lines, rows)
+
+
+def scripted_fix() -> LoopbackServer:
+    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    return LoopbackServer(ScriptedResponder(Script.model_validate({"replies": replies})))
 
 
 def run_with(tmp_path: Path, repo: Path, failing: Reply | None, **extra: Any) -> Ran:
     """A run whose `main` worker is answered by `failing` (None: a port nothing listens on)
     and whose `backup` gets the scripted fix."""
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
-    backup = LoopbackServer(ScriptedResponder(Script.model_validate({"replies": replies})))
     main = LoopbackServer(lambda request: failing or Reply())
-    with backup, main:
+    with scripted_fix() as backup, main:
         main_url = main.base_url if failing is not None else closed_port_url()
-        policy = validate_policy(policy_with(main_url, backup.base_url, **extra), "p.toml")
-        lines: list[str] = []
-        providers = HttpProviders(load_registry())
-        try:
-            with open_ledger(tmp_path / "ledger.sqlite") as ledger:
-                record = run_task(
-                    task=BUG_TASK,
-                    policy=policy,
-                    workspace=Workspace(repo),
-                    ledger=ledger,
-                    folder=RunFolder(tmp_path / "records"),
-                    ids=RunIds(run_id="r1", task_id="t1"),
-                    budgets=(Budget("task", "t1", 1.0),),
-                    providers=providers,
-                    gates=PassingGates(),
-                    sinks=[Said(lines)],
-                    deadline=time.monotonic() + 120,
-                )
-                rows = ledger.rows("r1")
-        finally:
-            providers.close()
-    loaded = load_run(tmp_path / "records")
-    return Ran(record.outcome, record.reason, loaded.model_steps, lines, rows, main)
+        return run_policy(tmp_path, repo, policy_with(main_url, backup.base_url, **extra))
 
 
 def closed_port_url() -> str:
@@ -183,24 +182,11 @@ def test_a_provider_that_recovers_within_the_retries_keeps_the_step(
     def flaky(request: RecordedRequest) -> Reply:
         return Reply(status=503, headers=QUICK_RETRY) if next(calls) == 0 else scripted(request)
 
-    main = LoopbackServer(flaky)
-    with main:
-        policy = validate_policy(policy_with(main.base_url, closed_port_url()), "p.toml")
-        providers = HttpProviders(load_registry())
-        try:
-            with open_ledger(tmp_path / "ledger.sqlite") as ledger:
-                record = run_task(
-                    task=BUG_TASK, policy=policy, workspace=Workspace(bug_repo), ledger=ledger,
-                    folder=RunFolder(tmp_path / "records"), ids=RunIds(run_id="r1", task_id="t1"),
-                    budgets=(), providers=providers, gates=PassingGates(), sinks=[],
-                    deadline=time.monotonic() + 120,
-                )  # fmt: skip
-        finally:
-            providers.close()
-    steps = load_run(tmp_path / "records").model_steps
-    assert record.outcome == "done"
-    assert {s.worker for s in steps} == {"main"} and steps[0].attempts == 2
-    assert not any(s.fallback_from for s in steps)
+    with LoopbackServer(flaky) as main:
+        ran = run_policy(tmp_path, bug_repo, policy_with(main.base_url, closed_port_url()))
+    assert ran.outcome == "done"
+    assert {s.worker for s in ran.steps} == {"main"} and ran.steps[0].attempts == 2
+    assert not any(s.fallback_from for s in ran.steps)
 
 
 @pytest.mark.parametrize(
@@ -227,25 +213,13 @@ def test_no_worker_left_ends_the_run_in_error_naming_each_attempt(
     down = LoopbackServer(lambda request: Reply(status=503, headers=QUICK_RETRY))
     with down:  # main and backup both answer 503; backup's own fallback refuses connections
         raw = policy_with(down.base_url, down.base_url, third=closed_port_url())
-        policy = validate_policy(raw, "p.toml")
-        providers = HttpProviders(load_registry())
-        try:
-            with open_ledger(tmp_path / "ledger.sqlite") as ledger:
-                record = run_task(
-                    task=BUG_TASK, policy=policy, workspace=Workspace(bug_repo), ledger=ledger,
-                    folder=RunFolder(tmp_path / "records"), ids=RunIds(run_id="r1", task_id="t1"),
-                    budgets=(), providers=providers, gates=PassingGates(), sinks=[],
-                    deadline=time.monotonic() + 120,
-                )  # fmt: skip
-        finally:
-            providers.close()
-    assert (record.outcome, record.exit_code) == ("error", 1)
-    reason = record.reason or ""
+        ran = run_policy(tmp_path, bug_repo, raw, budget_usd=None)
+    assert ran.outcome == "error"
+    reason = ran.reason or ""
     assert reason.startswith("no worker left for the plan step: main: gave up after 4 attempts")
     assert "; backup: gave up after 4 attempts" in reason
     assert "; third: gave up after 4 attempts" in reason and "Connection refused" in reason
-    steps = load_run(tmp_path / "records").model_steps
-    assert [(s.worker, s.fallback_from, bool(s.error)) for s in steps] == [
+    assert [(s.worker, s.fallback_from, bool(s.error)) for s in ran.steps] == [
         ("main", None, True),
         ("backup", "main", True),
         ("third", "main", True),
@@ -255,31 +229,16 @@ def test_no_worker_left_ends_the_run_in_error_naming_each_attempt(
 def test_the_fallback_is_admitted_by_the_budget_before_it_is_sent(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ) -> None:
-    # backup costs $10 a million tokens: a 2,048-token cap alone needs more than $0.0001
-    down = Reply(status=503, headers=QUICK_RETRY)
-    replies = [*explore()]
-    backup = LoopbackServer(ScriptedResponder(Script.model_validate({"replies": replies})))
-    main = LoopbackServer(lambda request: down)
-    with backup, main:
+    # backup costs $10 a million tokens: a 1,024-token cap alone needs more than $0.0001
+    main = LoopbackServer(lambda request: Reply(status=503, headers=QUICK_RETRY))
+    with scripted_fix() as backup, main:
         raw = policy_with(main.base_url, backup.base_url)
         raw["workers"]["backup"]["model"] = "scripted-priced"
-        policy = validate_policy(raw, "p.toml")
-        providers = HttpProviders(load_registry())
-        try:
-            with open_ledger(tmp_path / "ledger.sqlite") as ledger:
-                record = run_task(
-                    task=BUG_TASK, policy=policy, workspace=Workspace(bug_repo), ledger=ledger,
-                    folder=RunFolder(tmp_path / "records"), ids=RunIds(run_id="r1", task_id="t1"),
-                    budgets=(Budget("task", "t1", 0.0001),), providers=providers,
-                    gates=PassingGates(), sinks=[], deadline=time.monotonic() + 120,
-                )  # fmt: skip
-                rows = ledger.rows("r1")
-        finally:
-            providers.close()
+        ran = run_policy(tmp_path, bug_repo, raw, budget_usd=0.0001)
         sent_to_backup = len(backup.requests)
-    assert record.outcome == "limit" and "budget" in (record.reason or "")
+    assert ran.outcome == "limit" and "budget" in (ran.reason or "")
     assert sent_to_backup == 0  # refused before it left the machine
-    assert all(r.worker == "main" for r in rows if r.status != "refused")
+    assert all(r.worker == "main" for r in ran.rows if r.status != "refused")
 
 
 def test_a_policy_names_its_fallbacks_and_ssw_policy_check_shows_the_chains() -> None:
