@@ -246,3 +246,17 @@ def test_failed_gates_are_verdicts_on_their_spans_and_an_escalation_is_an_event_
     assert escalation.attributes["ssw.escalation.reason"] == "the gates failed 2 times on rung 0"
     assert traced.root.attributes is not None
     assert traced.root.attributes["ssw.escalations"] == 1
+
+
+def test_a_fallback_step_names_the_worker_it_came_from_on_its_span() -> None:
+    from stepswitch.agent.otel import step_attributes
+    from stepswitch.records.steps import ModelStep
+
+    step = ModelStep(run_id="r", seq=2, step=2, step_type="plan", worker="backup",
+                     provider="scripted", model="scripted-large", fallback_from="main",
+                     fallback_reason="main: HTTP 503 at http://127.0.0.1:9/v1/")  # fmt: skip
+    attributes = step_attributes(step)
+    assert attributes["ssw.fallback_from"] == "main"
+    assert not any("127.0.0.1" in str(v) for v in attributes.values())
+    routed = step_attributes(step.model_copy(update={"fallback_from": None}))
+    assert "ssw.fallback_from" not in routed

@@ -83,6 +83,8 @@ def step_attributes(step: ModelStep) -> Attributes:
         a["ssw.model_output_failure"] = step.model_output_failure
     if step.review is not None:
         a["ssw.review.verdict"] = step.review.verdict
+    if step.fallback_from is not None:  # the worker only: the reason names the provider's URL
+        a["ssw.fallback_from"] = step.fallback_from
     return a
 
 
