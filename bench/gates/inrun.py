@@ -15,9 +15,9 @@ mutations-<project>.json from mutate.py):
       missed) and the time it prints to the first failing verdict (suite start to the end of the
       failing stage, selection included) and its process wall time (start-up and pre-flight too);
   (w) the gates as `ssw run` runs them after an edit, in process: `RepoGates.run([module])` of
-      one `RepoGates` made and pre-flighted once, as `ssw run` does, so its stages fork from the
-      warm pytest that was started when the previous gate run ended (`gates.warm`); the time to
-      the first failing verdict it reports (`run_` columns);
+      one `RepoGates` made and pre-flighted once, as `ssw run` does, so its stages fork from a
+      warm pytest started before it, as `ssw run` starts one when an edit begins (`gates.warm`);
+      the time to the first failing verdict it reports (`run_` columns);
   (b) the project's full suite with `pytest -x` (the tests gate's own full command), wall time;
   (c) the full suite without -x, wall time;
   order (a, w, b, c) on even rows, (c, b, w, a) on odd rows; after (w) the next warm pytest is
@@ -186,7 +186,10 @@ def main() -> int:
                     common.wait_quiet(f"{m['id']} step {step}")
                     if step == "w":
                         in_run = repo_gates.run([module])
-                        repo_gates.warm_ready()  # the next one's start-up counts nowhere
+                        # The next edit's warm pytest, as `ssw run` starts it when an edit
+                        # begins; its start-up counts nowhere.
+                        repo_gates.before_edit()
+                        repo_gates.warm_ready()
                         continue
                     cmd = {"a": [*ssw, "--changed", module], "b": full_x, "c": full}[step]
                     got[step] = timed(cmd, root, suite.gate_env if step != "a" else env)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from stepswitch.gates.warm import WarmPytest
 from stepswitch.registry.presets import clear_cache
 
 from .conftest import (
@@ -187,6 +189,36 @@ def test_after_two_failed_gates_the_next_rung_takes_over_and_its_fix_passes(
     assert (run.saved.totals.escalations, run.saved.totals.gate_failures) == (1, 2)
     assert any("escalation 1: the gates failed 2 times on rung 0" in line for line in run.lines)
     assert FIX_LINE in run.on_branch("calc/ops.py")
+
+
+def test_each_gate_run_forks_from_a_warm_pytest_and_none_is_started_after_the_last(
+    tmp_path: Path, bug_repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    started: list[WarmPytest] = []
+
+    class CountedWarmPytest(WarmPytest):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", CountedWarmPytest)
+    replies = [
+        *explore(),
+        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),
+        done("tried + 2"),
+        done("still off"),  # triage
+        tool("edit", path="calc/ops.py", old="(len(values) + 2)", new="len(values)"),
+        done("divide by len(values)"),
+        *approve_and_summarize(),
+    ]
+    run = run_ssw(tmp_path, bug_repo, replies)
+
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
+    assert [g.note for g in run.of("gates")] == ["failed: tests:covered", "passed"]
+    assert not any("fresh pytest" in g.report for e in run.of("gates") for g in e.gates)
+    # One for each gate run (the pre-flight's, then one as the second edit began); none after
+    # the passing run, which review and summary follow.
+    assert len(started) == 2
 
 
 def test_when_the_last_rung_fails_too_the_run_stops_and_keeps_the_partial_change(

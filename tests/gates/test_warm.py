@@ -106,19 +106,27 @@ def test_warm_stages_give_a_fresh_pytests_verdicts(tmp_path: Path) -> None:
     assert _servers(root) == []
 
 
-def test_the_warm_pytest_lasts_one_gate_run_and_ssw_run_starts_the_next(tmp_path: Path) -> None:
+def test_the_warm_pytest_lasts_one_gate_run_and_ssw_run_starts_the_next_as_an_edit_begins(
+    tmp_path: Path,
+) -> None:
     root = write_repo(tmp_path / "repo", CALC, git=True)
     suite = _suite(root, tmp_path)
     assert suite.run(None).passed
     assert _servers(root) == []  # `ssw gates`: none after the run
+    suite.warm_up_for_edit()
+    assert _servers(root) == []  # nor before an edit: only `ssw run` keeps one warm
     suite.keep_warm = True
     assert suite.run(None).passed
+    assert _servers(root) == []  # no edit yet: a server now might never be used
+    suite.warm_up_for_edit()
     assert "ready" in suite.warm_line()
-    (first,) = _servers(root)  # `ssw run`: the next one waits for the next edit
+    (first,) = _servers(root)  # `ssw run`: it waits for the edit's gate run
     assert suite.run(None).passed
+    assert _gone(first) and _servers(root) == []
+    suite.warm_up_for_edit()
     assert suite.warm_ready()  # started: past the moment its command line is being set up
     (second,) = _servers(root)
-    assert second != first and _gone(first)
+    assert second != first
     suite.close()
     assert _gone(second) and _servers(root) == []
 

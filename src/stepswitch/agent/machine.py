@@ -37,7 +37,9 @@ EARLIER_REPORTS_KEPT = 6  # failing gate reports older than the latest that the 
 
 
 class GateRunner(Protocol):
-    """The project's gates for one workspace; knows nothing of models."""
+    """The project's gates for one workspace; knows nothing of models. A runner may also have
+    `before_edit()`, called as each edit step begins (a gate run follows it): RepoGates starts
+    its warm pytest then."""
 
     @property
     def names(self) -> tuple[str, ...]: ...
@@ -113,6 +115,9 @@ class StepMachine:
         b.observed = self._summary(self._phase(StepType.RUN))
         sent_back = False
         while True:
+            before_edit = getattr(self.gates, "before_edit", None)
+            if before_edit is not None:
+                before_edit()
             self._phase(StepType.EDIT)
             b.diff, b.changed = self.read_diff()
             if not self._gates_pass():

@@ -75,6 +75,11 @@ class RepoGates:
         self._suite.warm_up()
         return self.baseline
 
+    def before_edit(self) -> None:
+        """An edit step begins: the warm pytest its gate run forks from starts now, while the
+        model works (the first is started by the pre-flight)."""
+        self._suite.warm_up_for_edit()
+
     def warm_ready(self) -> bool:
         """Wait until the warm pytest the next gate run forks from has started (benchmarks)."""
         return self._suite.warm_ready()

@@ -160,7 +160,7 @@ class GateSuite:
             tree=base.tree if base is not None else None,
         )
         self.truth_patterns = protected_patterns(config)
-        self.keep_warm = False  # `ssw run`: start the next run's warm pytest as one ends
+        self.keep_warm = False  # `ssw run`: a warm pytest is started ahead of each gate run
         # Command gates that failed before any edit, and what they found then (the pre-flight).
         self.known_findings: dict[str, KnownFindings] = {}
         self.pytest_runs = PytestRuns(self.context)
@@ -246,6 +246,12 @@ class GateSuite:
         """Start the warm pytest the next gate run's stages fork from (`gates.pytest_runs`)."""
         self.pytest_runs.warm_up(self._tests_gate())
 
+    def warm_up_for_edit(self) -> None:
+        """`ssw run`: an edit begins, so a gate run follows; start its warm pytest now, while the
+        model works (nothing unless `keep_warm`)."""
+        if self.keep_warm:
+            self.warm_up()
+
     def warm_line(self) -> str:
         """`gates: warm pytest: ...`, for the run's start (waits for the one starting)."""
         return self.pytest_runs.warm_line(self._tests_gate())
@@ -272,10 +278,10 @@ class GateSuite:
         try:
             return self._run(progress, changed, base_commit)
         finally:
-            # One gate run's stages only: nothing a test did in it reaches the next run.
+            # One gate run's stages only: nothing a test did in it reaches the next run. The
+            # next one starts when an edit begins (`warm_up_for_edit`): after the last gate run
+            # of a task there is none, and a server started here would never be used.
             self.pytest_runs.end_of_run()
-            if self.keep_warm:
-                self.warm_up()
 
     def _run(
         self, progress: SuiteProgress, changed: list[str] | None, base_commit: str
