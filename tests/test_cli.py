@@ -178,3 +178,23 @@ def test_probe_exits_0_when_every_claim_holds_and_1_when_a_claimed_capability_fa
     assert no_tools.returncode == 1, no_tools.stdout + no_tools.stderr
     assert "the registry claims what these checks did not find: tool_call" in no_tools.stdout
     assert (tmp_path / "no_tools" / "out" / "probes" / "fake" / "org__model-1.json").exists()
+
+
+def test_ssw_imports_httpx_without_its_command_line_client(tmp_path: Path):
+    # `ssw run` speaks HTTP, so it imports httpx; httpx's own CLI (rich, click, pygments) is no
+    # part of that, and was a sixth of the command's start (ADR 0042).
+    said = tmp_path / "imported.json"
+    code = (
+        "import atexit, json, sys\n"
+        "names = ('httpx', 'httpx._main', 'rich', 'pygments')\n"
+        f"atexit.register(lambda: open({str(said)!r}, 'w').write(json.dumps("
+        "[n for n in names if sys.modules.get(n) is not None])))\n"
+        "from stepswitch.cli import main\n"
+        f"sys.argv = ['ssw', 'run', {str(tmp_path)!r}, '--task', 'x']\n"
+        "main()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and "git" in result.stderr, result.stderr
+    assert json.loads(said.read_text()) == ["httpx"]
