@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 import tomli_w
 
 from stepswitch.registry.presets import registry_dir
+from tests.ssw_cli import run_ssw_cli
 
 from .agent.conftest import DEFAULT_POLICY, explore, git, make_repo, write_policy, write_script
 
@@ -44,13 +44,7 @@ def ssw(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.Comp
         for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and k not in ("SSW_LEDGER", "SSW_REGISTRY")
     }
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**base, **(env or {})},
-        timeout=60,
-    )
+    return run_ssw_cli(args, env={**base, **(env or {})}, timeout=60)
 
 
 @dataclass

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.registry.presets import load_registry
+from tests.ssw_cli import run_ssw_cli
 
 from .test_cli import copy_registry
 
@@ -25,14 +25,7 @@ PRESETS_WITH_MODELS = sorted(name for name, spec in load_registry().items() if s
 def ssw(*args: str | Path, cwd: Path, env_extra: dict[str, str] | None = None):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-    )
+    return run_ssw_cli(args, env=env, cwd=cwd, timeout=60)
 
 
 def workers_of(path: Path) -> dict[str, str]:

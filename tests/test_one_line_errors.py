@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.util.proc import run_in_group
+from tests.ssw_cli import run_ssw_cli
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "docs" / "runs"  # committed runs: what `ssw site build` reads
@@ -27,12 +28,15 @@ NOT_UTF8 = b'claims:\n  - id: "caf\xe9"\n'
 
 def ssw(*args: str | Path, cwd: Path, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if not prefix:
+        return run_ssw_cli(args, cwd=cwd, env=env, timeout=120)
     return subprocess.run(
         [*prefix, sys.executable, "-m", "stepswitch", *map(str, args)],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env={**env, "PYTHONDONTWRITEBYTECODE": "1"},
+        env=env,
         timeout=120,
     )
 

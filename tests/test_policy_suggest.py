@@ -5,7 +5,6 @@ made them). Nothing here says anything about a model."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from stepswitch.policy.measured import load_runs, measure, wilson
 from stepswitch.policy.model import validate_policy
 from stepswitch.policy.suggest import suggest, switch_costs
 from stepswitch.registry.presets import load_registry
+from tests.ssw_cli import run_ssw_cli
 
 RUNS = Path(__file__).parent / "fixtures" / "synthetic_steps" / "runs"
 ORACLE_NULL = Path(__file__).parents[1] / "bench" / "runs" / "oracle-vs-null.all-suites.2026-12-02"
@@ -94,8 +94,7 @@ def test_switch_costs_are_the_cached_prefix_resent_uncached() -> None:
 
 
 def ssw(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "stepswitch", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)  # fmt: skip
+    return run_ssw_cli(args, cwd=cwd)
 
 
 def test_the_cli_writes_the_suggested_policy_and_the_commands_that_would_test_it(

@@ -19,6 +19,7 @@ import pytest
 
 from stepswitch.records.money import format_usd
 from stepswitch.site.serve import start_dashboard
+from tests.ssw_cli import run_ssw_cli
 
 from .agent.conftest import (
     BUG_TASK,
@@ -44,8 +45,7 @@ def env() -> dict[str, str]:
 
 
 def ssw(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "stepswitch", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env(), timeout=120)
+    return run_ssw_cli(args, env=env(), timeout=120)
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from stepswitch.agent.workspace.worktree import (
     remove_worktree,
 )
 from stepswitch.errors import UsageError
+from tests.ssw_cli import run_ssw_cli
 
 from .agent.conftest import git, make_repo
 
@@ -101,13 +102,7 @@ def opened(repo: Path, run_id: str) -> Worktree:
 
 def ssw(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *args, "--repo", str(repo)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    return run_ssw_cli([*args, "--repo", str(repo)], env=env, timeout=60)
 
 
 def listed(repo: Path) -> dict[str, dict]:

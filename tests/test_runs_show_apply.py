@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 from stepswitch.records.folder import load_run
 from stepswitch.records.money import CostRange
+from tests.ssw_cli import run_ssw_cli
 
 from .agent.conftest import (
     BUG_LINE,
@@ -39,13 +39,7 @@ OPS = "calc/ops.py"
 def ssw(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.pop("SSW_LEDGER", None)  # the repository's own ledger, the one the run wrote
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *args, "--repo", str(repo)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    return run_ssw_cli([*args, "--repo", str(repo)], env=env, timeout=60)
 
 
 @pytest.fixture(scope="module")

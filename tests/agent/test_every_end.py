@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ssw_cli import run_ssw_cli
+
 from .conftest import (
     BUG_TASK,
     FIX_LINE,
@@ -185,8 +187,7 @@ def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
 
 
 def ssw(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "stepswitch", *args, "--repo", str(repo)]
-    return subprocess.run(command, capture_output=True, text=True, env=_env(), timeout=120)
+    return run_ssw_cli([*args, "--repo", str(repo)], env=_env(), timeout=120)
 
 
 def listed(repo: Path) -> dict[str, dict]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -17,6 +16,7 @@ from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
+from tests.ssw_cli import run_ssw_cli
 
 from .conftest import (
     BUG_LINE,
@@ -245,13 +245,7 @@ def test_a_policy_naming_an_unknown_provider_is_refused_without_leaving_a_worktr
 def ssw(*args: str | Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    return run_ssw_cli(args, env=env, timeout=60)
 
 
 @pytest.fixture

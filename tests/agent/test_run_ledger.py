@@ -24,6 +24,7 @@ from stepswitch.policy.model import validate_policy
 from stepswitch.records.folder import RunFolder, load_run
 from stepswitch.records.run import RunIds
 from stepswitch.registry.presets import Price, load_registry
+from tests.ssw_cli import run_ssw_cli
 
 from .conftest import (
     BUG_TASK,
@@ -85,13 +86,7 @@ def test_ssw_ledger_reports_a_run_by_step_type_and_by_tag(tmp_path: Path, bug_re
     ledger = str(bug_repo / ".ssw" / "ledger.sqlite")
 
     def ssw(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "stepswitch", "ledger", "--ledger", ledger, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
+        return run_ssw_cli(["ledger", "--ledger", ledger, *args], env=env, timeout=60)
 
     by_step = ssw("--run", run.record.run_id, "--by", "step_type", "--json")
     assert by_step.returncode == 0, by_step.stderr
@@ -108,12 +103,7 @@ def test_ssw_ledger_reports_a_run_by_step_type_and_by_tag(tmp_path: Path, bug_re
 
 def test_ssw_ledger_on_a_missing_file_says_so_and_creates_nothing(tmp_path: Path):
     missing = tmp_path / "nope" / "ledger.sqlite"
-    result = subprocess.run(
-        [sys.executable, "-m", "stepswitch", "ledger", "--ledger", str(missing)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_ssw_cli(["ledger", "--ledger", str(missing)], timeout=60)
     assert result.returncode == 2
     assert "no ledger" in result.stderr
     assert not missing.exists() and not missing.parent.exists()

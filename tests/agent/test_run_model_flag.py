@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.fakes.scripted import ScriptedResponder, load_script
 from stepswitch.records.run import RunRecord
 from stepswitch.site.sources import contestant_of
+from tests.ssw_cli import run_ssw_cli
 
 from ..test_cli import copy_registry
 from .conftest import done, explore, fix_the_bug, git, verdict, write_script
@@ -29,13 +28,7 @@ def ssw(*args: str | Path, env_extra: dict[str, str] | None = None):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    return run_ssw_cli(args, env=env, timeout=120)
 
 
 def one_model_replies() -> list[dict]:

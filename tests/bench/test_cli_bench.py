@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from typer.testing import CliRunner
 from stepswitch.cli.bench import bench_app, default_out
 from stepswitch.errors import UsageError
 from tests.agent.conftest import DEFAULT_POLICY
+from tests.ssw_cli import run_ssw_cli
 
 from . import write_task
 
@@ -42,11 +42,9 @@ SCRIPT = [
 
 
 def ssw(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
+    return run_ssw_cli(
+        [str(a) for a in args],
         cwd=cwd,
-        capture_output=True,
-        text=True,
         timeout=600,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )

@@ -14,8 +14,6 @@ import csv
 import json
 import os
 import shutil
-import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -23,6 +21,7 @@ import yaml
 
 from stepswitch.bench.results import CSV_COLUMNS
 from tests.claims.conftest import CLAIMS_HEAD, REPO, commit_all, git
+from tests.ssw_cli import run_ssw_cli
 
 README = """\
 # Demo
@@ -74,13 +73,7 @@ MANY = 30
 
 def _ssw(root: Path, *args: str) -> tuple[int, str]:
     env = {**os.environ, "NO_COLOR": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "stepswitch", *args, "--root", str(root)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    done = run_ssw_cli([*args, "--root", str(root)], env=env, timeout=300)
     return done.returncode, done.stdout + done.stderr
 
 

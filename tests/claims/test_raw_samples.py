@@ -12,14 +12,13 @@ import csv
 import json
 import re
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.claims.conftest import CLAIMS_HEAD, REPO, commit_all, git, register_all
+from tests.ssw_cli import run_ssw_cli
 
 README = """\
 # Demo
@@ -62,14 +61,8 @@ def make(root: Path, claims: str, ids: list[str]) -> Path:
 
 
 def ssw_prove(root: Path, *args: str) -> tuple[int, str]:
-    """The real CLI in a fresh process: exit code and output."""
-    done = subprocess.run(
-        [sys.executable, "-m", "stepswitch", "prove", *args, "--root", str(root)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    """The real CLI in a process of its own: exit code and output."""
+    done = run_ssw_cli(["prove", *args, "--root", str(root)], timeout=300)
     return done.returncode, done.stdout + done.stderr
 
 

@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import yaml
 
 from stepswitch.claims.model import load_claims
 from tests.claims.conftest import REPO, commit_all, git
+from tests.ssw_cli import run_ssw_cli
 
 LOG = "claims/registrations.yaml"
 ADR = "docs/decisions/0016-claims-engine.md"
@@ -76,13 +76,7 @@ def copy(tmp_path: Path) -> Path:
 
 
 def ssw(root: Path, *args: str) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "stepswitch", *args, "--root", str(root)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_ssw_cli([*args, "--root", str(root)], cwd=root, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, done.stdout + done.stderr
 

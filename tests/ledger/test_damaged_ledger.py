@@ -19,6 +19,7 @@ import pytest
 
 from stepswitch.ledger import Budget, BudgetExceeded, LedgerError, open_ledger
 from stepswitch.wire.types import Attempt, Usage
+from tests.ssw_cli import run_ssw_cli
 
 from .conftest import intent, ok
 
@@ -68,13 +69,7 @@ def write(path: Path, run: str, calls: int, how: str = "closed") -> None:
 
 
 def ssw_ledger(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", "ledger", "--ledger", str(path), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_ssw_cli(["ledger", "--ledger", str(path), *args], cwd=ROOT, timeout=120)
 
 
 def files(folder: Path) -> dict[str, bytes]:

@@ -1,0 +1,88 @@
+"""A process that has imported the `ssw` command once and forks a child per command: the child
+becomes `python -m stepswitch ARGS` with the request's environment, folder and standard streams,
+and leaves as that process would (exit status, atexit, non-daemon threads joined).
+
+Started by tests/ssw_cli.py as `python ssw_zygote.py FD`, FD one end of a socket pair. Each
+request is one JSON line {"args": [...], "env": {...}, "cwd": "..."} with three descriptors (the
+child's stdin, stdout and stderr); the answers are {"pid": N} when the child has started, then
+{"exit": STATUS} (-N for signal N, as subprocess says it). The end closing ends the server.
+
+Why: importing ssw costs about 0.35 CPU-seconds of each `ssw` process, and the suite starts
+several hundred of them on a 2-core machine (ADR 0043). Nothing runs here between the import and
+the fork, so each child starts from the same state as a fresh process after its imports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+
+MAX_REQUEST = 1 << 24
+
+
+def _prepare() -> None:
+    # What `ssw` itself does before httpx is imported (stepswitch.cli.main, ADR 0042).
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    import stepswitch.cli.app
+    import stepswitch.cli.bench
+    import stepswitch.cli.run
+    import stepswitch.cli.runs  # noqa: F401
+
+
+def _child(request: dict[str, object], fds: list[int]) -> None:
+    os.setpgid(0, 0)  # a timeout kills the command's group, never the server
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    env = request["env"]
+    assert isinstance(env, dict)
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in env.items()})
+    os.chdir(str(request["cwd"]))
+    args = [str(a) for a in request["args"]]  # type: ignore[attr-defined]
+    import stepswitch
+
+    main_py = os.path.join(os.path.dirname(stepswitch.__file__), "__main__.py")
+    sys.argv = [main_py, *args]
+    # As `python -m stepswitch` shows it: Click's program name, and what a re-exec runs again.
+    sys.modules["__main__"].__package__ = "stepswitch"
+    sys.orig_argv = [sys.executable, "-m", "stepswitch", *args]
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _serve(control: socket.socket) -> dict[str, object] | None:
+    """Answer requests until the end closes (None); in a forked child, the request to run."""
+    while True:
+        message, fds, _, _ = socket.recv_fds(control, MAX_REQUEST, 3)
+        if not message:
+            return None
+        request = json.loads(message)
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            _child(request, fds)
+            return dict(request)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        control.sendall(json.dumps({"exit": status}).encode() + b"\n")
+
+
+def main() -> None:
+    control = socket.socket(fileno=int(sys.argv[1]))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the tests end it by closing the socket
+    _prepare()
+    control.sendall(b'{"ready": true}\n')
+    if _serve(control) is None:
+        return
+    from stepswitch.cli import main as ssw_main
+
+    ssw_main()
+
+
+if __name__ == "__main__":
+    main()
