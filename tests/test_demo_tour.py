@@ -7,13 +7,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from stepswitch.errors import ConfigError
 from stepswitch.fakes.scripted import load_script
+from tests.ssw_cli import run_ssw_cli
 
 REPOS = Path(__file__).resolve().parent / "fixtures" / "repos"
 GIT = {"GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@l", "GIT_COMMITTER_NAME": "u",
@@ -34,8 +34,7 @@ def _repo(tmp_path: Path, sample: str, fixed: bool = False) -> Path:
 
 def _tour(repo: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    command = [sys.executable, "-m", "stepswitch", "demo", "--repo", str(repo), *extra]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=180)
+    return run_ssw_cli(["demo", "--repo", str(repo), *extra], env=env, timeout=180)
 
 
 def _diff(repo: Path, branch: str) -> str:

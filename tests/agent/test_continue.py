@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,7 @@ from tests.agent.conftest import (
     worker,
     write_script,
 )
+from tests.ssw_cli import run_ssw_cli
 
 # Stopped by its step limit right after the fix: the gates never ran.
 STOPPED_AFTER_THE_FIX = [*explore(), *fix_the_bug()]
@@ -159,19 +158,15 @@ def test_ssw_run_continue_through_the_cli(tmp_path: Path, bug_repo: Path) -> Non
     again = tmp_path / "again"
     again.mkdir()
     replies = [*explore(), done("the fix is already there"), *approve_and_summarize()]
-    command = [sys.executable, "-m", "stepswitch", "run", str(bug_repo), "--json"]
+    command = ["run", str(bug_repo), "--json"]
     command += ["--continue", first.record.run_id, "--script", str(write_script(again, replies))]
-    result = subprocess.run(
-        [*command, "--max-steps", "20"], capture_output=True, text=True, timeout=120
-    )
+    result = run_ssw_cli([*command, "--max-steps", "20"], timeout=120)
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
     assert (record["outcome"], record["continues"]) == ("done", first.record.run_id)
     assert f"continuing run {first.record.run_id}" in result.stderr
 
-    unknown = subprocess.run(
-        [*command[:5], "--continue", "nope"], capture_output=True, text=True, timeout=60
-    )
+    unknown = run_ssw_cli([*command[:2], "--continue", "nope"], timeout=60)
     assert (unknown.returncode, unknown.stderr) == (
         2,
         f"ssw: --continue nope: no such run in {bug_repo} (see `ssw runs`)\n",

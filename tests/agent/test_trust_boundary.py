@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.util.sandbox import choose_sandbox
+from tests.ssw_cli import run_ssw_cli
 
 from .conftest import (
     approve_and_summarize,
@@ -85,14 +85,7 @@ def _hostile_run(
     script = write_script(tmp_path, replies)
     args = ["run", repo, "--policy", policy, "--script", script, "--task", "fix mean"]
     args += ["--sandbox", sandbox]
-    finished = subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
+    finished = run_ssw_cli(args, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=300)
     [folder] = list((repo / ".ssw" / "runs").iterdir())
     return finished, folder
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from stepswitch.bench.exercism import import_exercism
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
+from tests.ssw_cli import run_ssw_cli
 
 
 def _exercise(root: Path, slug: str, files: dict[str, str]) -> None:
@@ -102,8 +102,8 @@ def test_exercises_become_valid_tasks_and_one_without_an_example_is_refused(
 
 
 def _import(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "stepswitch", "bench", "import", "exercism", str(source)]
-    return subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, timeout=60)
+    command = ["bench", "import", "exercism", str(source), "--out", str(out)]
+    return run_ssw_cli(command, timeout=60)
 
 
 def test_the_command_writes_what_it_can_says_what_it_refused_and_exits_1(tmp_path: Path) -> None:

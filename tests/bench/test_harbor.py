@@ -19,6 +19,7 @@ from stepswitch.bench.harbor import export_suite, export_task, import_harbor
 from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
+from tests.ssw_cli import run_ssw_cli
 
 REPO = Path(__file__).resolve().parents[2]
 GENERAL = REPO / "bench/suites/general"
@@ -164,8 +165,7 @@ def test_harbor_loads_and_lints_every_exported_task(tmp_path: Path) -> None:
 
 def test_export_and_import_mistakes_are_one_line_and_exit_2(tmp_path: Path) -> None:
     def ssw(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "stepswitch", "bench", *args]
-        return subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+        return run_ssw_cli(["bench", *args], cwd=tmp_path)
 
     cases = {
         ("export", str(GENERAL), "out", "--format", "zip"): "--format 'zip': ssw bench export "

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from stepswitch.bench.harbor import export_suite, import_harbor
 from stepswitch.bench.task import load_suite, load_task
 from stepswitch.bench.validate import validate_tasks
+from tests.ssw_cli import run_ssw_cli
 
 REPO = Path(__file__).resolve().parents[2]
 HARBOR_PYTHON = REPO / ".venv-harbor/bin/python"
@@ -191,12 +191,7 @@ def test_requirements_travel_through_an_export_and_back(tmp_path: Path) -> None:
 def test_the_cli_reports_what_it_took_and_what_it_refused(tmp_path: Path) -> None:
     write_task(tmp_path / "harbor/taken")
     write_task(tmp_path / "harbor/apt", **REFUSED["apt"][0])
-    done = subprocess.run(
-        [sys.executable, "-m", "stepswitch", "bench", "import", "harbor", "harbor", "--out", "b"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
+    done = run_ssw_cli(["bench", "import", "harbor", "harbor", "--out", "b"], cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert "1 of 2 tasks written" in done.stdout
     assert "apt: environment/Dockerfile runs 'apt-get install -y gcc'" in done.stdout + done.stderr

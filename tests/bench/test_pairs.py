@@ -5,12 +5,12 @@ refused with its reason and the others are written (issue 24). The programs are 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from stepswitch.bench.pairs import import_pairs
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
+from tests.ssw_cli import run_ssw_cli
 
 PROGRAMS = {
     # name: (buggy, correct, test data)
@@ -71,8 +71,7 @@ def test_the_command_names_what_is_missing_in_one_line(tmp_path: Path) -> None:
     buggy, correct, tests = _sets(tmp_path)
 
     def ssw(*args: str | Path) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "stepswitch", "bench", "import", "pairs", *map(str, args)]
-        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+        return run_ssw_cli(["bench", "import", "pairs", *map(str, args)], timeout=60)
 
     missing = ssw("--buggy", buggy, "--out", tmp_path / "out")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1

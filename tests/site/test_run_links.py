@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from stepswitch.site.serve import start_dashboard
+from tests.ssw_cli import run_ssw_cli
 
 from ..agent.conftest import make_repo
 from .conftest import write_run
@@ -56,8 +56,7 @@ def test_ssw_runs_does_not_follow_a_run_folder_linked_outside(tmp_path: Path) ->
     env.pop("SSW_LEDGER", None)
 
     def ssw(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "stepswitch", "runs", "--repo", str(repo), *args]
-        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+        return run_ssw_cli(["runs", "--repo", str(repo), *args], env=env, timeout=60)
 
     listed = ssw("--json")
     assert listed.returncode == 0, listed.stderr
