@@ -44,18 +44,25 @@ class _Zygote:
         )
         theirs.close()
         self.sock = ours
-        self.reader = ours.makefile("rb")
+        self.pending = b""  # what came after the last whole line read
         if self._answer(READY_TIMEOUT_S) != {"ready": True}:
             raise RuntimeError("tests/ssw_zygote.py did not start")
 
     def _answer(self, timeout_s: float) -> dict[str, object] | None:
-        ready, _, _ = select.select([self.reader], [], [], max(timeout_s, 0.0))
-        line = self.reader.readline() if ready else b""
-        return json.loads(line) if line else None
+        """The server's next line, or None when none comes within `timeout_s` or it ended.
+        Two answers can arrive together (a command that ends at once): the second waits here."""
+        deadline = time.monotonic() + timeout_s
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.sock], [], [], max(deadline - time.monotonic(), 0))
+            chunk = self.sock.recv(65536) if ready else b""
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return dict(json.loads(line))
 
     def close(self) -> None:
         """Its end closing ends the server."""
-        self.reader.close()
         self.sock.close()
         try:
             self.proc.wait(timeout=30)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ssw_cli import run_ssw_cli
+from tests.ssw_cli import _Zygote, run_ssw_cli
 
 
 def _fresh(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -58,3 +58,16 @@ def test_a_timeout_ends_the_command_and_the_next_command_runs(tmp_path: Path) ->
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection((host, int(port)), timeout=10).close()
     assert run_ssw_cli(["--version"]).stdout.startswith("ssw ")
+
+
+def test_two_answers_that_arrive_together_are_read_one_after_the_other() -> None:
+    # A command that ends at once: its pid and its exit status reach the socket together.
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        server = _Zygote.__new__(_Zygote)
+        server.sock, server.pending = ours, b""
+        theirs.sendall(b'{"pid": 7}\n{"exit": 0}\n')
+        assert server._answer(5.0) == {"pid": 7}
+        assert server._answer(5.0) == {"exit": 0}
+        theirs.close()
+        assert server._answer(5.0) is None
