@@ -4,10 +4,9 @@ server per test process that has imported ssw already (tests/ssw_zygote.py, ADR 
 
 Each command is still a process of its own: its own pid, environment, folder and standard
 streams (no input), its exit status, atexit handlers and children. What differs from a fresh
-interpreter:
-ssw's modules are imported before its environment is set (ssw reads none at import), and
-/proc/PID/environ shows the server's start environment (tests of what that file holds run ssw
-with `fresh=True`, a real `python -m stepswitch`).
+interpreter: ssw's modules are imported before its environment is set (ssw reads none at
+import), and /proc/PID/environ shows the server's start environment (tests of what that file
+holds run ssw with `fresh=True`, a real `python -m stepswitch`).
 """
 
 from __future__ import annotations
@@ -123,21 +122,15 @@ def run_ssw_cli(
             started = zygote._answer(READY_TIMEOUT_S)
             if started is None:
                 raise RuntimeError("tests/ssw_zygote.py did not fork the command")
-            pid = int(str(started["pid"]))
-            deadline = time.monotonic() + timeout
-            done = zygote._answer(deadline - time.monotonic())
-            if done is None:
-                _kill_group(pid)
-                done = zygote._answer(30.0)
-                timed_out = True
-            else:
-                timed_out = False
+            done = zygote._answer(timeout)
+            if done is None:  # the timeout: the command goes, the server answers for it
+                _kill_group(int(str(started["pid"])))
+                zygote._answer(30.0)
         out.seek(0)
         err.seek(0)
         stdout, stderr = _text(out.read()), _text(err.read())
-    if timed_out:
+    if done is None:
         raise subprocess.TimeoutExpired(command, timeout, stdout, stderr)
-    assert done is not None
     return subprocess.CompletedProcess(command, int(str(done["exit"])), stdout, stderr)
 
 

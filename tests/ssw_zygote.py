@@ -53,18 +53,19 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _serve(control: socket.socket) -> dict[str, object] | None:
-    """Answer requests until the end closes (None); in a forked child, the request to run."""
+def _serve(control: socket.socket) -> bool:
+    """Answer requests until the end closes (False); in a forked child, True once it has become
+    the command."""
     while True:
         message, fds, _, _ = socket.recv_fds(control, MAX_REQUEST, 3)
         if not message:
-            return None
+            return False
         request = json.loads(message)
         pid = os.fork()
         if pid == 0:
             control.close()
             _child(request, fds)
-            return dict(request)
+            return True
         for fd in fds:
             os.close(fd)
         control.sendall(json.dumps({"pid": pid}).encode() + b"\n")
@@ -77,7 +78,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the tests end it by closing the socket
     _prepare()
     control.sendall(b'{"ready": true}\n')
-    if _serve(control) is None:
+    if not _serve(control):
         return
     from stepswitch.cli import main as ssw_main
 

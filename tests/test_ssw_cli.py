@@ -14,10 +14,6 @@ import pytest
 from tests.ssw_cli import _Zygote, run_ssw_cli
 
 
-def _fresh(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return run_ssw_cli(args, fresh=True, **kwargs)  # type: ignore[arg-type]
-
-
 @pytest.mark.parametrize(
     "args",
     [
@@ -30,7 +26,7 @@ def _fresh(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str
     ],
 )
 def test_a_command_answers_as_a_fresh_process_does(args: list[str], tmp_path: Path) -> None:
-    forked, fresh = run_ssw_cli(args, cwd=tmp_path), _fresh(args, cwd=tmp_path)
+    forked, fresh = run_ssw_cli(args, cwd=tmp_path), run_ssw_cli(args, cwd=tmp_path, fresh=True)
     assert (forked.returncode, forked.stdout, forked.stderr) == (
         fresh.returncode,
         fresh.stdout,
@@ -42,7 +38,8 @@ def test_the_command_has_its_own_environment_and_folder(tmp_path: Path) -> None:
     env = {**os.environ, "SSW_REGISTRY": "no-registry"}
     forked = run_ssw_cli(["models"], cwd=tmp_path, env=env)
     assert (
-        forked.returncode == 2 and forked.stderr == _fresh(["models"], cwd=tmp_path, env=env).stderr
+        forked.returncode == 2
+        and forked.stderr == run_ssw_cli(["models"], cwd=tmp_path, env=env, fresh=True).stderr
     )
     assert "no-registry/providers" in forked.stderr  # a relative path: from the command's folder
     assert run_ssw_cli(["models"], cwd=tmp_path).returncode == 0  # not the earlier environment
