@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from stepswitch.gates.runner import run_gate
 from stepswitch.gates.warm import WarmPytest
 from stepswitch.registry.presets import clear_cache
 
@@ -219,6 +220,57 @@ def test_each_gate_run_forks_from_a_warm_pytest_and_none_is_started_after_the_la
     # One for each gate run (the pre-flight's, then one as the second edit began); none after
     # the passing run, which review and summary follow.
     assert len(started) == 2
+
+
+def _what_ran(env: dict[str, str]) -> str:
+    """What a request to the warm pytest ran: the collection, the call map's trace, a stage."""
+    if "--collect-only" in env.get("PYTEST_ADDOPTS", ""):
+        return "collect"
+    spec = json.loads(Path(env["SSW_SELECT"]).read_text(encoding="utf-8"))
+    return "trace" if spec.get("calls") else "stage"
+
+
+def test_the_pre_flight_collects_and_traces_in_the_warm_pytest_the_first_gate_run_forks_from(
+    tmp_path: Path, bug_repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    servers: list[list[str]] = []  # per warm pytest started, what it ran, in order
+
+    class RecordingWarmPytest(WarmPytest):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.ran: list[str] = []
+            servers.append(self.ran)
+
+        def run(self, args: list[str], env: Any, timeout_s: float, output_cap: int) -> Any:
+            done = super().run(args, env, timeout_s, output_cap)
+            if done is not None:
+                self.ran.append(_what_ran(dict(env)))
+            return done
+
+    fresh: list[str] = []  # the tests gate's pytests that ran as processes of their own
+    real_run_gate = run_gate
+
+    def counted_run_gate(gate: Any, *args: Any, **kwargs: Any) -> Any:
+        if gate.name.startswith("tests"):
+            fresh.append(gate.name)
+        return real_run_gate(gate, *args, **kwargs)
+
+    monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", RecordingWarmPytest)
+    monkeypatch.setattr("stepswitch.gates.context.run_gate", counted_run_gate)
+    monkeypatch.setattr("stepswitch.gates.callmap_tracer.run_gate", counted_run_gate)
+    run = run_ssw(tmp_path, bug_repo, [*explore(), *fix_the_bug(), *approve_and_summarize()])
+
+    assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
+    assert [g.note for g in run.of("gates")] == ["passed"]
+    collect = run.record.baseline_gates[-1]
+    assert (collect.name, collect.passed) == ("tests:collect", True)
+    assert collect.report.startswith("tests:collect: collected "), collect.report
+    assert any("tests traced at" in line for line in run.lines), run.lines
+    # One server: the pre-flight's collection and trace, then the gate run's stages; not one
+    # pytest of the tests gate started on its own.
+    assert len(servers) == 1 and servers[0][:2] == ["collect", "trace"], servers
+    assert set(servers[0][2:]) == {"stage"}, servers
+    assert fresh == []
 
 
 def test_when_the_last_rung_fails_too_the_run_stops_and_keeps_the_partial_change(

@@ -12,6 +12,7 @@ import shlex
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from stepswitch.errors import ConfigError
 from stepswitch.gates.config import CommandGate, GateConfig, read_gate_config
 from stepswitch.gates.preflight import GateUnusable, missing_command, preflight_gates
 from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.warm import WarmPytest
 from tests.gates import run_git, write_repo
 
 PY = shlex.quote(sys.executable)
@@ -92,6 +94,37 @@ def test_a_hanging_gate_is_refused_naming_its_timeout(tmp_path: Path) -> None:
         "gates: slow: timed out after 0.5 s on the untouched tree (timeout_s = 0.5) (fix: make "
         "the command finish sooner or raise [gates.slow].timeout_s in .stepswitch.toml)"
     )
+
+
+@pytest.mark.slow  # a real warm pytest
+def test_a_refusal_after_the_collection_ends_the_warm_pytest_it_forked_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    servers: list[int] = []
+
+    class NotedWarmPytest(WarmPytest):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            assert self._proc is not None
+            servers.append(self._proc.pid)
+
+    monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", NotedWarmPytest)
+    gates = """
+        [tool.stepswitch.gates.tests]
+        kind = "tests"
+        command = "$PYTEST"
+
+        [tool.stepswitch.gates.slow]
+        command = "sleep 60"
+        timeout_s = 0.5
+    """
+    suite = repo_with(tmp_path, gates)
+    assert refusal(suite).startswith("gates: slow: timed out after 0.5 s on the untouched tree")
+    # The collection ran in the warm pytest the pre-flight started (ADR 0044); the refusal ended
+    # it, so nothing the pre-flight started outlives it.
+    assert len(servers) == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(servers[0], 0)
 
 
 def test_a_command_that_cannot_be_executed_is_refused(tmp_path: Path) -> None:

@@ -70,7 +70,8 @@ class RepoGates:
         gate's verdict before any edit, kept in `baseline` for the run's record (full logs in
         `log_dir` when given)."""
         self.baseline = preflight_gates(self._suite, self.base_commit, log_dir)
-        # From here on a warm pytest waits for each edit's stages (gates.warm).
+        # From here on a warm pytest waits for each edit's stages (gates.warm): the first is the
+        # one the pre-flight's collection and call map forked from.
         self._suite.keep_warm = True
         self._suite.warm_up()
         return self.baseline

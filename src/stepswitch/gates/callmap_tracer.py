@@ -118,9 +118,11 @@ class CallMapTracer:
             env = {**stage_env, DEFERRED_PATH: gate_env[DEFERRED_PATH]}
             began = time.monotonic()
             name = f"{gate.name}:call-map"
-            result = run_gate(
-                Gate(name, gate.stage_command(None), timeout), root, env, context.confinement, stop
-            )
+            if root == context.root and stop is None:  # the pre-flight's: from its warm pytest
+                result = self.pytest_runs.run(gate, name, False, env, [], timeout)[0]
+            else:  # a copy's, on a thread: a pytest of its own
+                command = Gate(name, gate.stage_command(None), timeout)
+                result = run_gate(command, root, env, context.confinement, stop)
             seconds = time.monotonic() - began
             if root == context.root:
                 self.durations.learn(durations)

@@ -282,10 +282,8 @@ def _unusable(suite: GateSuite, gate: GateSpec, result: GateResult) -> None:
 
 def _collect(suite: GateSuite, gate: TestsGate) -> GateResult:
     """The tests gate's pytest collection, and what it found."""
-    env = dict(suite.gate_env)
-    env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --collect-only -q".strip()
     name = f"{gate.name}:{COLLECT}"
-    ran = suite.command(name, gate.stage_command(None), gate.timeout_s, env)
+    ran = suite.collect_tests(gate, name)
     _unusable(suite, gate, ran)
     code = _EXIT.search(ran.report.splitlines()[0] if ran.report else "")
     status = 0 if ran.passed else int(code[1]) if code else -1
@@ -346,6 +344,21 @@ def preflight_gates(suite: GateSuite, base_commit: str, log_dir: Path | None = N
     except BaseUnreadable as exc:
         raise ConfigError(str(suite.root), "(git)", str(exc), "check the repository") from exc
     imports = suite.preflight()
+    # The tests' collection and the call map's traced run fork from a warm pytest started now,
+    # which then serves the first edit's gate run (ADR 0044); it imports pytest meanwhile.
+    suite.warm_up()
+    try:
+        return _run_once(suite, commit, imports, log_dir)
+    except BaseException:
+        suite.close()  # a refusal or Ctrl-C: nothing the pre-flight started goes on running
+        raise
+
+
+def _run_once(
+    suite: GateSuite, commit: str, imports: ImportCheck, log_dir: Path | None
+) -> Baseline:
+    """Each gate once on the untouched tree, then the call map: the baseline."""
+    config = suite.config
     verdicts: list[BaselineGate] = []
     truth = suite.truth_check(commit)
     if truth is not None and not truth.passed:

@@ -133,20 +133,35 @@ class PytestRuns:
 
     # -- one stage ------------------------------------------------------------------------------
 
+    def collect(self, gate: TestsGate, name: str) -> GateResult:
+        """The tests gate's collection alone (`--collect-only -q`) in the worktree, forked from
+        the warm pytest when one runs (the pre-flight's)."""
+        env = self.pytest_env()
+        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --collect-only -q".strip()
+        return self.run(gate, name, False, env, [])[0]
+
     def run(
-        self, gate: TestsGate, name: str, selected: bool, env: dict[str, str], notes: list[str]
+        self,
+        gate: TestsGate,
+        name: str,
+        selected: bool,
+        env: dict[str, str],
+        notes: list[str],
+        timeout_s: float | None = None,
     ) -> tuple[GateResult, bool]:
         """One stage's pytest, and whether it was forked from the warm pytest (when it can stand
         in), else the stage command as written; why not goes to `notes` and the stage's log.
-        `selected`: a selection, where "no tests" (exit 5) passes."""
+        `selected`: a selection, where "no tests" (exit 5) passes. `timeout_s`: the gate's own
+        unless given."""
         command = gate.stage_command(None)
+        timeout = gate.timeout_s if timeout_s is None else timeout_s
         args = self.warm_args(gate)
         if self.warm is not None and args is not None:
-            done = self.warm.run(args, env, gate.timeout_s, LOG_CAP_CHARS)
+            done = self.warm.run(args, env, timeout, LOG_CAP_CHARS)
             if done is not None:
                 if selected and done.exit_code == PYTEST_NO_TESTS:
                     done = replace(done, exit_code=0)
-                result = gate_result(Gate(name, command, gate.timeout_s), done)
+                result = gate_result(Gate(name, command, timeout), done)
                 return replace(result, report=gate_report(result)), True
             why = f"{name} ran as a fresh pytest: the warm pytest {self.warm.why}"
             notes.append(why)
@@ -161,5 +176,5 @@ class PytestRuns:
                 f"{command}\nstatus=$?\n"
                 f'[ "$status" -eq {PYTEST_NO_TESTS} ] && exit 0\nexit "$status"'
             )
-        result = self.context.command(name, command, gate.timeout_s, env)
+        result = self.context.command(name, command, timeout, env)
         return (replace(result, log=f"[ssw: {why}]\n{result.log}") if why else result), False

@@ -242,6 +242,10 @@ class GateSuite:
         """How long tracing the full suite of `tests` tests may take."""
         return self.tracer.estimate_s(tests)
 
+    def collect_tests(self, gate: TestsGate, name: str) -> GateResult:
+        """The tests gate's pytest collection alone, as `name` (`PytestRuns.collect`)."""
+        return self.pytest_runs.collect(gate, name)
+
     def warm_up(self) -> None:
         """Start the warm pytest the next gate run's stages fork from (`gates.pytest_runs`)."""
         self.pytest_runs.warm_up(self._tests_gate())

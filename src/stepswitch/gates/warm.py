@@ -4,8 +4,10 @@
 Starting pytest costs about 0.3 s before it reads any configuration, and a stage that runs the
 few tests which ran a changed line takes about as long again: half the time to a first failing
 verdict. One server serves the stages of one gate run and is then closed; in `ssw run` the next
-one starts right away, while the model works, so the next edit's stages find it ready. A server
-never outlives its gate run, so nothing a test did in one run's process can reach the next run.
+one starts as an edit begins, while the model works, so the edit's stages find it ready (ADR
+0041), and the first also serves the pre-flight's collection and call-map trace, which run the
+base commit's own tests (ADR 0044). A server never outlives its gate run, so nothing a test did
+in one run's process can reach the next run.
 
 It stands in only for a stage command that is exactly `<the gates' python> -m pytest <args>`,
 and only with the environment it was started with (apart from the two names each stage sets):
