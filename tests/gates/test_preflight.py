@@ -19,7 +19,7 @@ import pytest
 from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.errors import ConfigError
 from stepswitch.gates.config import CommandGate, GateConfig, read_gate_config
-from stepswitch.gates.preflight import GateUnusable, missing_command, preflight_gates
+from stepswitch.gates.preflight import Baseline, GateUnusable, missing_command, preflight_gates
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.warm import WarmPytest
 from tests.gates import run_git, write_repo
@@ -40,6 +40,14 @@ def repo_with(root: Path, gates: str, files: dict[str, str] | None = None) -> Ga
     config = read_gate_config(root)
     assert config is not None
     return GateSuite(config, root, dict(os.environ))
+
+
+def preflight(suite: GateSuite) -> Baseline:
+    """The pre-flight at HEAD; then the warm pytest it leaves for the first gate run is ended."""
+    try:
+        return preflight_gates(suite, "HEAD")
+    finally:
+        suite.close()
 
 
 def refusal(suite: GateSuite) -> str:
@@ -235,7 +243,7 @@ def test_passing_gates_give_a_baseline_and_one_line_of_what_ran(tmp_path: Path) 
         kind = "tests"
         command = "$PYTEST"
     """
-    baseline = preflight_gates(repo_with(tmp_path, gates), "HEAD")
+    baseline = preflight(repo_with(tmp_path, gates))
     assert [(g.name, g.passed) for g in baseline.gates] == [("lint", True), ("tests:collect", True)]
     assert baseline.gates[1].report == "tests:collect: collected 1 test"
     line, call_map = baseline.lines()
@@ -262,7 +270,7 @@ def test_a_gate_failing_before_any_edit_is_said_plainly_and_is_no_error(tmp_path
         [tool.stepswitch.gates.lint]
         command = "echo 'calc/ops.py:1:1: F401 unused'; exit 1"
     """
-    baseline = preflight_gates(repo_with(tmp_path, gates), "HEAD")
+    baseline = preflight(repo_with(tmp_path, gates))
     assert [(g.name, g.passed) for g in baseline.gates] == [("lint", False)]
     # Its findings can be read: from here on the change is judged by those it adds.
     assert baseline.lines()[1] == (
@@ -272,7 +280,7 @@ def test_a_gate_failing_before_any_edit_is_said_plainly_and_is_no_error(tmp_path
 
 
 def test_golden_values_that_differ_before_any_edit_are_a_baseline_failure(tmp_path: Path) -> None:
-    baseline = preflight_gates(repo_with(tmp_path, GOLDEN_GATE, {"golden/e.json": "2.0"}), "HEAD")
+    baseline = preflight(repo_with(tmp_path, GOLDEN_GATE, {"golden/e.json": "2.0"}))
     assert not baseline.gates[0].passed
     assert baseline.lines()[1].startswith("gates: energies already fails before any edit")
 
@@ -283,7 +291,7 @@ def test_tests_that_do_not_import_before_the_change_are_a_baseline_not_a_refusal
 ) -> None:
     gates = '[tool.stepswitch.gates.tests]\nkind = "tests"\ncommand = "$PYTEST -x"\n'
     files = {"tests/test_new.py": "from calc import median\n\ndef test_m():\n    pass\n"}
-    baseline = preflight_gates(repo_with(tmp_path, gates, files), "HEAD")
+    baseline = preflight(repo_with(tmp_path, gates, files))
     [collect] = baseline.gates
     assert (collect.name, collect.passed) == ("tests:collect", False)
     assert "1 collection error" in collect.report and "ERROR tests/test_new.py" in collect.report
@@ -295,7 +303,7 @@ def test_tests_that_do_not_import_before_the_change_are_a_baseline_not_a_refusal
 def test_no_tests_at_all_is_said_in_the_baseline(tmp_path: Path) -> None:
     gates = '[tool.stepswitch.gates.tests]\nkind = "tests"\ncommand = "$PYTEST tests/nothing"\n'
     suite = repo_with(tmp_path, gates, {"tests/nothing/README": "none yet\n"})
-    [collect] = preflight_gates(suite, "HEAD").gates
+    [collect] = preflight(suite).gates
     assert not collect.passed and "no tests collected" in collect.report
 
 
@@ -304,7 +312,7 @@ def test_a_start_tree_that_already_differs_in_a_golden_file_is_said_plainly(
 ) -> None:
     suite = repo_with(tmp_path, GOLDEN_GATE, {"golden/e.json": "1.0"})
     (tmp_path / "golden/e.json").write_text("3.0", encoding="utf-8")
-    baseline = preflight_gates(suite, "HEAD")
+    baseline = preflight(suite)
     assert [(g.name, g.passed) for g in baseline.gates] == [
         ("ssw:protected", False),
         ("energies", True),  # against the committed 1.0, not the worktree's 3.0
