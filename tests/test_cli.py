@@ -1,4 +1,5 @@
-"""The `ssw` command as a user runs it: a real process, exit codes and one-line errors."""
+"""The `ssw` command as a user runs it: a process of its own (forked by tests/ssw_cli.py), exit
+codes and one-line errors."""
 
 import json
 import os
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import tomli_w
 
+from tests.ssw_cli import run_ssw_cli
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -18,13 +21,7 @@ def ssw(*args: str, registry: Path | None = None, env_extra: dict | None = None)
     if registry is not None:
         env["SSW_REGISTRY"] = str(registry)
     env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    return run_ssw_cli(args, env=env, timeout=60)
 
 
 def copy_registry(tmp_path: Path) -> Path:

@@ -23,10 +23,10 @@ from tests.agent.conftest import (
     write_script,
 )
 from tests.gates import run_git, write_repo
+from tests.ssw_cli import run_ssw_cli
 
 pytestmark = pytest.mark.slow
 
-SSW = Path(sys.executable).parent / "ssw"
 OPS = "def add(a, b):\n    return a + b\n"
 TEST = "from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
 GOOD, BAD, HARMLESS = "    return a + b", "    return a - b", "    return b + a"
@@ -100,13 +100,8 @@ def ops_path(layout: str) -> str:
 def ssw_run(folder: Path, repo: Path, replies: list[dict[str, object]]) -> tuple[int, dict]:
     policy = write_policy(folder, make_policy(escalation={"after_gate_failures": 1}))
     script = write_script(folder, replies)
-    done_ = subprocess.run(
-        [
-            *(str(SSW), "run", str(repo), "--policy", str(policy)),
-            *("--task", "Edit add.", "--script", str(script)),
-        ],
-        capture_output=True,
-        text=True,
+    done_ = run_ssw_cli(
+        ["run", str(repo), "--policy", str(policy), "--task", "Edit add.", "--script", str(script)],
         timeout=300,
     )
     runs = sorted((repo / ".ssw" / "runs").glob("*/run.json"))
@@ -196,11 +191,7 @@ def test_ssw_gates_refuses_when_the_tests_would_import_the_users_checkout(
     (site / "zz_first.pth").write_text(f"import sys; sys.path.insert(0, {str(repo / 'src')!r})\n")
     worktree = repo / ".ssw" / "worktrees" / "r1"
     run_git(repo, "worktree", "add", "-q", "-b", "ssw/r1", str(worktree))
-    done_ = subprocess.run(
-        [str(SSW), "gates", str(worktree), "--changed", "src/calc/ops.py"],
-        capture_output=True,
-        text=True,
-    )
+    done_ = run_ssw_cli(["gates", str(worktree), "--changed", "src/calc/ops.py"])
     assert done_.returncode == 2
     text = done_.stdout + done_.stderr
     assert f"the tests would import calc from {repo / 'src' / 'calc' / '__init__.py'}" in text
