@@ -13,25 +13,29 @@ import os
 
 import pytest
 
+
+def _leave_out(plugins: str) -> None:
+    """Every pytest a test starts from here on leaves out `plugins` ("-p no:NAME ...")."""
+    addopts = os.environ.get("PYTEST_ADDOPTS", "")
+    if plugins not in addopts:
+        os.environ["PYTEST_ADDOPTS"] = f"{addopts} {plugins}".strip()
+
+
 # The tests start several hundred pytest runs (the gates of fixture repositories, with ssw's own
 # Python). In ssw's environment pytest autoloads anyio's plugin (httpx brings anyio, selenium
 # brings trio, which that plugin imports): 0.15 s of each run's 0.35 s start, a sixth of the
 # suite's time, for a plugin no test uses. Set before any test starts a process, so they all
 # inherit it; the gates add their own options after it.
-if "no:anyio" not in os.environ.get("PYTEST_ADDOPTS", ""):
-    os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} -p no:anyio".strip()
+_leave_out("-p no:anyio")
+
+
 # And pytest-xdist's two plugins, which no fixture repository's tests use either: about 10 ms of
 # each of those runs (a forked stage of a one-test repository: 0.066 -> 0.056 CPU-s). Not in the
 # process that starts the workers of `-n`: they read its environment, and need xdist.
-NO_XDIST = "-p no:xdist -p no:xdist.looponfail"
-
-
 def pytest_configure(config: pytest.Config) -> None:
     worker = hasattr(config, "workerinput")
-    starts_workers = not worker and bool(config.getoption("numprocesses", None))
-    addopts = os.environ.get("PYTEST_ADDOPTS", "")
-    if not starts_workers and NO_XDIST not in addopts:
-        os.environ["PYTEST_ADDOPTS"] = f"{addopts} {NO_XDIST}".strip()
+    if worker or not config.getoption("numprocesses", None):
+        _leave_out("-p no:xdist -p no:xdist.looponfail")
 
 
 LONGEST_FIRST = (

@@ -118,13 +118,14 @@ class CallMapTracer:
             env = {**stage_env, DEFERRED_PATH: gate_env[DEFERRED_PATH]}
             began = time.monotonic()
             name = f"{gate.name}:call-map"
-            if root == context.root and stop is None:  # the pre-flight's: from its warm pytest
+            in_worktree = root == context.root  # the pre-flight's; else a copy's, on a thread
+            if in_worktree:  # forked from the pre-flight's warm pytest when it can stand in
                 result = self.pytest_runs.run(gate, name, False, env, [], timeout)[0]
-            else:  # a copy's, on a thread: a pytest of its own
+            else:
                 command = Gate(name, gate.stage_command(None), timeout)
                 result = run_gate(command, root, env, context.confinement, stop)
             seconds = time.monotonic() - began
-            if root == context.root:
+            if in_worktree:
                 self.durations.learn(durations)
             report = gate_report(result)
             why = report.splitlines()[0] if report else "no output"

@@ -28,6 +28,12 @@ PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
 PLUGIN = "ssw_select"
 
 
+def add_pytest_options(env: dict[str, str], words: str) -> None:
+    """`words` after the options `env`'s PYTEST_ADDOPTS already gives (any pytest the tests
+    command starts takes them)."""
+    env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} {words}".strip()
+
+
 @dataclass
 class PytestRuns:
     """The pytest runs of one suite's tests gate, and the warm pytest they fork from."""
@@ -63,8 +69,7 @@ class PytestRuns:
         # In PYTEST_ADDOPTS, so that any pytest the tests command starts takes them.
         where = root if root is not None else self.context.root
         pinned = pin_test_config(self.context.base, where, base, self.context.confinement, folder)
-        words = shlex.join(["-p", PLUGIN, *(pinned.args if pinned else ())])
-        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} {words}".strip()
+        add_pytest_options(env, shlex.join(["-p", PLUGIN, *(pinned.args if pinned else ())]))
         if pinned is not None and notes is not None:
             notes.append(pinned.note)
         env["SSW_SELECT"] = str(spec_path)
@@ -137,7 +142,7 @@ class PytestRuns:
         """The tests gate's collection alone (`--collect-only -q`) in the worktree, forked from
         the warm pytest when one runs (the pre-flight's)."""
         env = self.pytest_env()
-        env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --collect-only -q".strip()
+        add_pytest_options(env, "--collect-only -q")
         return self.run(gate, name, False, env, [])[0]
 
     def run(
