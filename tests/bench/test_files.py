@@ -152,11 +152,13 @@ def test_the_bench_does_not_import_the_claims_engine_and_no_package_imports_itse
 
 def test_the_hash_the_bench_records_is_the_one_the_claims_engine_takes() -> None:
     from stepswitch.bench.task import load_suite
-    from stepswitch.bench.validate import task_sha256
+    from stepswitch.bench.validate import task_sha256, task_sha256s
     from stepswitch.claims import inputs
     from stepswitch.util import hashing
 
-    assert inputs.hash_path is hashing.hash_path  # one function, not two that agree today
-    assert inputs.tree_files is hashing.tree_files
-    task = load_suite(REPO / "bench/suites/science")[0]
-    assert task_sha256(task) == inputs.hash_path(task.folder, ".")
+    # One function, not two that agree today.
+    assert (inputs.read_tree, inputs.tree_hash) == (hashing.read_tree, hashing.tree_hash)
+    tasks = load_suite(REPO / "bench/suites/science")
+    folder = tasks[0].folder
+    assert task_sha256(tasks[0]) == hashing.tree_hash(folder, inputs.read_tree(folder))
+    assert task_sha256s(tasks) == [task_sha256(task) for task in tasks]

@@ -48,7 +48,7 @@ from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers, missing_requireme
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
-from stepswitch.util.hashing import hash_path
+from stepswitch.util.hashing import folder_hashes, hash_path
 from stepswitch.util.sandbox import Sandbox
 
 REFERENCE_RUNS = 2
@@ -467,6 +467,11 @@ def task_sha256(task: Task) -> str:
     """The task folder's sha256 as the claims engine hashes a folder (util/hashing.py): its
     committed files' relative paths and sha256s, caches skipped."""
     return hash_path(task.folder, ".")
+
+
+def task_sha256s(tasks: Sequence[Task]) -> list[str]:
+    """`task_sha256` of each task, with one git call per suite instead of one per task."""
+    return folder_hashes([task.folder for task in tasks])
 
 
 def task_entry(task: Task, result: TaskValidation, sha256: str | None = None) -> dict[str, object]:

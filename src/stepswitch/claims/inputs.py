@@ -13,7 +13,7 @@ from typing import Any
 
 from stepswitch.claims.scope import EvidenceKind
 from stepswitch.errors import UsageError
-from stepswitch.util.hashing import hash_path, sha256_bytes, tree_files
+from stepswitch.util.hashing import read_tree, sha256_bytes, tree_hash
 
 
 class EvidenceError(UsageError):
@@ -182,9 +182,10 @@ class Inputs:
         path = self._path(rel)
         if not path.is_dir():
             raise EvidenceError(f"{rel} is not a folder")
-        self.hashes[rel.rstrip("/") + "/"] = hash_path(self.root, rel)
-        for file in tree_files(path):
-            text = file.read_bytes().decode("utf-8", errors="replace")
+        files = read_tree(path)
+        self.hashes[rel.rstrip("/") + "/"] = tree_hash(path, files)
+        for file, data in files:
+            text = data.decode("utf-8", errors="replace")
             refuse_machine_paths(file.relative_to(self.root).as_posix(), text, self.root)
         return path
 

@@ -87,7 +87,7 @@ def validate(
     from stepswitch.bench.task import load_suite
     from stepswitch.bench.validate import (
         task_entry,
-        task_sha256,
+        task_sha256s,
         validate_tasks,
         validation_record,
     )
@@ -106,7 +106,7 @@ def validate(
     confinement = choose_sandbox(sandbox)  # a UsageError when it cannot start here
     workers = jobs or os.cpu_count() or 1
     started_at, source = now(), source_commit()  # the code that validates, as it starts
-    hashes = [task_sha256(t) for t in tasks]  # the tasks as they are validated
+    hashes = task_sha256s(tasks)  # the tasks as they are validated
     began = time.monotonic()
     invalid = 0
     entries = []

@@ -101,17 +101,18 @@ def _record_entries(inputs: Inputs, rel: str) -> dict[str, TaskEntry]:
 def validation(inputs: Inputs) -> Computed:
     """Every task of the suites against the validation: valid only when the record has it, all
     its checks held, and its folder is byte for byte the one validated (by sha256)."""
-    from stepswitch.bench.validate import task_sha256
+    from stepswitch.bench.validate import task_sha256s
 
     entries = _record_entries(inputs, inputs.one("transcript"))
     suites = _suites(inputs)
     verdicts: dict[str, str] = {}  # task -> valid | invalid | not_validated | changed
     for tasks in suites.values():
-        for name, task in tasks.items():
+        hashes = task_sha256s(list(tasks.values()))
+        for name, sha256 in zip(tasks, hashes, strict=True):
             entry = entries.get(name)
             if entry is None:
                 verdicts[name] = "not_validated"
-            elif entry.sha256 != task_sha256(task):
+            elif entry.sha256 != sha256:
                 verdicts[name] = "changed"  # the task changed since it was validated
             else:
                 verdicts[name] = "valid" if entry.valid else "invalid"
