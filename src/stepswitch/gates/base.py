@@ -53,6 +53,11 @@ def _why(done: GitResult) -> str:
     return lines[-1] if lines else f"git exited {done.status}"
 
 
+# The blobs a BaseTree keeps after reading them: configuration files and conftests, not data.
+KEPT_BLOB_BYTES = 256 * 1024
+KEPT_BLOBS = 256
+
+
 class BaseTree:
     """Reads of commits in the repository of `tree` (a run's work tree or a user's checkout)."""
 
@@ -61,7 +66,11 @@ class BaseTree:
         self.root = tree.work_tree / tree.prefix if tree.prefix else tree.work_tree
         self.git_dir = tree.git_dir  # objects and refs
         self.prefix = tree.prefix  # root's path inside the repository ("" at its top, else "sub/")
+        # What git said of objects, which never change once written: a gate run asks the same
+        # questions of its base commit at every stage.
         self._entries: dict[str, dict[str, Entry]] = {}
+        self._commits: dict[str, str] = {}  # full id or HEAD -> the commit's full id
+        self._blobs: dict[str, bytes] = {}  # the small blobs read, by id
 
     @classmethod
     def find(cls, root: Path) -> BaseTree | None:
@@ -82,11 +91,16 @@ class BaseTree:
         """The full id of commit `rev` (an id, or HEAD: the tree's own base commit).
         Raises BaseUnreadable."""
         commit = self.tree.base_commit if rev == "HEAD" else rev
+        if commit in self._commits:
+            return self._commits[commit]
         done = self._git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
         if done.status != 0:
             why = _why(done) if done.err else "no such commit"
             raise BaseUnreadable(f"cannot read the base commit {rev!r}: {why}")
-        return done.out.strip()
+        found = done.out.strip()
+        if is_commit_id(commit):  # a name (a branch) can move; an id cannot
+            self._commits[commit] = found
+        return found
 
     def entries(self, commit: str) -> dict[str, Entry]:
         """Every file of `commit` under root (paths relative to root). Raises BaseUnreadable."""
@@ -108,9 +122,13 @@ class BaseTree:
         return out
 
     def blob(self, oid: str) -> bytes:
+        if oid in self._blobs:
+            return self._blobs[oid]
         done = self._git("cat-file", "blob", oid)
         if done.status != 0:
             raise BaseUnreadable(f"cannot read object {oid[:12]}: {_why(done)}")
+        if len(done.stdout) <= KEPT_BLOB_BYTES and len(self._blobs) < KEPT_BLOBS:
+            self._blobs[oid] = done.stdout
         return done.stdout
 
     def read(self, commit: str, path: str) -> bytes | None:
