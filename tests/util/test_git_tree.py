@@ -144,6 +144,7 @@ def test_paths_git_will_not_hold_are_left_out_and_named(repo: Path, tmp_path: Pa
 
     # git lists no `.git` folder at all; the rest it cannot hold is named.
     assert sorted(line.split(":")[0] for line in left_out) == ["git~1/config", "sub/.GIT/x"]
+    assert sorted(tree.write_tree()[1]) == sorted(left_out)  # and named again, unchanged
     committed = _git(repo, "ls-tree", "-r", "--name-only", "work").split()
     assert "kept.py" in committed
     assert [p for p in committed if p.startswith(("sub/", "git~1"))] == []
@@ -204,3 +205,18 @@ def test_a_fifo_named_gitignore_does_not_hang_the_commit(
 
     assert left_out == ["pkg/.gitignore: not a file (git would wait on it for ever); removed"]
     assert _git(repo, "show", f"{commit}:pkg/mod.py") == "X = 5\n"
+
+
+def test_the_tree_written_again_is_what_the_work_tree_holds_each_time(
+    repo: Path, tmp_path: Path
+) -> None:
+    tree = _tree(repo, tmp_path)
+    mod = tree.work_tree / "pkg" / "mod.py"
+    first, _ = tree.write_tree()
+    assert tree.write_tree()[0] == first  # nothing changed: the same tree
+    mod.write_text("X = 2\n")
+    second, _ = tree.write_tree()
+    shown = _git(repo, "cat-file", "-p", f"{second}:pkg/mod.py")
+    assert second != first and shown == "X = 2\n"
+    mod.write_text("X = 1\n")
+    assert tree.write_tree()[0] == first

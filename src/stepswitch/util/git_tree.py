@@ -60,6 +60,9 @@ class TreeGit:
     _written: set[str] = field(default_factory=set)
     _trees: dict[str, Entries] = field(default_factory=dict)  # commit id -> its entries
     _removed: list[str] = field(default_factory=list)  # what ssw had to take out of the tree
+    # The last tree written (base commit, entries, its id, the paths git refused): a run writes
+    # the same tree more than once between two edits.
+    _last_tree: tuple[str, Entries, str, tuple[str, ...]] | None = None
 
     @property
     def index(self) -> Path:
@@ -306,6 +309,9 @@ class TreeGit:
     def write_tree(self) -> tuple[str, list[str]]:
         """The tree object of what the work tree holds, and the paths left out with why."""
         entries, left_out = self.snapshot(write=True)
+        last = self._last_tree
+        if last is not None and last[:2] == (self.base_commit, entries):
+            return last[2], left_out + list(last[3])
         self.state.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix="snapshot-", suffix=".index", dir=self.state)
         os.close(handle)
@@ -320,6 +326,7 @@ class TreeGit:
             f"{e.mode} {e.oid}\t{self.prefix}{p}".encode("utf-8", "surrogateescape") + b"\0"
             for p, e in entries.items()
         ]
+        refused = []
         try:
             added = self.git(
                 "update-index", "-z", "--index-info", input=b"".join(rows), index=scratch
@@ -329,11 +336,12 @@ class TreeGit:
             # git skips a path it will not hold (`.GIT`, `git~1`, a linked .gitmodules), said so.
             for line in added.err.splitlines():
                 if line.startswith("Ignoring path "):
-                    left_out.append(f"{line.removeprefix('Ignoring path ')}: git refused it")
+                    refused.append(f"{line.removeprefix('Ignoring path ')}: git refused it")
             tree = self.git_ok("write-tree", index=scratch).decode().strip()
         finally:
             scratch.unlink(missing_ok=True)
-        return tree, left_out
+        self._last_tree = (self.base_commit, entries, tree, tuple(refused))
+        return tree, left_out + refused
 
     def diff(self, *args: str, against: str | None = None, base: str | None = None) -> str:
         """`git diff ARGS` between `base` (default the base commit) and `against` (default: what
