@@ -29,7 +29,9 @@ def _prepare() -> None:
     import stepswitch.cli.app
     import stepswitch.cli.bench
     import stepswitch.cli.run
-    import stepswitch.cli.runs  # noqa: F401
+    import stepswitch.cli.runs
+
+    stepswitch.cli.app.click_command()  # what each `ssw` makes first: made once, here
 
 
 def _child(request: dict[str, object], fds: list[int]) -> None:

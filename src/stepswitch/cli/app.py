@@ -3,10 +3,11 @@ so `ssw --help` starts fast."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -506,7 +507,7 @@ def _command_names(exc: ClickException) -> list[str]:
             names.append(ctx.info_name or "")
             ctx = ctx.parent
         return names[::-1]
-    commands = getattr(typer.main.get_command(app), "commands", {})
+    commands = getattr(click_command(), "commands", {})
     for arg in sys.argv[1:]:
         if arg not in commands:
             break
@@ -522,11 +523,19 @@ def usage_line(exc: ClickException) -> str:
     return UsageError(f"{exc.format_message()} (see {where} --help)").message  # one line
 
 
+@functools.cache
+def click_command() -> Any:
+    """The Click command Typer makes of `app`: about 60 ms of reading every command's
+    signature, made once per process (a usage error needs it again to name the command)."""
+    return typer.main.get_command(app)
+
+
 def main() -> None:
     # standalone_mode=False: Click's usage errors come here instead of printing a usage block,
-    # so every error the user sees is the same one line.
+    # so every error the user sees is the same one line. (`app(...)` would make the Click
+    # command anew; with pretty_exceptions_enable=False it adds nothing else.)
     try:
-        code = app(standalone_mode=False)
+        code = click_command()(standalone_mode=False)
     except ClickException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # `ssw bench` alone: its help, as before
             exc.show()
