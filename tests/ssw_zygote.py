@@ -25,7 +25,12 @@ MAX_REQUEST = 1 << 24
 
 def _prepare() -> None:
     # What `ssw` itself does before httpx is imported (stepswitch.cli.main, ADR 0042).
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    from stepswitch.util.lean_imports import leave_out_unused_imports
+
+    leave_out_unused_imports()
+    # httpcore, which the first HTTP client a command makes imports.
+    import httpx._transports.default  # noqa: F401
+
     import stepswitch.cli.app
     import stepswitch.cli.bench
     import stepswitch.cli.run

@@ -1,6 +1,7 @@
 """The `ssw` command as a user runs it: a process of its own (forked by tests/ssw_cli.py), exit
 codes and one-line errors."""
 
+import importlib.util
 import json
 import os
 import shutil
@@ -177,15 +178,20 @@ def test_probe_exits_0_when_every_claim_holds_and_1_when_a_claimed_capability_fa
     assert (tmp_path / "no_tools" / "out" / "probes" / "fake" / "org__model-1.json").exists()
 
 
-def test_ssw_imports_httpx_without_its_command_line_client(tmp_path: Path):
+def test_ssw_imports_httpx_without_its_command_line_client_or_httpcores_trio(tmp_path: Path):
     # `ssw run` speaks HTTP, so it imports httpx; httpx's own CLI (rich, click, pygments) is no
-    # part of that, and was a sixth of the command's start (ADR 0042).
+    # part of that, and was a sixth of the command's start; nor is httpcore's trio backend, a
+    # tenth of it where trio is installed (ADR 0042). The client made after still works.
     said = tmp_path / "imported.json"
     code = (
         "import atexit, json, sys\n"
-        "names = ('httpx', 'httpx._main', 'rich', 'pygments')\n"
-        f"atexit.register(lambda: open({str(said)!r}, 'w').write(json.dumps("
-        "[n for n in names if sys.modules.get(n) is not None])))\n"
+        "names = ('httpx', 'httpx._main', 'rich', 'pygments', 'httpcore', 'trio')\n"
+        "def client_then_say():\n"
+        "    import httpx\n"
+        "    httpx.Client().close()\n"
+        f"    open({str(said)!r}, 'w').write(json.dumps("
+        "[n for n in names if sys.modules.get(n) is not None]))\n"
+        "atexit.register(client_then_say)\n"
         "from stepswitch.cli import main\n"
         f"sys.argv = ['ssw', 'run', {str(tmp_path)!r}, '--task', 'x']\n"
         "main()\n"
@@ -194,4 +200,5 @@ def test_ssw_imports_httpx_without_its_command_line_client(tmp_path: Path):
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 2 and "git" in result.stderr, result.stderr
-    assert json.loads(said.read_text()) == ["httpx"]
+    assert json.loads(said.read_text()) == ["httpx", "httpcore"]
+    assert importlib.util.find_spec("trio") is not None  # installed here: left out, not absent

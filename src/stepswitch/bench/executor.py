@@ -24,6 +24,7 @@ from typing import ParamSpec, TypeVar
 
 from stepswitch.bench.contestants import set_keys
 from stepswitch.util.keys import held_keys
+from stepswitch.util.lean_imports import leave_out_unused_imports
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -43,6 +44,7 @@ def die_with_parent(parent: int) -> None:
 
 
 def _start_worker(parent: int, keys: dict[str, str]) -> None:
+    leave_out_unused_imports()  # as in the `ssw` process that started the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Out of the bench's process group: a signal to the group (a terminal closing, a service
     # manager's stop, `kill -TERM -PGID`) reaches the main process only. An idle worker killed

@@ -10,12 +10,11 @@ AGENT_COMMANDS = frozenset({"run", "demo", "bench", "gates"})
 
 
 def main() -> None:
-    # httpx imports its own command-line client with the library (`httpx._main`: rich's console
-    # and progress, click, pygments), about 60 ms of every ssw command that speaks HTTP, for a
-    # client ssw never runs. A None entry makes that one import fail, and httpx then defines its
-    # stub `httpx.main` instead (ADR 0042). Only in the `ssw` process, before httpx is imported.
-    if "httpx" not in sys.modules:
-        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    # Libraries' imports for features ssw never uses: httpx's own command-line client, httpcore's
+    # trio backend (ADR 0042). Before httpx is imported.
+    from stepswitch.util.lean_imports import leave_out_unused_imports
+
+    leave_out_unused_imports()
     if len(sys.argv) > 1 and sys.argv[1] in AGENT_COMMANDS:
         from stepswitch.util.keys import hide_keys
 
