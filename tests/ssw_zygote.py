@@ -8,14 +8,17 @@ child's stdin, stdout and stderr); the answers are {"pid": N} when the child has
 {"exit": STATUS} (-N for signal N, as subprocess says it). The end closing ends the server.
 
 Why: importing ssw costs about 0.35 CPU-seconds of each `ssw` process, and the suite starts
-several hundred of them on a 2-core machine (ADR 0043). Nothing runs here between the import and
-the fork, so each child starts from the same state as a fresh process after its imports.
+several hundred of them on a 2-core machine (ADR 0043). Nothing runs here between the imports
+(ssw's modules, httpcore) and the fork but making the Click command, which every `ssw` makes
+first, so each child starts from the same state as a fresh process after its imports.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import pkgutil
 import signal
 import socket
 import sys
@@ -32,10 +35,14 @@ def _prepare() -> None:
     import httpx._transports.default  # noqa: F401
 
     import stepswitch.cli.app
-    import stepswitch.cli.bench
-    import stepswitch.cli.run
-    import stepswitch.cli.runs
 
+    # And ssw's modules the commands import as they run (the bench's, the site's, the demo's):
+    # all but those of the extras whose libraries set themselves up as they are imported
+    # (dask's logging, OpenTelemetry's), and none that is a program.
+    for found in pkgutil.walk_packages(stepswitch.__path__, "stepswitch."):
+        name = found.name
+        if not name.endswith("__main__") and not any(x in name for x in ("cluster", "otel")):
+            importlib.import_module(name)
     stepswitch.cli.app.click_command()  # what each `ssw` makes first: made once, here
 
 
