@@ -40,6 +40,7 @@ from tests.agent.conftest import (
     tool,
 )
 from tests.bench.test_grading_config import SHIM
+from tests.gates import left_out_plugins
 from tests.gates.test_trusted_config import EXIT_AT_IMPORT
 from tests.gates.test_trusted_config import PASS_ALL as _PASS_ALL
 from tests.gates.test_truth_in_run import configure
@@ -132,7 +133,12 @@ def plain(tree: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str
     """`python -m pytest` (or `python <argv>`) in `tree`, as a user runs it there."""
     home = tree.parent / f"{tree.name}-home"
     home.mkdir(exist_ok=True)
-    base = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"}
+    base = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        **left_out_plugins(),
+    }
     command = list(argv) or ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
     return subprocess.run(
         [sys.executable, *command],

@@ -22,7 +22,7 @@ from stepswitch.gates.config import CommandGate, GateConfig, read_gate_config
 from stepswitch.gates.preflight import Baseline, GateUnusable, missing_command, preflight_gates
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.warm import WarmPytest
-from tests.gates import run_git, write_repo
+from tests.gates import left_out_plugins, run_git, write_repo
 
 PY = shlex.quote(sys.executable)
 PYTEST = f"{PY} -m pytest -q -p no:cacheprovider"
@@ -344,7 +344,7 @@ def test_repo_gates_say_what_the_preflight_found_at_the_run_start(tmp_path: Path
 
 
 def test_the_first_word_of_a_command_is_looked_up_like_the_shell_would(tmp_path: Path) -> None:
-    env = {"PATH": os.environ["PATH"]}
+    env = {"PATH": os.environ["PATH"], **left_out_plugins()}
     (tmp_path / "tool.sh").write_text("#!/bin/sh\n", encoding="utf-8")
     assert missing_command("FOO=1 no-such-ssw --x", env, tmp_path) == (
         "command not found: no-such-ssw"

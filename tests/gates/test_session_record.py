@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.cli.gates import gates_command
-from tests.gates import write_repo
+from tests.gates import left_out_plugins, write_repo
 
 FILES = {
     "calc/__init__.py": "",
@@ -35,7 +35,12 @@ WHY = {
 
 
 def _plain_pytest(root: Path) -> int:
-    env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(root),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        **left_out_plugins(),
+    }
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     return subprocess.run(command, cwd=root, env=env, capture_output=True, check=False).returncode
 

@@ -22,7 +22,7 @@ from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from stepswitch.gates.warm import SERVER, pytest_args
 from stepswitch.util.sandbox import Sandbox
-from tests.gates import lock_freed, write_repo
+from tests.gates import left_out_plugins, lock_freed, write_repo
 
 CALC = {
     "calc/__init__.py": "",
@@ -78,7 +78,7 @@ def _gone(pid: int, within_s: float = 60.0) -> bool:
 
 def test_only_a_plain_pytest_command_of_the_gates_python_is_stood_in_for(tmp_path: Path) -> None:
     python = Path(sys.executable)
-    env = {"PATH": f"{python.parent}{os.pathsep}/usr/bin"}
+    env = {"PATH": f"{python.parent}{os.pathsep}/usr/bin", **left_out_plugins()}
     command = f"{shlex.quote(str(python))} -m pytest -q -x -p no:cacheprovider"
     assert pytest_args(command, python, env) == ["-q", "-x", "-p", "no:cacheprovider"]
     assert pytest_args(f"{python.name} -m pytest -q", python, env) == ["-q"]  # found on PATH
@@ -238,7 +238,12 @@ def _confined_suite(tmp_path: Path, root: Path, sandbox: Sandbox) -> GateSuite:
     home = tmp_path / "home"
     (home / "tmp").mkdir(parents=True)
     package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(home / "tmp")}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        **left_out_plugins(),
+    }
     policy = policy_for_worktree(root, root, home, env, read_only=(package,))
     gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
     return GateSuite(
