@@ -46,6 +46,7 @@ from stepswitch.bench.travel import (
     read_folder,
     write_folder,
 )
+from stepswitch.bench.worker_folders import run_folder
 from stepswitch.errors import UsageError
 from stepswitch.ledger import Ledger, open_ledger
 from stepswitch.ledger.handoff import (
@@ -347,8 +348,7 @@ def run_on_worker(job: RemoteJob) -> RemoteOutcome:
         )
     started.set()
     stop = distributed.Event(f"ssw-stop-{job.token}")
-    with tempfile.TemporaryDirectory(prefix="ssw-cluster-") as tmp_name:
-        tmp = Path(tmp_name)
+    with run_folder() as tmp:
         root = tmp / "bench" / job.bench_id  # the same bench id: the same run ids
         root.mkdir(parents=True)
         context = BenchContext(root, None, job.sandbox, job.network)
