@@ -46,6 +46,12 @@ def lock_freed(path: Path, timeout_s: float) -> bool:
     return got.wait(timeout_s)
 
 
+def scratch_env(home: Path, **more: str) -> dict[str, str]:
+    """An environment a test builds from nothing for the gates or a plain pytest: this PATH,
+    HOME at `home`, `more`, and the plugins tests/conftest.py leaves out left out."""
+    return {"PATH": os.environ["PATH"], "HOME": str(home), **more, **left_out_plugins()}
+
+
 def left_out_plugins() -> dict[str, str]:
     """PYTEST_ADDOPTS as tests/conftest.py set it (the plugins no fixture repository uses left
     out), for an environment a test builds from nothing: without it each pytest the gates start

@@ -5,7 +5,6 @@ to a host file gets a failing verdict, not the host file's text."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from stepswitch.errors import UsageError
 from stepswitch.gates.config import GateConfig, GoldenGate
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.sandbox import Confinement, NoSandbox, choose_sandbox, policy_for_worktree
-from tests.gates import left_out_plugins, write_repo
+from tests.gates import scratch_env, write_repo
 
 EXPECTED = '{"energy": 1.5, "steps": 3}\n'
 
@@ -29,12 +28,7 @@ def _suite(tmp_path: Path, backend: str, command: str) -> GateSuite:
     root = write_repo(tmp_path / "repo", {"golden/values.json": EXPECTED}, git=True)
     home = tmp_path / "home"
     (home / "tmp").mkdir(parents=True)
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "TMPDIR": str(home / "tmp"),
-        **left_out_plugins(),
-    }
+    env = scratch_env(home, TMPDIR=str(home / "tmp"))
     policy = policy_for_worktree(root, root, home, env)
     gate = GoldenGate(
         name="energies", kind="golden", expected="golden/values.json", command=command

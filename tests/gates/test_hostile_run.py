@@ -40,7 +40,7 @@ from tests.agent.conftest import (
     tool,
 )
 from tests.bench.test_grading_config import SHIM
-from tests.gates import left_out_plugins
+from tests.gates import scratch_env
 from tests.gates.test_trusted_config import EXIT_AT_IMPORT
 from tests.gates.test_trusted_config import PASS_ALL as _PASS_ALL
 from tests.gates.test_truth_in_run import configure
@@ -133,12 +133,7 @@ def plain(tree: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str
     """`python -m pytest` (or `python <argv>`) in `tree`, as a user runs it there."""
     home = tree.parent / f"{tree.name}-home"
     home.mkdir(exist_ok=True)
-    base = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        **left_out_plugins(),
-    }
+    base = scratch_env(home, PYTHONDONTWRITEBYTECODE="1")
     command = list(argv) or ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
     return subprocess.run(
         [sys.executable, *command],

@@ -5,7 +5,6 @@ broken change, naming the cause; a control shows plain pytest exiting 0 on the s
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.cli.gates import gates_command
-from tests.gates import left_out_plugins, write_repo
+from tests.gates import scratch_env, write_repo
 
 FILES = {
     "calc/__init__.py": "",
@@ -35,12 +34,7 @@ WHY = {
 
 
 def _plain_pytest(root: Path) -> int:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(root),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        **left_out_plugins(),
-    }
+    env = scratch_env(root, PYTHONDONTWRITEBYTECODE="1")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     return subprocess.run(command, cwd=root, env=env, capture_output=True, check=False).returncode
 

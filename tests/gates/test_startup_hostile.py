@@ -34,7 +34,7 @@ from stepswitch.gates.interpreter import DEFERRED_PATH, Interpreter
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.warm import SERVER, WarmPytest
 from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
-from tests.gates import left_out_plugins, lock_freed, write_repo
+from tests.gates import lock_freed, scratch_env, write_repo
 
 CONFINING = ("bwrap", "unshare")
 WAIT_S = 120.0  # an upper bound only, for a loaded machine: every wait ends at its event
@@ -72,12 +72,7 @@ def _scratch_home(tmp_path: Path) -> Path:
 
 
 def _base_env(home: Path) -> dict[str, str]:
-    return {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "TMPDIR": str(home / "tmp"),
-        **left_out_plugins(),
-    }
+    return scratch_env(home, TMPDIR=str(home / "tmp"))
 
 
 # -- start-up files: a marker, and a forced pass ------------------------------------------------

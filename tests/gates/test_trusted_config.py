@@ -9,7 +9,6 @@ correct change that adds a conftest.py with a fixture inside tests/ still passes
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.test_config import TEST_CONFIG_CHECK, check_test_config, config_folder
 from stepswitch.gates.tools import pytest_command
 from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
-from tests.gates import left_out_plugins, write_repo
+from tests.gates import scratch_env, write_repo
 
 CONFINING = ("bwrap", "unshare")
 PACKAGE = Path(stepswitch.__file__).resolve().parent
@@ -91,12 +90,7 @@ def _suite(
         pytest.skip(f"{backend} does not run here: {exc}")
     home = tmp_path / "home"
     (home / "tmp").mkdir(parents=True)
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "TMPDIR": str(home / "tmp"),
-        **left_out_plugins(),
-    }
+    env = scratch_env(home, TMPDIR=str(home / "tmp"))
     read_only = (PACKAGE, config_folder()) if shown else (PACKAGE,)
     policy = policy_for_worktree(root, root, home, env, read_only=read_only)
     gate = TestsGate(name="tests", kind="tests", command=pytest_command(root), warm=warm)
@@ -116,12 +110,7 @@ def _changed(change: dict[str, str]) -> list[str]:
 def _plain_pytest(root: Path, home: Path) -> subprocess.CompletedProcess[str]:
     """The control: plain `python -m pytest` in the tree, as pytest itself configures it."""
     home.mkdir(parents=True, exist_ok=True)
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        **left_out_plugins(),
-    }
+    env = scratch_env(home, PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=root,

@@ -22,7 +22,7 @@ from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from stepswitch.gates.warm import SERVER, pytest_args
 from stepswitch.util.sandbox import Sandbox
-from tests.gates import left_out_plugins, lock_freed, write_repo
+from tests.gates import left_out_plugins, lock_freed, scratch_env, write_repo
 
 CALC = {
     "calc/__init__.py": "",
@@ -238,12 +238,7 @@ def _confined_suite(tmp_path: Path, root: Path, sandbox: Sandbox) -> GateSuite:
     home = tmp_path / "home"
     (home / "tmp").mkdir(parents=True)
     package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "TMPDIR": str(home / "tmp"),
-        **left_out_plugins(),
-    }
+    env = scratch_env(home, TMPDIR=str(home / "tmp"))
     policy = policy_for_worktree(root, root, home, env, read_only=(package,))
     gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
     return GateSuite(

@@ -69,7 +69,7 @@ class BaseTree:
         # What git said of objects, which never change once written: a gate run asks the same
         # questions of its base commit at every stage.
         self._entries: dict[str, dict[str, Entry]] = {}
-        self._commits: dict[str, str] = {}  # full id or HEAD -> the commit's full id
+        self._commits: dict[str, str] = {}  # a commit id as given -> its full id
         self._blobs: dict[str, bytes] = {}  # the small blobs read, by id
 
     @classmethod

@@ -94,13 +94,17 @@ def folder_hashes(folders: Sequence[Path]) -> list[str]:
     hashes = []
     for folder in folders:
         files = _kept(folder, listed[folder]) if folder in listed else tree_files(folder)
-        hashes.append(tree_hash(folder, [(p, p.read_bytes()) for p in files]))
+        hashes.append(tree_hash(folder, _with_bytes(files)))
     return hashes
+
+
+def _with_bytes(files: list[Path]) -> list[tuple[Path, bytes]]:
+    return [(p, p.read_bytes()) for p in files]
 
 
 def read_tree(folder: Path) -> list[tuple[Path, bytes]]:
     """Each file of `tree_files(folder)` with its bytes, read once."""
-    return [(p, p.read_bytes()) for p in tree_files(folder)]
+    return _with_bytes(tree_files(folder))
 
 
 def tree_hash(folder: Path, files: list[tuple[Path, bytes]]) -> str:
