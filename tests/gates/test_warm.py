@@ -106,6 +106,36 @@ def test_warm_stages_give_a_fresh_pytests_verdicts(tmp_path: Path) -> None:
     assert _servers(root) == []
 
 
+def test_a_warm_stage_collects_its_garbage_as_a_fresh_pytest_does(tmp_path: Path) -> None:
+    # The server imports with the collector off and freezes what it imported (ADR 0019): a
+    # stage must find the collector on, collecting what the stage itself makes.
+    files = {
+        **CALC,
+        "tests/test_gc.py": """
+            import gc
+            import weakref
+
+            class Node:
+                pass
+
+            def test_a_cycle_is_collected():
+                assert gc.isenabled()
+                node = Node()
+                node.me = node
+                gone = weakref.ref(node)
+                del node
+                gc.collect()
+                assert gone() is None
+        """,
+    }
+    root = write_repo(tmp_path / "repo", files, git=True)
+    suite = _suite(root, tmp_path)
+    result = suite.run(None)
+    suite.close()
+    assert result.failed is None, result.report
+    assert [s.warm for s in result.test_stages] == [True]
+
+
 def test_the_warm_pytest_lasts_one_gate_run_and_ssw_run_starts_the_next_as_an_edit_begins(
     tmp_path: Path,
 ) -> None:

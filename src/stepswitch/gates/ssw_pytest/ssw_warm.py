@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import importlib
 import json
 import os
@@ -147,6 +148,7 @@ def _run_stage(request: dict[str, object]) -> int:
 def main() -> int:
     control = socket.socket(fileno=int(sys.argv[1]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # ssw decides when this ends
+    gc.disable()  # imports make no garbage worth the collector's passes; enabled before a fork
     try:
         why = _prepare(os.getcwd())
     except Exception as exc:  # pytest missing or broken: say why, and stay cold
@@ -155,6 +157,11 @@ def main() -> int:
     control.sendall(json.dumps(hello).encode("utf-8") + b"\n")
     if why is not None:
         return 0
+    # What the imports made lives as long as the server: out of the collector's sight, so a
+    # stage's collections (pytest runs several as it ends) do not walk it, nor copy every page
+    # of it from the server as they write to each object's header (ADR 0019 addendum).
+    gc.freeze()
+    gc.enable()
     request = _serve(control)
     if request is None:
         return 0
