@@ -40,6 +40,16 @@ from stepswitch.util.safe_fs import Beneath, UnsafePath
 LIST_TIMEOUT_S = 30.0
 
 
+@dataclass(frozen=True)
+class _WrittenTree:
+    """A tree write_tree wrote: from what base and entries, its id, the paths git refused."""
+
+    base_commit: str
+    entries: Entries
+    tree: str
+    refused: tuple[str, ...]
+
+
 @dataclass
 class TreeGit:
     """The work tree `work_tree` of the repository whose git folder is `git_dir`,
@@ -60,9 +70,7 @@ class TreeGit:
     _written: set[str] = field(default_factory=set)
     _trees: dict[str, Entries] = field(default_factory=dict)  # commit id -> its entries
     _removed: list[str] = field(default_factory=list)  # what ssw had to take out of the tree
-    # The last tree written (base commit, entries, its id, the paths git refused): a run writes
-    # the same tree more than once between two edits.
-    _last_tree: tuple[str, Entries, str, tuple[str, ...]] | None = None
+    _last_tree: _WrittenTree | None = None  # a run writes the same tree again between edits
 
     @property
     def index(self) -> Path:
@@ -310,8 +318,8 @@ class TreeGit:
         """The tree object of what the work tree holds, and the paths left out with why."""
         entries, left_out = self.snapshot(write=True)
         last = self._last_tree
-        if last is not None and last[:2] == (self.base_commit, entries):
-            return last[2], left_out + list(last[3])
+        if last is not None and (last.base_commit, last.entries) == (self.base_commit, entries):
+            return last.tree, left_out + list(last.refused)
         self.state.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix="snapshot-", suffix=".index", dir=self.state)
         os.close(handle)
@@ -340,7 +348,7 @@ class TreeGit:
             tree = self.git_ok("write-tree", index=scratch).decode().strip()
         finally:
             scratch.unlink(missing_ok=True)
-        self._last_tree = (self.base_commit, entries, tree, tuple(refused))
+        self._last_tree = _WrittenTree(self.base_commit, entries, tree, tuple(refused))
         return tree, left_out + refused
 
     def diff(self, *args: str, against: str | None = None, base: str | None = None) -> str:

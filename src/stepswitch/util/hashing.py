@@ -40,13 +40,6 @@ def _ls_files(cwd: Path, *pathspecs: str) -> list[str] | None:
     return [name for name in done.out.split("\0") if name]
 
 
-def _git_files(folder: Path) -> list[Path] | None:
-    """The files below `folder` that git would commit; None outside a git checkout. A file git
-    ignores (a run's ledger) is never evidence."""
-    listed = _ls_files(folder, ".")
-    return None if listed is None else [folder / name for name in listed]
-
-
 def _kept(folder: Path, candidates: Iterable[Path]) -> list[Path]:
     """The files a hash covers, in path order. A listed name that is no file (a tracked file
     deleted from disk, a symlink to a folder) drops out."""
@@ -60,9 +53,10 @@ def _kept(folder: Path, candidates: Iterable[Path]) -> list[Path]:
 
 
 def tree_files(folder: Path) -> list[Path]:
-    """The files under `folder` a hash covers: in a checkout, git's list of them."""
-    listed = _git_files(folder)
-    return _kept(folder, folder.rglob("*") if listed is None else listed)
+    """The files under `folder` a hash covers: in a checkout, git's list of them (a file git
+    ignores, a run's ledger, is never evidence); elsewhere every file."""
+    listed = _ls_files(folder, ".")
+    return _kept(folder, folder.rglob("*") if listed is None else (folder / n for n in listed))
 
 
 def _listed_together(folders: Sequence[Path]) -> dict[Path, list[Path]]:
