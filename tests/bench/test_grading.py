@@ -4,7 +4,8 @@ import shutil
 
 import pytest
 
-from stepswitch.bench.grading_folder import grade, lay_out, run_pytest
+from stepswitch.bench.grading_folder import grade, run_pytest
+from stepswitch.bench.grading_layout import lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, load_task
 from stepswitch.util.git_checkouts import checkout_tree
 from tests.bench import FIXED, commit_all, write_task

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.bench.grading_folder import TreeRefused, grade, lay_out
+from stepswitch.bench.grading_folder import grade
+from stepswitch.bench.grading_layout import TreeRefused, lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, load_task
 from stepswitch.errors import UsageError
 from stepswitch.util.sandbox import Sandbox, choose_sandbox

@@ -13,7 +13,8 @@ import pytest
 
 from stepswitch.bench.executor import inline_executor
 from stepswitch.bench.gitops import commit_base
-from stepswitch.bench.grading_folder import TestVerdict, copy_tree, grade
+from stepswitch.bench.grading_folder import TestVerdict, grade
+from stepswitch.bench.grading_layout import copy_tree
 from stepswitch.bench.results import ResultRow
 from stepswitch.bench.runner import BenchResult, BenchSpec, run_bench
 from stepswitch.bench.task import Task, load_suite, load_task

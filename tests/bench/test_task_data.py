@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from stepswitch.bench.contestants import BuiltinContestant, Contestant
 from stepswitch.bench.executor import inline_executor
-from stepswitch.bench.grading_folder import lay_out
+from stepswitch.bench.grading_layout import lay_out
 from stepswitch.bench.runner import BenchResult, BenchSpec, run_bench
 from stepswitch.bench.task import covers, load_suite, load_task
 from stepswitch.bench.validate import undeclared_data_reads, validate_task

@@ -1,15 +1,15 @@
 """Grading: a fresh folder outside the agent's worktree, the hidden tests copied in, one pytest run.
 
-`lay_out` copies a run's tree (TreeGit.check_out gives the committed one), puts back the start's
-test files and pytest configuration, removes what could stand in for the test runner, and copies
-the hidden tests to `.ssw_hidden/`. `run_pytest` runs a command there inside the sandbox the bench
-chose (util/sandbox.py: the grading folder and a scratch HOME writable, the interpreters and the
-timeout plugin read-only, nothing else of the user's, no network), with a scrubbed environment, a
-per-test limit (a small plugin, no dependency) and a limit on the whole run (the process group is
-killed). The verdict is pytest's exit status and its JUnit XML report, which pytest writes into a
-pipe: no path of the report exists where the graded code runs, and what comes out of the pipe
-must be one JUnit document that agrees with the exit status, or the run is graded as tampered
-with (docs/decisions/0015-grading.md).
+`grading_layout.lay_out` copies a run's tree (TreeGit.check_out gives the committed one), puts
+back the start's test files and pytest configuration, removes what could stand in for the test
+runner, and copies the hidden tests to `.ssw_hidden/`. `run_pytest` runs a command there inside
+the sandbox the bench chose (util/sandbox.py: the grading folder and a scratch HOME writable, the
+interpreters and the timeout plugin read-only, nothing else of the user's, no network), with a
+scrubbed environment, a per-test limit (a small plugin, no dependency) and a limit on the whole
+run (the process group is killed). The verdict is pytest's exit status and its JUnit XML
+report, which pytest writes into a pipe: no path of the report exists where the graded code
+runs, and what comes out of the pipe must be one JUnit document that agrees with the exit
+status, or the run is graded as tampered with (docs/decisions/0015-grading.md).
 """
 
 from __future__ import annotations
@@ -24,18 +24,15 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomli_w
-
 from stepswitch.bench.files import GRADE_FILE, GradeFile, json_text
-from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
+from stepswitch.bench.grading_layout import data_mounts, lay_out
+from stepswitch.bench.task import HIDDEN_FOLDER, Task
 from stepswitch.gates.pytest_config import choose_config, folder_reader, pinned_args, write_config
-from stepswitch.gates.shadowing import shadowing_modules, twin_modules
 from stepswitch.util.proc import kill_group
 from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
 
@@ -44,18 +41,6 @@ TIMEOUT_MARK = "ssw: test timed out after"
 WALL_FACTOR = 4  # a test's wall-clock backstop, as a multiple of its CPU-time limit
 OUTPUT_CHARS = 4000  # the tail of the output kept in a verdict
 REPORT_CAP_BYTES = 20_000_000
-# Restored wherever they are (`.pytest.ini` comes before pyproject.toml in pytest's search).
-TEST_NAMES = ("conftest.py", "pytest.ini", ".pytest.ini")
-# Names at the top of a tree that would be imported instead of the runner or at start-up.
-SHADOWS = (
-    "pytest.py",
-    "pytest",
-    "_pytest",
-    "pluggy",
-    "py.py",
-    "sitecustomize.py",
-    "usercustomize.py",
-)
 
 PLUGIN_SOURCE = f'''"""Per-test time limit for graded runs (written by stepswitch): CPU time, so
 a loaded machine does not fail a test that would pass idle, with a wall-clock backstop for a
@@ -203,206 +188,6 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-class TreeRefused(Exception):
-    """The graded tree cannot be laid out as committed (a link leading out of it): the
-    contestant's doing, so a failed task run, not a harness error."""
-
-
-# -- the folder ---------------------------------------------------------------------------------
-
-
-def copy_tree(source: Path, dest: Path) -> None:
-    """Copy a project's files, without its git folder."""
-    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-
-
-def is_test_file(rel: Path) -> bool:
-    name = rel.name
-    return name in TEST_NAMES or (
-        name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-    )
-
-
-def _pytest_table_of(path: Path) -> tuple[bool, object]:
-    try:
-        tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False, None
-    return True, tool.get("pytest") if isinstance(tool, dict) else None
-
-
-def _restore_pytest_config(start: Path, dest: Path) -> bool:
-    """Give dest/pyproject.toml the start's [tool.pytest...] tables; True if it changed."""
-    target = dest / "pyproject.toml"
-    ok, theirs = _pytest_table_of(target)
-    _, ours = _pytest_table_of(start / "pyproject.toml")
-    if not ok or theirs == ours:
-        return False
-    data = tomllib.loads(target.read_text(encoding="utf-8"))
-    tool = data.setdefault("tool", {})
-    if ours is None:
-        tool.pop("pytest", None)
-    else:
-        tool["pytest"] = ours
-    target.write_text(tomli_w.dumps(data), encoding="utf-8")
-    return True
-
-
-def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
-    """Make `dest` a grading folder from the run's `tree`; returns what was put back or removed.
-    TreeRefused when the tree holds a link leading out of it (the copying below would follow
-    it on the host)."""
-    copy_tree(tree, dest)
-    _refuse_links_out(dest)
-    start = task.repo
-    changed: list[str] = []
-    for path in sorted(start.rglob("*")):
-        rel = path.relative_to(start)
-        if path.is_file() and is_test_file(rel):
-            target = dest / rel
-            if not target.is_file() or target.read_bytes() != path.read_bytes():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if target.is_dir() or target.is_symlink():
-                    _remove(target)
-                shutil.copy2(path, target)
-                changed.append(f"restored {rel.as_posix()}")
-    for path in sorted(dest.rglob("*")):
-        rel = path.relative_to(dest)
-        if rel.name in TEST_NAMES and not (start / rel).is_file():
-            _remove(path)
-            changed.append(f"removed {rel.as_posix()}")
-    for name in SHADOWS:
-        if (dest / name).exists() and not (start / name).exists():
-            _remove(dest / name)
-            changed.append(f"removed {name}")
-    for pth in dest.glob("*.pth"):
-        if not (start / pth.name).exists():
-            _remove(pth)
-            changed.append(f"removed {pth.name}")
-    _refuse_shadowing(start, dest)  # what is left of the names SHADOWS does not cover
-    if _restore_pytest_config(start, dest):
-        changed.append("restored pyproject.toml [tool.pytest]")
-    changed += _restore_test_data(task, dest)
-    hidden = dest / HIDDEN_FOLDER
-    if hidden.exists() or hidden.is_symlink():
-        _remove(hidden)
-    copy_tree(task.hidden_tests, hidden)
-    _read_only_data[dest.resolve()] = _data_mounts(dest, task.data_files)
-    return changed
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
-
-
-def _entries(root: Path) -> list[str]:
-    """Every file and link under `root` (links not followed), posix, relative, sorted."""
-    found = []
-    for top, folders, files in os.walk(root):
-        for name in [*files, *(f for f in folders if os.path.islink(os.path.join(top, f)))]:
-            found.append(Path(top, name).relative_to(root).as_posix())
-    return sorted(found)
-
-
-def _refuse_links_out(root: Path) -> None:
-    """TreeRefused naming the first link that is absolute or resolves outside `root`."""
-    inside = Path(os.path.realpath(root))
-    for rel in _entries(root):
-        path = root / rel
-        if path.is_symlink():
-            target = os.readlink(path)
-            if os.path.isabs(target) or not Path(os.path.realpath(path)).is_relative_to(inside):
-                raise TreeRefused(f"{rel} is a symbolic link leading out of the tree ({target})")
-
-
-def _refuse_shadowing(start: Path, dest: Path) -> None:
-    """TreeRefused naming the modules the tree added at its root (first on `python -m
-    pytest`'s sys.path) or in `src/` that shadow the standard library or a distribution
-    installed beside the grading interpreter (an `iniconfig.py` there runs inside pytest before
-    any test), and any package it added beside a module of the same name (the hidden tests
-    would import the package)."""
-    roots = [dest, *([dest / "src"] if (dest / "src").is_dir() else [])]
-    start_paths = set(_entries(start))
-    found = shadowing_modules(roots, dest, start_paths, Path(sys.executable))
-    found += twin_modules(dest, set(_entries(dest)) - start_paths, start_paths)
-    if found:
-        raise TreeRefused("; ".join(found))
-
-
-def _real_folders(root: Path, rel: Path) -> None:
-    """Make each folder of `rel` under `root` a real folder (not a link, not a file)."""
-    at = root
-    for part in rel.parts:
-        at = at / part
-        if at.is_symlink() or (at.exists() and not at.is_dir()):
-            _remove(at)
-        at.mkdir(exist_ok=True)
-
-
-def _restore_test_data(task: Task, dest: Path) -> list[str]:
-    """The declared test data as the start has it: the tree's version of each file replaced,
-    files the tree added where the globs reach removed (the hidden tests' own data is theirs)."""
-    declared = task.spec.tests.data
-    if not declared:
-        return []
-    data = task.data_files
-    changed: list[str] = []
-    for rel in _entries(dest):
-        if covers(declared, rel) and rel not in data and not rel.startswith(HIDDEN_FOLDER + "/"):
-            _remove(dest / rel)
-            changed.append(f"removed {rel} (where test data is declared)")
-    for rel in data:
-        source, target = task.repo / rel, dest / rel
-        _real_folders(dest, Path(rel).parent)
-        if target.is_symlink() or target.is_dir():
-            _remove(target)
-        if not target.is_file() or target.read_bytes() != source.read_bytes():
-            shutil.copy2(source, target)
-            changed.append(f"restored {rel} (declared test data)")
-    return changed
-
-
-@dataclass(frozen=True)
-class _DataMounts:
-    """How the declared test data stays as laid out while the graded code runs."""
-
-    read_only: tuple[Path, ...] = ()  # the data: whole folders of it, else its files
-    pinned: tuple[Path, ...] = ()  # the folders leading to them, bound onto themselves writable
-
-
-def _folders_of(rel: str) -> list[str]:
-    """The folders leading to `rel`, outermost first: "a/b/c.json" gives "a", "a/b"."""
-    parts = rel.split("/")[:-1]
-    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
-
-
-def _data_mounts(dest: Path, data: Sequence[str]) -> _DataMounts:
-    """Read-only mounts for the data (a folder holding nothing else is one mount); the folders
-    above them become mount points too, which cannot be renamed away with the data inside."""
-    if not data:
-        return _DataMounts()
-    declared = set(data)
-    everything = _entries(dest)
-
-    def only_data(folder: str) -> bool:
-        return all(e in declared for e in everything if e.startswith(folder + "/"))
-
-    mounts: list[str] = []
-    for rel in data:
-        whole = next((f for f in _folders_of(rel) if only_data(f)), rel)
-        if whole not in mounts:
-            mounts.append(whole)
-    pinned = sorted({f for m in mounts for f in _folders_of(m)})
-    return _DataMounts(tuple(dest / m for m in mounts), tuple(dest / f for f in pinned))
-
-
-# What lay_out made of each grading folder's declared test data, for grading_policy.
-_read_only_data: dict[Path, _DataMounts] = {}
-
-
 # -- the run ------------------------------------------------------------------------------------
 
 
@@ -440,7 +225,7 @@ def grading_policy(
             shown.append(Path(runner).resolve().parent.parent)
     if (folder / HIDDEN_FOLDER).is_dir():  # lay_out's: the task's hidden tests, nothing else
         shown.append(folder / HIDDEN_FOLDER)
-    data = _read_only_data.get(folder.resolve(), _DataMounts())
+    data = data_mounts(folder)
     return SandboxPolicy(
         writable=(folder, *data.pinned, work / "home", work / "tmp"),
         env=dict(env),

@@ -35,7 +35,7 @@ from typing import Any
 
 import tomli_w
 
-from stepswitch.bench.grading_folder import copy_tree, is_test_file
+from stepswitch.bench.grading_layout import copy_tree, is_test_file
 from stepswitch.bench.harbor_foreign import Refused, import_foreign, reference_patch
 from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import Task, brief_of, load_suite, load_task

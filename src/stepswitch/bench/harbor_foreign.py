@@ -31,7 +31,7 @@ from typing import Any
 import tomli_w
 
 from stepswitch.bench.gitops import git
-from stepswitch.bench.grading_folder import copy_tree, is_test_file
+from stepswitch.bench.grading_layout import copy_tree, is_test_file
 from stepswitch.bench.task import HIDDEN_FOLDER, load_task
 
 

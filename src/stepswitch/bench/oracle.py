@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.bench.gitops import apply_patches
-from stepswitch.bench.grading_folder import copy_tree
+from stepswitch.bench.grading_layout import copy_tree
 from stepswitch.bench.task import Task
 from stepswitch.errors import HarnessError
 from stepswitch.policy.model import WorkerConfig

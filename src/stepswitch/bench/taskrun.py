@@ -30,13 +30,8 @@ from stepswitch.agent.workspace.setup import set_up_workspace
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.gitops import change_patch, commit_base
-from stepswitch.bench.grading_folder import (
-    TestVerdict,
-    TreeRefused,
-    copy_tree,
-    grade,
-    write_grade,
-)
+from stepswitch.bench.grading_folder import TestVerdict, grade, write_grade
+from stepswitch.bench.grading_layout import TreeRefused, copy_tree
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.readback import (
     SCRATCH_PREFIX,

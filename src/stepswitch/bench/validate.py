@@ -35,15 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.bench.files import VALIDATE_KIND, TaskEntry, ValidationRecord
-from stepswitch.bench.grading_folder import (
-    TestVerdict,
-    copy_tree,
-    grade,
-    grading_env,
-    is_test_file,
-    lay_out,
-    run_pytest,
-)
+from stepswitch.bench.grading_folder import TestVerdict, grade, grading_env, run_pytest
+from stepswitch.bench.grading_layout import copy_tree, is_test_file, lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers, missing_requirements
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
