@@ -339,7 +339,12 @@ class _Bench:
             except KeyboardInterrupt:
                 pass  # a second Ctrl-C: leave now; the next session settles what was left open
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            # The pool stopped before the bench goes on: Python 3.11 wakes a pool's thread once
+            # more as the interpreter ends, and a thread still stopping the workers then can close
+            # that pipe under the write (a traceback after the bench's last line). The interpreter
+            # would wait for the thread there anyway. A second Ctrl-C leaves the wait.
+            with contextlib.suppress(KeyboardInterrupt):
+                pool.shutdown(wait=True, cancel_futures=True)
         if stop is None and not pending:
             return "complete"
         return stop or "interrupted"
