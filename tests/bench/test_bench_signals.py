@@ -61,18 +61,24 @@ def waiting_ladder(work: Path) -> Path:
     return mark
 
 
+def sigterm_mid_run(proc: subprocess.Popen[str], mark: Path) -> tuple[str, str]:
+    """SIGTERM to the bench's main process only (as `kill PID` does) once its run command has
+    started; its output once it has ended (its group killed if it has not)."""
+    try:
+        wait_for(mark.exists, "the ladder's run command starting")
+        proc.send_signal(signal.SIGTERM)
+        return proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 @pytest.mark.slow
 def test_sigterm_stops_a_bench_like_ctrl_c_and_the_same_command_resumes_it(tmp_path: Path):
     mark, tmpdir = waiting_ladder(tmp_path), tmp_path / "tmp"
 
     first = bench(tmp_path, tmpdir)
-    try:
-        wait_for(mark.exists, "the ladder's run command starting")
-        first.send_signal(signal.SIGTERM)  # the main process only, as `kill PID` does
-        out, err = first.communicate(timeout=300)
-    finally:
-        if first.poll() is None:
-            os.killpg(first.pid, signal.SIGKILL)
+    out, err = sigterm_mid_run(first, mark)
     assert first.returncode == 130, err
     assert "Traceback" not in err and "leaked semaphore" not in err, err
     assert "interrupted; run the same command to resume" in out
@@ -122,13 +128,7 @@ def test_a_stopped_bench_has_stopped_its_pool_before_it_ends(tmp_path: Path):
     site.mkdir()
     (site / "sitecustomize.py").write_text(WIDER_EXIT_RACE)
     first = bench(tmp_path, tmpdir, env_extra={"PYTHONPATH": str(site)})
-    try:
-        wait_for(mark.exists, "the ladder's run command starting")
-        first.send_signal(signal.SIGTERM)
-        out, err = first.communicate(timeout=300)
-    finally:
-        if first.poll() is None:
-            os.killpg(first.pid, signal.SIGKILL)
+    out, err = sigterm_mid_run(first, mark)
     assert first.returncode == 130, err
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert "interrupted; run the same command to resume" in out
