@@ -124,8 +124,10 @@ def export(run: Finished, dest: Path) -> Path:
         check=True,
     ).stdout
     dest.mkdir(parents=True)
+    # The "data" filter (links and paths kept inside `dest`) came with Python 3.11.4.
+    safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
-        archive.extractall(dest, filter="data")
+        archive.extractall(dest, **safe)
     return dest
 
 

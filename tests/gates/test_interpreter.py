@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,9 @@ def test_a_sitecustomize_in_the_worktree_does_not_run_when_the_gates_python_star
 def test_the_interpreters_own_sitecustomize_still_runs_before_the_worktree_is_on_the_path(
     tmp_path: Path,
 ) -> None:
+    if Path(sysconfig.get_path("stdlib"), "sitecustomize.py").exists():
+        # Debian's Python: its own sitecustomize comes first on sys.path; a venv's never runs.
+        pytest.skip("this Python's standard library has a sitecustomize of its own")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     (site,) = (venv / "lib").glob("python3*/site-packages")

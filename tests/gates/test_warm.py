@@ -39,6 +39,32 @@ CALC = {
 }
 
 
+# A test that passes where the collector is on, collects a cycle the test makes, and has
+# pytest's own modules frozen (out of the collector's sight).
+GC_TEST = """
+import gc
+import weakref
+
+import _pytest.main
+
+
+class Node:
+    pass
+
+
+def test_a_cycle_is_collected_and_pytests_objects_are_frozen():
+    assert gc.isenabled()
+    node = Node()
+    node.me = node
+    gone = weakref.ref(node)
+    del node
+    gc.collect()
+    assert gone() is None
+    frozen = _pytest.main.__dict__
+    assert gc.get_freeze_count() > 0 and not any(o is frozen for o in gc.get_objects())
+"""
+
+
 def _suite(root: Path, tmp: Path, *, timeout_s: float = 600.0, warm: bool = True) -> GateSuite:
     gate = TestsGate(
         name="tests", kind="tests", command=pytest_command(root), timeout_s=timeout_s, warm=warm
@@ -106,34 +132,24 @@ def test_warm_stages_give_a_fresh_pytests_verdicts(tmp_path: Path) -> None:
     assert _servers(root) == []
 
 
-def test_a_warm_stage_collects_its_garbage_as_a_fresh_pytest_does(tmp_path: Path) -> None:
-    # The server imports with the collector off and freezes what it imported (ADR 0019): a
-    # stage must find the collector on, collecting what the stage itself makes.
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "fresh"])
+def test_a_stage_collects_its_own_garbage_with_pytests_objects_frozen(
+    tmp_path: Path, warm: bool
+) -> None:
+    # The server imports with the collector off and freezes what it imported, and the stages'
+    # plugin freezes what exists when pytest loads it (ADR 0019): a stage, warm or fresh, finds
+    # the collector on, collecting what the stage itself makes, and pytest's objects out of its
+    # sight.
     files = {
         **CALC,
-        "tests/test_gc.py": """
-            import gc
-            import weakref
-
-            class Node:
-                pass
-
-            def test_a_cycle_is_collected():
-                assert gc.isenabled()
-                node = Node()
-                node.me = node
-                gone = weakref.ref(node)
-                del node
-                gc.collect()
-                assert gone() is None
-        """,
+        "tests/test_gc.py": GC_TEST,
     }
     root = write_repo(tmp_path / "repo", files, git=True)
-    suite = _suite(root, tmp_path)
+    suite = _suite(root, tmp_path, warm=warm)
     result = suite.run(None)
     suite.close()
     assert result.failed is None, result.report
-    assert [s.warm for s in result.test_stages] == [True]
+    assert [s.warm for s in result.test_stages] == [warm]
 
 
 def test_the_warm_pytest_lasts_one_gate_run_and_ssw_run_starts_the_next_as_an_edit_begins(

@@ -46,9 +46,15 @@ PLUGIN_SOURCE = f'''"""Per-test time limit for graded runs (written by stepswitc
 a loaded machine does not fail a test that would pass idle, with a wall-clock backstop for a
 test that waits (sleeps, blocks) instead of computing."""
 import faulthandler
+import gc
 import signal
 
 import pytest
+
+# Loaded before the task's conftest files and tests: what exists now (pytest, its plugins, the
+# standard library) lives as long as the run. Out of the collector's sight, so the collections
+# the run makes walk only what the task's code and tests make (ADR 0019 addendum).
+gc.freeze()
 
 WALL_FACTOR = {WALL_FACTOR}  # the wall backstop: this many times the CPU limit
 GRACE_S = 5.0  # past the backstop plus this, a test stuck outside Python ends the whole run

@@ -26,6 +26,7 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -41,6 +42,12 @@ _rank: dict[str, int] = {}
 _times: dict[str, float] = {}
 _counts = {"tests": 0, "failed": 0, "errors": 0}
 _session: list[pytest.Session] = []
+
+# Loaded before the project's conftest files and tests (PYTEST_ADDOPTS comes first): what exists
+# now (pytest, its plugins, the standard library) lives as long as the run. Out of the
+# collector's sight, as in a warm stage, so the collections a fresh pytest makes walk only what
+# the project's code and tests make (ADR 0019 addendum).
+gc.freeze()
 
 
 def pytest_configure(config: pytest.Config) -> None:
