@@ -23,6 +23,7 @@ from stepswitch.gates.tools import pytest_command
 from stepswitch.gates.warm import SERVER, pytest_args
 from stepswitch.util.sandbox import Sandbox
 from tests.gates import left_out_plugins, lock_freed, scratch_env, write_repo
+from tests.gc_check import GC_TEST
 
 CALC = {
     "calc/__init__.py": "",
@@ -37,32 +38,6 @@ CALC = {
             assert add(2, 3) == 5
     """,
 }
-
-
-# A test that passes where the collector is on, collects a cycle the test makes, and has
-# pytest's own modules frozen (out of the collector's sight).
-GC_TEST = """
-import gc
-import weakref
-
-import _pytest.main
-
-
-class Node:
-    pass
-
-
-def test_a_cycle_is_collected_and_pytests_objects_are_frozen():
-    assert gc.isenabled()
-    node = Node()
-    node.me = node
-    gone = weakref.ref(node)
-    del node
-    gc.collect()
-    assert gone() is None
-    frozen = _pytest.main.__dict__
-    assert gc.get_freeze_count() > 0 and not any(o is frozen for o in gc.get_objects())
-"""
 
 
 def _suite(root: Path, tmp: Path, *, timeout_s: float = 600.0, warm: bool = True) -> GateSuite:
