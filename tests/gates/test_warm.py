@@ -115,11 +115,7 @@ def test_a_stage_collects_its_own_garbage_with_pytests_objects_frozen(
     # plugin freezes what exists when pytest loads it (ADR 0019): a stage, warm or fresh, finds
     # the collector on, collecting what the stage itself makes, and pytest's objects out of its
     # sight.
-    files = {
-        **CALC,
-        "tests/test_gc.py": GC_TEST,
-    }
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", {**CALC, "tests/test_gc.py": GC_TEST}, git=True)
     suite = _suite(root, tmp_path, warm=warm)
     result = suite.run(None)
     suite.close()
