@@ -29,6 +29,7 @@ from stepswitch.agent.workspace.worktree import (
     commit_all,
     diff_stats,
     diff_text,
+    unsaved_paths,
 )
 from stepswitch.errors import HarnessError, Interrupted, RunStopped, SswError, UsageError
 from stepswitch.ledger import Budget, Ledger
@@ -217,7 +218,10 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
     """Commit what the work tree holds. When that fails (git failing, a full disk), the run
     ends as `error` saying so and where the work is, and the caller keeps the work tree."""
     try:
-        record.commit = commit_all(worktree, message)
+        made = commit_all(worktree, message)
+        # Nothing new to commit: a continued run's branch may still hold the change it judged.
+        head = made or worktree.git.head()
+        record.commit = head if head != record.base_commit else None
     except Exception as exc:
         why = str(exc)
         if repo_root is not None:
@@ -229,6 +233,8 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
         )
         _ended(record, outcome, reason, 1)
         return
+    if record.commit is None:
+        return  # the tree is the base commit's: no commit, no changed file
     try:
         stats = diff_stats(worktree.git, record.commit)
     except (SswError, OSError):
@@ -238,8 +244,10 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
 
 def _where(record: RunRecord, worktree: Worktree) -> str:
     """Where a run whose record could not be written left its work, in words."""
-    if record.commit is None:
+    if record.commit is None and unsaved_paths(worktree):
         return f"its work is not committed: it stays in {worktree.path}"
+    if record.commit is None:
+        return f"it changed nothing (branch {worktree.branch})"
     if not record.changed_files:
         return f"it changed nothing (branch {worktree.branch})"
     return f"its work is committed on branch {worktree.branch} at {record.commit[:12]}"

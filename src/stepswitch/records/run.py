@@ -22,7 +22,9 @@ from stepswitch.records.steps import (
 # failed on every rung; limit: steps, time, dollars or the last rung's steps ran out;
 # interrupted: Ctrl-C or SIGTERM; harness_error: a bug or breakage in ssw itself; error: a
 # provider or model failure that ended the run.
-Outcome = Literal["done", "gates_failed", "limit", "interrupted", "harness_error", "error"]
+Outcome = Literal[
+    "done", "gates_failed", "no_change", "limit", "interrupted", "harness_error", "error"
+]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
 
