@@ -112,10 +112,11 @@ class StepMachine:
 
     def run(self) -> MachineResult:
         b = self.brief
-        b.plan = self._summary(self._phase(StepType.PLAN))
-        b.files = self._summary(self._phase(StepType.NAVIGATE))
-        b.notes = self._summary(self._phase(StepType.READ))
-        b.observed = self._summary(self._phase(StepType.RUN))
+        # A continued run's brief holds what the earlier run's steps answered: not asked again.
+        b.plan = b.plan or self._summary(self._phase(StepType.PLAN))
+        b.files = b.files or self._summary(self._phase(StepType.NAVIGATE))
+        b.notes = b.notes or self._summary(self._phase(StepType.READ))
+        b.observed = b.observed or self._summary(self._phase(StepType.RUN))
         sent_back = False
         while True:
             before_edit = getattr(self.gates, "before_edit", None)

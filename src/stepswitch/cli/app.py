@@ -414,10 +414,17 @@ def run(
         typer.Option(
             "--continue",
             metavar="ID",
-            help="Go on from run ID (interrupted, limit or error): its change, task and policy; "
-            "its dollars count against the budget.",
+            help="Go on from run ID (interrupted, limit or error) where it stopped: its change, "
+            "task, policy, plan and summaries, on its rung; its dollars count against the "
+            "budget. Flags given now win.",
         ),
     ] = None,
+    replan: Annotated[
+        bool,
+        typer.Option(
+            "--replan", help="With --continue: plan and explore again instead of going on."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
 ) -> None:
     """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change.
@@ -430,6 +437,8 @@ def run(
         raise UsageError("give the task with one of --task TEXT or --task-file F, not both")
     if task is None and task_file is None and continue_from is None:
         raise UsageError("give the task with exactly one of --task TEXT or --task-file F")
+    if replan and continue_from is None:
+        raise UsageError("--replan goes with --continue ID")
     if task_file is not None:
         task = read_task_file(task_file)
     options = RunOptions(
@@ -447,6 +456,7 @@ def run(
         network=network,
         model=model,
         continue_from=continue_from,
+        replan=replan,
     )
     with progress_output(as_json) as (print_line, sinks):
         record = run_local(options, print_line, extra_sinks=sinks)

@@ -23,9 +23,10 @@ from stepswitch.agent.run import run_task
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
 from stepswitch.agent.workspace.continued import (
     Continued,
-    earlier_note,
     find_continued,
     restore_earlier_work,
+    resume_notice,
+    resume_point,
     spent_notice,
 )
 from stepswitch.agent.workspace.runs import abandoned_notice
@@ -74,6 +75,7 @@ class RunOptions:
     network: bool = False  # let what the agent and the gates run reach the network
     model: str | None = None  # PROVIDER:MODEL_ID: a one-model policy built in memory
     continue_from: str | None = None  # an earlier run's id (agent/workspace/continued.py)
+    replan: bool = False  # with continue_from: plan and explore again instead of going on
     record: Path | None = None  # write the replies as a script that replays the run (ADR 0036)
 
 
@@ -148,9 +150,12 @@ def _policy(
     if options.model is not None:
         return one_model_policy(options.model, registry)
     if options.policy_path is None and continued is not None:
-        # As the earlier run loaded it: its file may have changed since, or be elsewhere.
+        # As the earlier run loaded it, before its own --max-steps/--budget-usd: its file may
+        # have changed since, or be elsewhere. Its flags apply again unless given anew (_check).
         record = continued.record
-        return validate_policy(record.policy, record.policy_path, registry)
+        return validate_policy(
+            record.policy_before_flags or record.policy, record.policy_path, registry
+        )
     if options.policy_path is None and script is not None and script.policy is not None:
         # A script from --record: the recorded run's policy, every worker on the scripted provider.
         # A script may come from anyone: a worker elsewhere would be sent the user's key.
@@ -201,11 +206,14 @@ def _check(options: RunOptions) -> _Checked:
             raise UsageError("give --record FILE or --script FILE, not both")
         check_record_path(options.record)
     given_script = load_script(options.script) if options.script is not None else None
-    policy = with_overrides(
-        _policy(options, registry, continued, given_script),
-        max_steps=options.max_steps,
-        budget_usd=options.budget_usd,
-    )
+    flags = {"max_steps": options.max_steps, "budget_usd": options.budget_usd}
+    if continued is not None and options.policy_path is None and options.model is None:
+        # The earlier run's flags, unless given now: today's win.
+        flags = {
+            k: v if v is not None else continued.record.policy_flags.get(k)
+            for k, v in flags.items()
+        }
+    policy = with_overrides(_policy(options, registry, continued, given_script), **flags)
     script = None
     if is_scripted(policy):
         if given_script is None:
@@ -327,14 +335,15 @@ def _run(
         network=options.network,
     )
     cleanup.callback(run_ws.gates.close)
-    earlier = ""
+    resume = None
     if continued is not None:  # after the pre-flight, which judges the base commit's files
         changed = restore_earlier_work(worktree.git, continued.tip)
-        earlier = earlier_note(continued, changed)
+        resume = resume_point(continued, changed, options.replan)
         show(
             f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
             f"change ({len(changed)} files) is in the tree; this run's branch starts after it"
         )
+        show(resume_notice(resume, policy))
     # Modules, registry, policy and gate config live as long as the process: no garbage
     # collection needs to walk them again during the run (about 40,000 objects).
     gc.freeze()
@@ -356,8 +365,7 @@ def _run(
         tags=dict(options.tags),
         repo_root=repo,
         allow_dirty=bool(checked.dirty),
-        earlier=earlier,
-        continues=continued.run_id if continued else None,
+        resume=resume,
         prices_read=[
             PricesRead(provider=r.provider, url=r.url, at=r.at.isoformat(timespec="seconds"))
             for r in checked.prices_read

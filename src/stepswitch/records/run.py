@@ -124,6 +124,9 @@ class RunRecord(_Record):
     policy_path: str  # as given; relative to the repository when inside it
     policy_sha256: str
     policy: dict[str, Any]  # the policy as loaded, so the run can be read without the file
+    # --max-steps/--budget-usd as given, and the policy before them (None: no flag changed it).
+    policy_flags: dict[str, Any] = Field(default_factory=dict)
+    policy_before_flags: dict[str, Any] | None = None
     prices: dict[str, dict[str, Any] | None] = Field(default_factory=dict)  # worker -> list price
     prices_read: list[PricesRead] = Field(default_factory=list)  # from a model list, for this run
     scripted: bool = False
