@@ -101,6 +101,8 @@ class ModelSpec(_Strict):
     # "unknown" must be written out: a missing price is an error, never zero.
     price: Price | Literal["unknown"]
     wire_format: WireFormatName | None = None  # overrides the provider's default
+    # The rung `ssw init` gives it in a starter ladder (ADR 0052); None: ranked by price.
+    tier: Literal["small", "mid", "large"] | None = None
 
     @property
     def priced(self) -> bool:
