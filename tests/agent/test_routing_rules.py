@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stepswitch.agent.workspace.runs import clean_run, find_run
 from stepswitch.records.steps import Escalation
 
 from .conftest import (
@@ -95,3 +96,16 @@ def test_a_run_whose_edits_change_nothing_ends_no_change_with_no_commit_and_no_r
     second_edit = run.of("edit")[2]
     assert second_edit.model == "scripted-mid"
     assert any("changed no file" in line for line in run.lines)
+
+
+def test_runs_clean_removes_a_no_change_runs_branch_without_asking(tmp_path: Path, bug_repo: Path):
+    stale = tool("edit", path="calc/ops.py", old="return total / count", new="return 0")
+    replies = [*explore(), *[r for _ in range(4) for r in (stale, done("fixed"))]]
+    run = run_ssw(tmp_path, bug_repo, replies)
+    assert run.record.outcome == "no_change"
+
+    cleaned = clean_run(bug_repo, find_run(bug_repo, run.record.run_id))
+
+    assert cleaned.kept == []
+    assert f"branch {run.record.branch}" in " ".join(cleaned.removed)
+    assert run.record.branch not in git(bug_repo, "branch", "--list", "ssw/*")
