@@ -488,7 +488,7 @@ def demo(
 ) -> None:
     """A full task on a sample repository with a SCRIPTED model: no key, no network needed.
     With --repo PATH, a scripted tour of your own repository instead."""
-    from stepswitch.cli.demo import run_demo, run_tour
+    from stepswitch.cli.demo import run_demo, run_tour, tour_exit_code
     from stepswitch.cli.live import progress_output
 
     if repo is not None and directory is not None:
@@ -504,7 +504,7 @@ def demo(
             record = run_demo(directory, print_line, sandbox, sinks)
     if as_json:
         typer.echo(record.model_dump_json(indent=2))
-    raise typer.Exit(record.exit_code or 0)
+    raise typer.Exit(tour_exit_code(record) if repo is not None else record.exit_code or 0)
 
 
 def _command_names(exc: ClickException) -> list[str]:
