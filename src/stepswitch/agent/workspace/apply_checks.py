@@ -1,0 +1,242 @@
+"""What `ssw runs apply` judges before and after it changes the user's checkout: the paths the
+commits it applies write, and whether anything git does not track lies there; what --force may
+lift (gates that did not pass, links, submodules, big files, git's own configuration files,
+drivers named for a written path); and, after, that every written file holds the bytes the gates
+ran (docs/decisions/0045-apply-changes-nothing-it-was-not-asked-to.md)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from stepswitch.errors import GitFailed
+from stepswitch.records.run import RunRecord
+from stepswitch.util.git import GitResult
+from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE, blob_id
+from stepswitch.util.safe_fs import Beneath, UnsafePath
+from stepswitch.util.text import escape_controls
+
+DEFAULT_MAX_FILE_MB = 10.0
+GONE = "000000"  # diff-tree's mode of a path a commit deletes
+# Files git (or a hook manager git starts) reads as configuration of the checkout they land in.
+_GIT_CONFIG_NAMES = frozenset({".gitattributes"})  # at any depth: git reads each folder's
+_TOP_CONFIG_NAMES = frozenset({".gitmodules", ".lfsconfig", ".pre-commit-config.yaml"})
+_HOOK_FOLDERS = frozenset({".githooks", ".husky"})
+_BUILTIN_MERGES = frozenset({"text", "binary", "union"})  # git's own: no program starts
+
+Git = Callable[
+    ..., GitResult
+]  # `git ARGS` on the user's checkout; input=: stdin, index=: GIT_INDEX_FILE
+
+
+@dataclass(frozen=True)
+class Written:
+    """One path one of the applied commits writes, as diff-tree says it."""
+
+    path: str
+    mode: str  # the new mode; GONE when the commit deletes the path
+    blob: str
+
+
+def _out(git: Git, *args: str, input: bytes | None = None, index: Path | None = None) -> str:
+    done = git(*args, input=input, index=index)
+    if done.status != 0:
+        raise GitFailed(f"git {args[0]} failed: {done.err}")
+    return done.out
+
+
+def written(git: Git, old: str, new: str) -> list[Written]:
+    """Every path `new` adds, deletes, changes or changes the type of against `old`."""
+    raw = _out(git, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", old, new)
+    fields = raw.split("\0")
+    found = []
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.lstrip(":").split()
+        if len(parts) >= 4:
+            found.append(Written(path, parts[1], parts[3]))
+    return found
+
+
+def _parents(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def untracked_in_the_way(git: Git, top: Path, paths: Iterable[str]) -> list[str]:
+    """What lies on the checkout's disk at a written path, or in place of a folder above it,
+    that git does not track (ignored or not): `name` for a file or link, `name/` for a folder."""
+    paths = sorted(set(paths))
+    asked = sorted({p for path in paths for p in [*_parents(path), path]})
+    if not asked:
+        return []
+    listed = _out(git, "--literal-pathspecs", "ls-files", "-z", "--full-name", "--", *asked)
+    tracked = {p for p in listed.split("\0") if p}
+    in_the_way: set[str] = set()
+
+    def holds_tracked(folder: str) -> bool:
+        return any(t.startswith(folder + "/") for t in tracked)
+
+    for path in paths:
+        for place in [*_parents(path), path]:
+            try:
+                info = os.lstat(top / place)
+            except (FileNotFoundError, NotADirectoryError):
+                break  # nothing there, nor below
+            if stat.S_ISDIR(info.st_mode):
+                # A folder above a written path is the user's when git tracks nothing in it; at
+                # the written path itself it is in the way whatever it holds.
+                if place == path or not holds_tracked(place):
+                    in_the_way.add(place + "/")
+                    break
+            elif place not in tracked:
+                in_the_way.add(place)
+                break
+    return sorted(in_the_way)
+
+
+def _hazard(w: Written, size: int | None, max_bytes: int) -> str | None:
+    pure = PurePosixPath(w.path)
+    if pure.name in _GIT_CONFIG_NAMES or w.path in _TOP_CONFIG_NAMES:
+        return f"it changes {w.path}, which git reads as configuration of your checkout"
+    if _HOOK_FOLDERS & set(pure.parts[:-1]):
+        return f"it changes {w.path}, in a hooks folder"
+    if w.mode == LINK_MODE:
+        return f"it adds a link: {w.path}"
+    if w.mode == SUBMODULE_MODE:
+        return f"it adds a submodule: {w.path}"
+    if size is not None and size > max_bytes:
+        return f"{w.path} is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB limit"
+    return None
+
+
+def _sizes(git: Git, blobs: list[str]) -> dict[str, int]:
+    if not blobs:
+        return {}
+    listed = _out(git, "cat-file", "--batch-check", input="".join(b + "\n" for b in blobs).encode())
+    sizes = {}
+    for line in listed.splitlines():
+        oid, kind, size = [*line.split(), "", "", ""][:3]
+        if kind == "blob" and size.isdigit():
+            sizes[oid] = int(size)
+    return sizes
+
+
+def _drivers(git: Git, paths: list[str], index: Path | None) -> list[str]:
+    """`path filter=x` / `path merge=x` for each written path the attributes give a filter or
+    a merge driver: the checkout's own attributes, or with `index` those that index holds."""
+    if not paths:
+        return []
+    names = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    cached = ["--cached"] if index is not None else []
+    args = ("check-attr", *cached, "-z", "--stdin", "filter", "merge")
+    fields = _out(git, *args, input=names, index=index).split("\0")
+    named = []
+    for path, attr, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if value in ("unspecified", "unset", "set"):
+            continue
+        if attr == "merge" and value in _BUILTIN_MERGES:
+            continue
+        named.append(f"{path} {attr}={value}")
+    return named
+
+
+def forceable_refusals(
+    record: RunRecord,
+    tip: str,
+    writes: list[Written],
+    drivers: list[str],
+    max_bytes: int,
+    sizes: dict[str, int],
+) -> list[str]:
+    """Why apply would not take this change without --force, one phrase each."""
+    why = []
+    if record.outcome != "done" or record.gates_verdict != "passed":
+        why.append(f"it ended {record.outcome} with gates {record.gates_verdict}")
+    if record.commit is not None and tip != record.commit:
+        why.append(
+            f"its branch moved past the commit its gates judged ({record.commit[:12]} -> "
+            f"{tip[:12]})"
+        )
+    seen = set()
+    for w in writes:
+        if w.mode == GONE:
+            continue
+        said = _hazard(w, sizes.get(w.blob), max_bytes)
+        if said is not None and said not in seen:
+            seen.add(said)
+            why.append(said)
+    why += [f"your attributes give {d}: git would start that program on it" for d in drivers]
+    return [escape_controls(w, keep_newlines=False) for w in why]
+
+
+def blob_sizes(git: Git, writes: list[Written]) -> dict[str, int]:
+    return _sizes(git, sorted({w.blob for w in writes if w.mode not in (GONE, SUBMODULE_MODE)}))
+
+
+def drivers_named(git: Git, paths: list[str], tip: str) -> list[str]:
+    """Filters and merge drivers the checkout's attributes, or the run's tip's own, name for a
+    written path (check-attr only reads; it starts no driver)."""
+    mine = _drivers(git, paths, None)
+    with tempfile.TemporaryDirectory(prefix="ssw-apply-") as scratch:
+        index = Path(scratch) / "index"
+        _out(git, "read-tree", tip, index=index)
+        theirs = _drivers(git, paths, index)
+    return sorted(set(mine) | set(theirs))
+
+
+def not_as_judged(
+    git: Git, top: Path, paths: list[str], before: str, base: str, tip: str
+) -> list[str]:
+    """The written paths whose bytes (or executable bit, or link) in the checkout are not the
+    blob the new HEAD holds, or, where the user's branch had not touched them since `base`,
+    not the run's blob at `tip`: what the gates ran."""
+    sha256 = _out(git, "rev-parse", "--show-object-format").strip() == "sha256"
+    now = _entries(git, "HEAD", paths)
+    mine_before = _entries(git, before, paths)
+    at_base = _entries(git, base, paths)
+    at_tip = _entries(git, tip, paths)
+    wrong = []
+    with Beneath(top) as tree:
+        for path in paths:
+            if mine_before.get(path) == at_base.get(path) and now.get(path) != at_tip.get(path):
+                wrong.append(f"{path} (not the run's version)")
+            elif not _on_disk_is(tree, path, now.get(path), sha256):
+                wrong.append(path)
+    return wrong
+
+
+def _entries(git: Git, commit: str, paths: list[str]) -> dict[str, tuple[str, str]]:
+    listed = _out(
+        git, "--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths
+    )
+    entries = {}
+    for record in listed.split("\0"):
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3:
+            entries[path] = (parts[0], parts[2])
+    return entries
+
+
+def _on_disk_is(tree: Beneath, path: str, entry: tuple[str, str] | None, sha256: bool) -> bool:
+    try:
+        if entry is None:
+            return tree.stat(path) is None
+        if entry[0] == SUBMODULE_MODE:  # git writes no file for it, at most an empty folder
+            return True
+        if entry[0] == LINK_MODE:
+            parent = str(PurePosixPath(path).parent)
+            tree.stat(parent)  # raises for a link on the way
+            target = os.readlink(tree.root / path)
+            return blob_id(os.fsencode(target), sha256) == entry[1]
+        with tree.open_file(path) as handle:
+            data = handle.read()
+            executable = bool(os.fstat(handle.fileno()).st_mode & 0o100)
+    except (UnsafePath, OSError):
+        return False
+    mode, blob = entry
+    return blob_id(data, sha256) == blob and executable == (mode == "100755")
