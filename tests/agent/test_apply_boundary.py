@@ -204,6 +204,18 @@ def test_a_branch_that_moved_after_its_record_is_judged_by_what_it_now_holds(
     assert (repo / ".env").read_text() == SECRET
 
 
+def test_a_change_writing_into_ssws_own_folder_is_refused(repo: Path, run_id: str):
+    record = f".ssw/runs/{run_id}/run.json"
+    commit_on_run_branch(repo, run_id, {record: b"{}"}, record_it=False)
+    set_record(repo, run_id, commit=git(repo, "rev-parse", f"ssw/{run_id}").strip())
+    kept = (repo / record).read_text()
+
+    result = ssw(repo, "runs", "apply", run_id)
+
+    assert result.returncode == 2 and "does not track: .ssw/;" in result.stderr
+    assert (repo / record).read_text() == kept
+
+
 def test_deleting_a_tracked_file_under_an_ignored_folder_keeps_what_is_ignored_beside_it(
     repo: Path, run_id: str
 ):
@@ -254,6 +266,7 @@ HOSTILE: dict[str, dict[str, Content]] = {
     "big file": {"blob.bin": b"\0" * (11 * 2**20)},
     "gitattributes": {".gitattributes": b"*.py ident\n"},
     "nested gitattributes": {"calc/.gitattributes": b"*.py ident\n"},
+    "gitattributes in another case": {"calc/.GitAttributes": b"*.py ident\n"},
     "gitmodules": {".gitmodules": b'[submodule "x"]\n\tpath = x\n\turl = ../x\n'},
     "lfsconfig": {".lfsconfig": b"[lfs]\n\turl = http://127.0.0.1:9/\n"},
     "githooks": {".githooks/pre-commit": b"#!/bin/sh\nid\n"},
@@ -265,6 +278,7 @@ SAID = {
     "big file": "blob.bin is 11.0 MB, over the 10 MB limit",
     "gitattributes": "it changes .gitattributes, which git reads as configuration",
     "nested gitattributes": "it changes calc/.gitattributes, which git reads as configuration",
+    "gitattributes in another case": "it changes calc/.GitAttributes, which git reads as",
     "gitmodules": "it changes .gitmodules, which git reads as configuration",
     "lfsconfig": "it changes .lfsconfig, which git reads as configuration",
     "githooks": "it changes .githooks/pre-commit, in a hooks folder",
@@ -375,6 +389,26 @@ def test_the_users_own_filter_on_a_written_path_is_named_and_never_started(
     assert "your attributes give rows.dat filter=evil: git would start" in refused.stderr
     assert forced.returncode == 0, forced.stderr
     assert not marker.exists() and (repo / "rows.dat").read_bytes() == b"1,2\n"
+
+
+def test_a_merge_driver_is_never_started_even_when_forced(repo: Path, run_id: str, tmp_path: Path):
+    marker = tmp_path / "driver-ran"
+    git(repo, "config", "merge.mine.driver", f"touch {marker}; false")
+    user_commits(repo, {".gitattributes": "*.py merge=mine\n"})
+    shown = ssw(repo, "runs", "show", run_id).stdout.splitlines()
+    assert "apply: ok" in shown  # the driver is named, but only the run changed calc/ops.py
+    user_commits(repo, {OPS: (repo / OPS).read_text() + "\n# the user's line\n"})
+    control = Path(shutil.copytree(repo, tmp_path / "control", symlinks=True))
+    subprocess.run(["git", "merge", "--no-edit", f"ssw/{run_id}"], cwd=control, check=False)
+    assert marker.exists()  # the control: git merge starts it
+    marker.unlink()
+    before = head(repo)
+
+    result = ssw(repo, "runs", "apply", run_id, "--force")
+
+    assert result.returncode == 2
+    assert "your attributes give calc/ops.py merge=mine" in result.stderr
+    assert not marker.exists() and head(repo) == before
 
 
 @MERGE_AND_PICK

@@ -2,7 +2,9 @@
 (`git merge --no-ff`) or, asked for, the run's own commits cherry-picked, in the user's own
 checkout and only when it is clean. A change that does not apply is aborted: the checkout is
 left as it was. git runs through the hardened runner: no hook, fsmonitor or other program
-starts, not even the user's own (docs/decisions/0031-applying-a-run.md)."""
+starts, not even the user's own (docs/decisions/0031-applying-a-run.md). What it may write, and
+the bytes it leaves, are judged in apply_checks
+(docs/decisions/0045-apply-changes-nothing-it-was-not-asked-to.md)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from pathlib import Path
 from stepswitch.agent.workspace.apply_checks import (
     DEFAULT_MAX_FILE_MB,
     blob_sizes,
-    drivers_named,
+    filters_named,
     forceable_refusals,
+    merge_drivers_named,
     not_as_judged,
     untracked_in_the_way,
     written,
@@ -210,9 +213,16 @@ def _plan(repo: Path, run_id: str, cherry_pick: bool, max_bytes: int) -> _Plan:
             f"{shown}{more}; nothing was changed (fix: move them aside first; "
             f"`ssw runs show {run_id} --diff` shows the change)"
         )
+    drivers = merge_drivers_named(git.run, paths, before, base, tip) if commits else []
+    if drivers:  # git offers no way to switch a merge driver off: --force does not lift this
+        raise UsageError(
+            f"run {run_id} is not applied: your attributes give {', '.join(drivers[:3])}, a "
+            "file your branch changed too: git would start that merge driver (fix: `git merge "
+            f"{BRANCH_PREFIX}{run_id}` yourself)"
+        )
     refusals = []
     if commits:
-        drivers = drivers_named(git.run, paths, tip)
+        drivers = filters_named(git.run, paths, tip)
         sizes = blob_sizes(git.run, writes)
         refusals = forceable_refusals(record, tip, writes, drivers, max_bytes, sizes)
     return _Plan(record, git, onto, branch_ref, tip, before, base, commits, paths, refusals)

@@ -26,7 +26,7 @@ GONE = "000000"  # diff-tree's mode of a path a commit deletes
 _GIT_CONFIG_NAMES = frozenset({".gitattributes"})  # at any depth: git reads each folder's
 _TOP_CONFIG_NAMES = frozenset({".gitmodules", ".lfsconfig", ".pre-commit-config.yaml"})
 _HOOK_FOLDERS = frozenset({".githooks", ".husky"})
-_BUILTIN_MERGES = frozenset({"text", "binary", "union"})  # git's own: no program starts
+_BUILTIN = frozenset({"text", "binary", "union"})  # git's own: no program starts
 
 Git = Callable[
     ..., GitResult
@@ -99,8 +99,9 @@ def untracked_in_the_way(git: Git, top: Path, paths: Iterable[str]) -> list[str]
 
 
 def _hazard(w: Written, size: int | None, max_bytes: int) -> str | None:
-    pure = PurePosixPath(w.path)
-    if pure.name in _GIT_CONFIG_NAMES or w.path in _TOP_CONFIG_NAMES:
+    # Lower case: on a case-insensitive file system `.GitAttributes` is the same file.
+    pure = PurePosixPath(w.path.lower())
+    if pure.name in _GIT_CONFIG_NAMES or str(pure) in _TOP_CONFIG_NAMES:
         return f"it changes {w.path}, which git reads as configuration of your checkout"
     if _HOOK_FOLDERS & set(pure.parts[:-1]):
         return f"it changes {w.path}, in a hooks folder"
@@ -125,20 +126,18 @@ def _sizes(git: Git, blobs: list[str]) -> dict[str, int]:
     return sizes
 
 
-def _drivers(git: Git, paths: list[str], index: Path | None) -> list[str]:
-    """`path filter=x` / `path merge=x` for each written path the attributes give a filter or
-    a merge driver: the checkout's own attributes, or with `index` those that index holds."""
+def _drivers(git: Git, paths: list[str], attr: str, index: Path | None) -> list[str]:
+    """`path attr=x` for each path the attributes give a filter or merge driver (`attr`): the
+    checkout's own attributes, or with `index` those that index holds."""
     if not paths:
         return []
     names = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
     cached = ["--cached"] if index is not None else []
-    args = ("check-attr", *cached, "-z", "--stdin", "filter", "merge")
-    fields = _out(git, *args, input=names, index=index).split("\0")
+    fields = _out(git, "check-attr", *cached, "-z", "--stdin", attr, input=names, index=index)
+    parts = fields.split("\0")
     named = []
-    for path, attr, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
-        if value in ("unspecified", "unset", "set"):
-            continue
-        if attr == "merge" and value in _BUILTIN_MERGES:
+    for path, _, value in zip(parts[0::3], parts[1::3], parts[2::3], strict=False):
+        if value in ("unspecified", "unset", "set") or (attr == "merge" and value in _BUILTIN):
             continue
         named.append(f"{path} {attr}={value}")
     return named
@@ -177,15 +176,23 @@ def blob_sizes(git: Git, writes: list[Written]) -> dict[str, int]:
     return _sizes(git, sorted({w.blob for w in writes if w.mode not in (GONE, SUBMODULE_MODE)}))
 
 
-def drivers_named(git: Git, paths: list[str], tip: str) -> list[str]:
-    """Filters and merge drivers the checkout's attributes, or the run's tip's own, name for a
-    written path (check-attr only reads; it starts no driver)."""
-    mine = _drivers(git, paths, None)
+def filters_named(git: Git, paths: list[str], tip: str) -> list[str]:
+    """Filters the checkout's attributes, or the run's tip's own, name for a written path
+    (check-attr only reads; it starts no filter)."""
+    mine = _drivers(git, paths, "filter", None)
     with tempfile.TemporaryDirectory(prefix="ssw-apply-") as scratch:
         index = Path(scratch) / "index"
         _out(git, "read-tree", tip, index=index)
-        theirs = _drivers(git, paths, index)
+        theirs = _drivers(git, paths, "filter", index)
     return sorted(set(mine) | set(theirs))
+
+
+def merge_drivers_named(git: Git, paths: list[str], before: str, base: str, tip: str) -> list[str]:
+    """Merge drivers git would start: those the checkout's attributes (the only ones a merge
+    reads) name for a path both the user's branch and the run changed since `base`."""
+    mine, at_base, theirs = (_entries(git, c, paths) for c in (before, base, tip))
+    both = [p for p in paths if mine.get(p) != at_base.get(p) != theirs.get(p)]
+    return _drivers(git, both, "merge", None)
 
 
 def not_as_judged(
