@@ -216,6 +216,39 @@ def test_a_change_writing_into_ssws_own_folder_is_refused(repo: Path, run_id: st
     assert (repo / record).read_text() == kept
 
 
+def test_a_change_of_hundreds_of_files_is_judged_whole(repo: Path, run_id: str):
+    venv_and_secrets(repo)
+    index = repo.parent / "index-many"
+    _git_in(repo, "read-tree", f"ssw/{run_id}", index=index)
+    blob = _git_in(repo, "hash-object", "-w", "--stdin", index=index, stdin=b"x = 1\n")
+    many = "".join(f"100644 {blob}\tgen/m{i}.py\n" for i in range(400))
+    _git_in(repo, "update-index", "--index-info", index=index, stdin=many.encode())
+    tip = git(repo, "rev-parse", f"ssw/{run_id}").strip()
+    commit = git(
+        repo, "commit-tree", _git_in(repo, "write-tree", index=index), "-p", tip, "-m", "m"
+    )
+    git(repo, "update-ref", f"refs/heads/ssw/{run_id}", commit.strip())
+    set_record(repo, run_id, commit=commit.strip())
+    applied = Path(shutil.copytree(repo, repo.parent / "applied", symlinks=True))
+    commit_on_run_branch(repo, run_id, {"gen/m399.py": b"x = 2\n", ".env": b"X=1\n"})
+
+    refused = ssw(repo, "runs", "apply", run_id)
+    done = ssw(applied, "runs", "apply", run_id)  # the control: the same change without .env
+
+    assert refused.returncode == 2 and "does not track: .env;" in refused.stderr
+    assert done.returncode == 0, done.stderr
+    assert len(list((applied / "gen").iterdir())) == 400
+
+
+def test_a_file_the_run_turned_into_a_folder_is_applied(repo: Path, run_id: str):
+    commit_on_run_branch(repo, run_id, {OPS: None, f"{OPS}/__init__.py": b"x = 1\n"})
+
+    result = ssw(repo, "runs", "apply", run_id)
+
+    assert result.returncode == 0, result.stderr
+    assert (repo / OPS / "__init__.py").read_bytes() == b"x = 1\n"
+
+
 def test_deleting_a_tracked_file_under_an_ignored_folder_keeps_what_is_ignored_beside_it(
     repo: Path, run_id: str
 ):

@@ -26,6 +26,7 @@ GONE = "000000"  # diff-tree's mode of a path a commit deletes
 _GIT_CONFIG_NAMES = frozenset({".gitattributes"})  # at any depth: git reads each folder's
 _TOP_CONFIG_NAMES = frozenset({".gitmodules", ".lfsconfig", ".pre-commit-config.yaml"})
 _HOOK_FOLDERS = frozenset({".githooks", ".husky"})
+_MAX_PATHSPECS = 256
 _BUILTIN = frozenset({"text", "binary", "union"})  # git's own: no program starts
 
 Git = Callable[
@@ -61,6 +62,12 @@ def written(git: Git, old: str, new: str) -> list[Written]:
     return found
 
 
+def _only(paths: list[str]) -> list[str]:
+    """Pathspecs for these paths; none (everything, filtered after) when they are so many that
+    the command line could pass the system's limit."""
+    return ["--", *paths] if len(paths) <= _MAX_PATHSPECS else []
+
+
 def _parents(path: str) -> list[str]:
     parts = path.split("/")
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
@@ -73,13 +80,10 @@ def untracked_in_the_way(git: Git, top: Path, paths: Iterable[str]) -> list[str]
     asked = sorted({p for path in paths for p in [*_parents(path), path]})
     if not asked:
         return []
-    listed = _out(git, "--literal-pathspecs", "ls-files", "-z", "--full-name", "--", *asked)
+    listed = _out(git, "--literal-pathspecs", "ls-files", "-z", "--full-name", *_only(asked))
     tracked = {p for p in listed.split("\0") if p}
+    folders = {parent for t in tracked for parent in _parents(t)}  # those holding a tracked file
     in_the_way: set[str] = set()
-
-    def holds_tracked(folder: str) -> bool:
-        return any(t.startswith(folder + "/") for t in tracked)
-
     for path in paths:
         for place in [*_parents(path), path]:
             try:
@@ -89,7 +93,7 @@ def untracked_in_the_way(git: Git, top: Path, paths: Iterable[str]) -> list[str]
             if stat.S_ISDIR(info.st_mode):
                 # A folder above a written path is the user's when git tracks nothing in it; at
                 # the written path itself it is in the way whatever it holds.
-                if place == path or not holds_tracked(place):
+                if place == path or place not in folders:
                     in_the_way.add(place + "/")
                     break
             elif place not in tracked:
@@ -206,9 +210,12 @@ def not_as_judged(
     mine_before = _entries(git, before, paths)
     at_base = _entries(git, base, paths)
     at_tip = _entries(git, tip, paths)
+    folders = {parent for p in now for parent in _parents(p)}  # a file turned into a folder
     wrong = []
     with Beneath(top) as tree:
         for path in paths:
+            if path in folders and path not in now:
+                continue  # what lies below it is checked path by path
             if mine_before.get(path) == at_base.get(path) and now.get(path) != at_tip.get(path):
                 wrong.append(f"{path} (not the run's version)")
             elif not _on_disk_is(tree, path, now.get(path), sha256):
@@ -218,7 +225,7 @@ def not_as_judged(
 
 def _entries(git: Git, commit: str, paths: list[str]) -> dict[str, tuple[str, str]]:
     listed = _out(
-        git, "--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths
+        git, "--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, *_only(paths)
     )
     entries = {}
     for record in listed.split("\0"):
