@@ -424,10 +424,17 @@ def test_the_users_own_filter_on_a_written_path_is_named_and_never_started(
     assert not marker.exists() and (repo / "rows.dat").read_bytes() == b"1,2\n"
 
 
-def test_a_merge_driver_is_never_started_even_when_forced(repo: Path, run_id: str, tmp_path: Path):
+@pytest.mark.parametrize("named_by", ["attribute", "merge.default"])
+def test_a_merge_driver_is_never_started_even_when_forced(
+    repo: Path, run_id: str, tmp_path: Path, named_by: str
+):
     marker = tmp_path / "driver-ran"
     git(repo, "config", "merge.mine.driver", f"touch {marker}; false")
-    user_commits(repo, {".gitattributes": "*.py merge=mine\n"})
+    if named_by == "merge.default":
+        git(repo, "config", "merge.default", "mine")
+        user_commits(repo, {"notes.txt": "the user's own\n"})
+    else:
+        user_commits(repo, {".gitattributes": "*.py merge=mine\n"})
     shown = ssw(repo, "runs", "show", run_id).stdout.splitlines()
     assert "apply: ok" in shown  # the driver is named, but only the run changed calc/ops.py
     user_commits(repo, {OPS: (repo / OPS).read_text() + "\n# the user's line\n"})
@@ -437,9 +444,10 @@ def test_a_merge_driver_is_never_started_even_when_forced(repo: Path, run_id: st
     marker.unlink()
     before = head(repo)
 
-    result = ssw(repo, "runs", "apply", run_id, "--force")
+    result = ssw(repo, "runs", "apply", run_id)
+    forced = ssw(repo, "runs", "apply", run_id, "--force")
 
-    assert result.returncode == 2
+    assert result.returncode == 2 and forced.stderr == result.stderr
     assert "your attributes give calc/ops.py merge=mine" in result.stderr
     assert not marker.exists() and head(repo) == before
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from stepswitch.agent.workspace.apply_checks import (
     DEFAULT_MAX_FILE_MB,
     blob_sizes,
+    configured,
     filters_named,
     forceable_refusals,
     merge_drivers_named,
@@ -30,6 +31,8 @@ from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
 from stepswitch.util.git import Checkout, GitResult, discover, run_git
 from stepswitch.util.text import escape_controls
+
+_FILTER_KEYS = frozenset({"clean", "smudge", "process", "required"})
 
 
 @dataclass(frozen=True)
@@ -55,20 +58,11 @@ class _Checkout:
         self.no_filters = tuple(self._no_filters())
 
     def _no_filters(self) -> list[str]:
-        listed = self.run("config", "-z", "--get-regexp", r"^filter\.").out
-        names = {
-            key.split("\n", 1)[0][len("filter.") :].rpartition(".")[0] for key in listed.split("\0")
-        }
         off = []
-        for name in sorted(n for n in names if n):
-            for key, value in (
-                ("clean", ""),
-                ("smudge", ""),
-                ("process", ""),
-                ("required", "false"),
-            ):
-                off += ["-c", f"filter.{name}.{key}={value}"]
-        return off
+        for name in sorted(configured(self.run, "filter", _FILTER_KEYS)):
+            off += [f"filter.{name}.{key}=" for key in ("clean", "smudge", "process")]
+            off.append(f"filter.{name}.required=false")
+        return [arg for setting in off for arg in ("-c", setting)]
 
     def run(self, *args: str, input: bytes | None = None, index: Path | None = None) -> GitResult:
         return run_git(

@@ -27,7 +27,6 @@ _GIT_CONFIG_NAMES = frozenset({".gitattributes"})  # at any depth: git reads eac
 _TOP_CONFIG_NAMES = frozenset({".gitmodules", ".lfsconfig", ".pre-commit-config.yaml"})
 _HOOK_FOLDERS = frozenset({".githooks", ".husky"})
 _MAX_PATHSPECS = 256
-_BUILTIN = frozenset({"text", "binary", "union"})  # git's own: no program starts
 
 Git = Callable[
     ..., GitResult
@@ -130,21 +129,37 @@ def _sizes(git: Git, blobs: list[str]) -> dict[str, int]:
     return sizes
 
 
-def _drivers(git: Git, paths: list[str], attr: str, index: Path | None) -> list[str]:
-    """`path attr=x` for each path the attributes give a filter or merge driver (`attr`): the
-    checkout's own attributes, or with `index` those that index holds."""
+def configured(git: Git, section: str, keys: frozenset[str]) -> set[str]:
+    """The names `<section>.<name>.<key>` of the user's configuration defines, for these keys
+    (the filters and merge drivers a git command could start)."""
+    done = git("config", "-z", "--get-regexp", rf"^{section}\.")  # exit 1: none
+    names = set()
+    for item in done.out.split("\0"):
+        name, _, key = item.split("\n", 1)[0].removeprefix(f"{section}.").rpartition(".")
+        if name and key.lower() in keys:
+            names.add(name)
+    return names
+
+
+def _attrs(git: Git, paths: list[str], attr: str, index: Path | None) -> list[tuple[str, str]]:
+    """(path, value) of `attr` for each path: the checkout's own attributes, or with `index`
+    those that index holds (check-attr only reads; it starts nothing)."""
     if not paths:
         return []
     names = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
     cached = ["--cached"] if index is not None else []
     fields = _out(git, "check-attr", *cached, "-z", "--stdin", attr, input=names, index=index)
     parts = fields.split("\0")
-    named = []
-    for path, _, value in zip(parts[0::3], parts[1::3], parts[2::3], strict=False):
-        if value in ("unspecified", "unset", "set") or (attr == "merge" and value in _BUILTIN):
-            continue
-        named.append(f"{path} {attr}={value}")
-    return named
+    return list(zip(parts[0::3], parts[2::3], strict=False))
+
+
+def _attrs_both(git: Git, paths: list[str], attr: str, tip: str) -> list[tuple[str, str]]:
+    """The checkout's and the run's tip's own attributes for these paths."""
+    with tempfile.TemporaryDirectory(prefix="ssw-apply-") as scratch:
+        index = Path(scratch) / "index"
+        _out(git, "read-tree", tip, index=index)
+        theirs = _attrs(git, paths, attr, index)
+    return sorted(set(_attrs(git, paths, attr, None)) | set(theirs))
 
 
 def forceable_refusals(
@@ -181,22 +196,28 @@ def blob_sizes(git: Git, writes: list[Written]) -> dict[str, int]:
 
 
 def filters_named(git: Git, paths: list[str], tip: str) -> list[str]:
-    """Filters the checkout's attributes, or the run's tip's own, name for a written path
-    (check-attr only reads; it starts no filter)."""
-    mine = _drivers(git, paths, "filter", None)
-    with tempfile.TemporaryDirectory(prefix="ssw-apply-") as scratch:
-        index = Path(scratch) / "index"
-        _out(git, "read-tree", tip, index=index)
-        theirs = _drivers(git, paths, "filter", index)
-    return sorted(set(mine) | set(theirs))
+    """`path filter=x` for each written path whose attributes (the checkout's or the tip's)
+    name a filter the user's configuration defines."""
+    defined = configured(git, "filter", frozenset({"clean", "smudge", "process"}))
+    return [f"{p} filter={v}" for p, v in _attrs_both(git, paths, "filter", tip) if v in defined]
 
 
 def merge_drivers_named(git: Git, paths: list[str], before: str, base: str, tip: str) -> list[str]:
-    """Merge drivers git would start: those the checkout's attributes (the only ones a merge
-    reads) name for a path both the user's branch and the run changed since `base`."""
+    """`path merge=x` for each path both the user's branch and the run changed since `base`
+    whose merge driver (its attribute, else `merge.default`) the user's configuration defines:
+    git would start it (a configured driver even overrides git's own `text` and `union`)."""
     mine, at_base, theirs = (_entries(git, c, paths) for c in (before, base, tip))
     both = [p for p in paths if mine.get(p) != at_base.get(p) != theirs.get(p)]
-    return _drivers(git, both, "merge", None)
+    if not both:
+        return []
+    defined = configured(git, "merge", frozenset({"driver"}))
+    default = git("config", "merge.default").out.strip() or "text"
+    named = []
+    for path, value in _attrs_both(git, both, "merge", tip):
+        name = {"unspecified": default, "set": "text", "unset": "binary"}.get(value, value)
+        if name in defined:
+            named.append(f"{path} merge={name}")
+    return sorted(set(named))
 
 
 def not_as_judged(
