@@ -303,6 +303,7 @@ HOSTILE: dict[str, dict[str, Content]] = {
     "gitmodules": {".gitmodules": b'[submodule "x"]\n\tpath = x\n\turl = ../x\n'},
     "lfsconfig": {".lfsconfig": b"[lfs]\n\turl = http://127.0.0.1:9/\n"},
     "githooks": {".githooks/pre-commit": b"#!/bin/sh\nid\n"},
+    "pre-commit config": {".pre-commit-config.yaml": b"repos: []\n"},
     "husky": {"web/.husky/pre-commit": b"#!/bin/sh\nid\n"},
 }
 SAID = {
@@ -315,6 +316,7 @@ SAID = {
     "gitmodules": "it changes .gitmodules, which git reads as configuration",
     "lfsconfig": "it changes .lfsconfig, which git reads as configuration",
     "githooks": "it changes .githooks/pre-commit, in a hooks folder",
+    "pre-commit config": "it changes .pre-commit-config.yaml, which names the hooks your commits",
     "husky": "it changes web/.husky/pre-commit, in a hooks folder",
 }
 
@@ -435,8 +437,7 @@ def test_a_merge_driver_is_never_started_even_when_forced(
         user_commits(repo, {"notes.txt": "the user's own\n"})
     else:
         user_commits(repo, {".gitattributes": "*.py merge=mine\n"})
-    shown = ssw(repo, "runs", "show", run_id).stdout.splitlines()
-    assert "apply: ok" in shown  # the driver is named, but only the run changed calc/ops.py
+    only_the_run = Path(shutil.copytree(repo, tmp_path / "only-the-run", symlinks=True))
     user_commits(repo, {OPS: (repo / OPS).read_text() + "\n# the user's line\n"})
     control = Path(shutil.copytree(repo, tmp_path / "control", symlinks=True))
     subprocess.run(["git", "merge", "--no-edit", f"ssw/{run_id}"], cwd=control, check=False)
@@ -450,6 +451,9 @@ def test_a_merge_driver_is_never_started_even_when_forced(
     assert result.returncode == 2 and forced.stderr == result.stderr
     assert "your attributes give calc/ops.py merge=mine" in result.stderr
     assert not marker.exists() and head(repo) == before
+    # Where only the run changed calc/ops.py, git starts no driver: applied.
+    assert ssw(only_the_run, "runs", "apply", run_id).returncode == 0
+    assert not marker.exists()
 
 
 @MERGE_AND_PICK

@@ -24,7 +24,8 @@ DEFAULT_MAX_FILE_MB = 10.0
 GONE = "000000"  # diff-tree's mode of a path a commit deletes
 # Files git (or a hook manager git starts) reads as configuration of the checkout they land in.
 _GIT_CONFIG_NAMES = frozenset({".gitattributes"})  # at any depth: git reads each folder's
-_TOP_CONFIG_NAMES = frozenset({".gitmodules", ".lfsconfig", ".pre-commit-config.yaml"})
+_TOP_CONFIG_NAMES = frozenset({".gitmodules", ".lfsconfig"})
+_HOOK_CONFIG = ".pre-commit-config.yaml"  # the hooks `pre-commit install` makes a commit run
 _HOOK_FOLDERS = frozenset({".githooks", ".husky"})
 _MAX_PATHSPECS = 256
 
@@ -106,6 +107,8 @@ def _hazard(w: Written, size: int | None, max_bytes: int) -> str | None:
     pure = PurePosixPath(w.path.lower())
     if pure.name in _GIT_CONFIG_NAMES or str(pure) in _TOP_CONFIG_NAMES:
         return f"it changes {w.path}, which git reads as configuration of your checkout"
+    if str(pure) == _HOOK_CONFIG:
+        return f"it changes {w.path}, which names the hooks your commits run"
     if _HOOK_FOLDERS & set(pure.parts[:-1]):
         return f"it changes {w.path}, in a hooks folder"
     if w.mode == LINK_MODE:
