@@ -32,6 +32,13 @@ from stepswitch.records.run import RunRecord
 from stepswitch.util.git import Checkout, GitResult, discover, run_git
 from stepswitch.util.text import escape_controls
 
+# The merge writes at the paths the diffs name, the blobs as committed: no rename moving a file
+# to a path nobody looked at, no renormalizing.
+_AS_JUDGED = (
+    *("-c", "merge.renames=false"),
+    *("-c", "merge.directoryRenames=false"),
+    *("-c", "merge.renormalize=false"),
+)
 _FILTER_KEYS = frozenset({"clean", "smudge", "process", "required"})
 
 
@@ -267,11 +274,11 @@ def apply_run(
         return Applied(run_id, how, onto, [], before, note=note)
     if cherry_pick:
         command = "cherry-pick"
-        done = git.run("cherry-pick", *(c for c, _ in commits))
+        done = git.run(*_AS_JUDGED, "cherry-pick", *(c for c, _ in commits))
     else:
         command = "merge"
         message = f"Merge ssw run {run_id}: {commits[-1][1]}\n\nSsw-Run: {run_id}\n"
-        done = git.run("merge", "--no-ff", "--no-edit", "-m", message, plan.branch_ref)
+        done = git.run(*_AS_JUDGED, "merge", "--no-ff", "--no-edit", "-m", message, plan.branch_ref)
     if done.status != 0:
         conflicts = _conflicted(git)
         _undo(git, command, before)
