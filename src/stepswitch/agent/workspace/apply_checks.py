@@ -29,9 +29,8 @@ _HOOK_CONFIG = ".pre-commit-config.yaml"  # the hooks `pre-commit install` makes
 _HOOK_FOLDERS = frozenset({".githooks", ".husky"})
 _MAX_PATHSPECS = 256
 
-Git = Callable[
-    ..., GitResult
-]  # `git ARGS` on the user's checkout; input=: stdin, index=: GIT_INDEX_FILE
+# `git ARGS` on the user's checkout; input= its stdin, index= its GIT_INDEX_FILE.
+Git = Callable[..., GitResult]
 
 
 @dataclass(frozen=True)
