@@ -180,7 +180,6 @@ class _Plan:
     record: RunRecord
     git: _Checkout
     onto: str
-    branch_ref: str
     tip: str
     before: str
     base: str  # where the user's branch and the run's meet: what the merge starts from
@@ -226,7 +225,7 @@ def _plan(repo: Path, run_id: str, cherry_pick: bool, max_bytes: int) -> _Plan:
         drivers = filters_named(git.run, paths, tip)
         sizes = blob_sizes(git.run, writes)
         refusals = forceable_refusals(record, tip, writes, drivers, max_bytes, sizes)
-    return _Plan(record, git, onto, branch_ref, tip, before, base, commits, paths, refusals)
+    return _Plan(record, git, onto, tip, before, base, commits, paths, refusals)
 
 
 def apply_refusals(repo: Path, run_id: str, max_file_mb: float = DEFAULT_MAX_FILE_MB) -> list[str]:
@@ -278,7 +277,8 @@ def apply_run(
     else:
         command = "merge"
         message = f"Merge ssw run {run_id}: {commits[-1][1]}\n\nSsw-Run: {run_id}\n"
-        done = git.run(*_AS_JUDGED, "merge", "--no-ff", "--no-edit", "-m", message, plan.branch_ref)
+        # The commit judged, not the branch's name: a branch moved since is not merged unseen.
+        done = git.run(*_AS_JUDGED, "merge", "--no-ff", "--no-edit", "-m", message, plan.tip)
     if done.status != 0:
         conflicts = _conflicted(git)
         _undo(git, command, before)
