@@ -48,6 +48,7 @@ HOSTILE: dict[str, dict[str, Content]] = {
     "lfsconfig": {".lfsconfig": b"[lfs]\n\turl = http://127.0.0.1:9/\n"},
     "githooks": {".githooks/pre-commit": b"#!/bin/sh\nid\n"},
     "pre-commit config": {".pre-commit-config.yaml": b"repos: []\n"},
+    "bytecode": {"calc/__pycache__/ops.cpython-311.pyc": b"\x00" * 16},
     "husky": {"web/.husky/pre-commit": b"#!/bin/sh\nid\n"},
 }
 SAID = {
@@ -61,6 +62,7 @@ SAID = {
     "lfsconfig": "it changes .lfsconfig, which git reads as configuration",
     "githooks": "it changes .githooks/pre-commit, in a hooks folder",
     "pre-commit config": "it changes .pre-commit-config.yaml, which names the hooks your commits",
+    "bytecode": "it adds calc/__pycache__/ops.cpython-311.pyc, bytecode or a tool's cache",
     "husky": "it changes web/.husky/pre-commit, in a hooks folder",
 }
 

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from stepswitch.errors import GitFailed
 from stepswitch.records.run import RunRecord
 from stepswitch.util.git import GitResult
-from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE, blob_id
+from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE, blob_id, leftover
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.text import escape_controls
 
@@ -110,6 +110,8 @@ def _hazard(w: Written, size: int | None, max_bytes: int) -> str | None:
         return f"it changes {w.path}, which names the hooks your commits run"
     if _HOOK_FOLDERS & set(pure.parts[:-1]):
         return f"it changes {w.path}, in a hooks folder"
+    if leftover(w.path):  # bytecode Python may load in place of its source
+        return f"it adds {w.path}, bytecode or a tool's cache, which ssw's commits never hold"
     if w.mode == LINK_MODE:
         return f"it adds a link: {w.path}"
     if w.mode == SUBMODULE_MODE:
