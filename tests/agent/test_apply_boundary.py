@@ -123,6 +123,29 @@ def test_a_change_writing_into_ssws_own_folder_is_refused(repo: Path, run_id: st
     assert (repo / record).read_text() == kept
 
 
+def test_a_tree_made_by_hand_with_a_dot_dot_entry_is_refused_before_git_looks(
+    repo: Path, run_id: str
+):
+    unused = repo.parent / "unused-index"
+    blob = _git_in(repo, "hash-object", "-w", "--stdin", index=unused, stdin=b"planted\n")
+    inner = _git_in(
+        repo, "mktree", index=unused, stdin=f"100644 blob {blob}\tplanted.txt\n".encode()
+    )
+    tip = git(repo, "rev-parse", f"ssw/{run_id}").strip()
+    listing = git(repo, "ls-tree", tip) + f"040000 tree {inner}\t..\n"
+    tree = _git_in(repo, "mktree", index=unused, stdin=listing.encode())
+    commit = git(repo, "commit-tree", tree, "-p", tip, "-m", "a tree made by hand")
+    git(repo, "update-ref", f"refs/heads/ssw/{run_id}", commit.strip())
+    set_record(repo, run_id, commit=commit.strip())
+    assert "../planted.txt" in git(repo, "ls-tree", "-r", "--name-only", commit.strip())
+
+    result = ssw(repo, "runs", "apply", run_id)
+
+    assert result.returncode == 2
+    assert "its commits hold paths no checkout may have: ../planted.txt" in result.stderr
+    assert not (repo.parent / "planted.txt").exists()
+
+
 def test_a_change_of_hundreds_of_files_is_judged_whole(repo: Path, run_id: str):
     venv_and_secrets(repo)
     index = repo.parent / "index-many"

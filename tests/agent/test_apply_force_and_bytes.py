@@ -113,15 +113,15 @@ def test_apply_refuses_a_run_whose_gates_failed_unless_forced(repo: Path, run_id
 
     assert refused.returncode == 2
     assert refused.stderr.startswith(
-        f"ssw: run {run_id} is not applied: it ended gates_failed with gates failed"
+        f"ssw: run {run_id} is not applied: it ended gates_failed (tests); its gates failed"
     )
     assert head(repo) == before
     shown = ssw(repo, "runs", "show", run_id).stdout.splitlines()
-    assert "apply: would refuse: it ended gates_failed with gates failed" in shown
+    assert "apply: would refuse: it ended gates_failed (tests); its gates failed" in shown
     forced = ssw(repo, "runs", "apply", run_id, "--force")
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.splitlines()[0] == (
-        "--force: applied despite: it ended gates_failed with gates failed"
+        "--force: applied despite: it ended gates_failed (tests); its gates failed"
     )
     assert FIX_LINE in (repo / OPS).read_text()
 

@@ -20,6 +20,7 @@ from stepswitch.agent.workspace.apply_checks import (
     forceable_refusals,
     merge_drivers_named,
     not_as_judged,
+    unholdable,
     untracked_in_the_way,
     written,
 )
@@ -204,6 +205,13 @@ def _plan(repo: Path, run_id: str, cherry_pick: bool, max_bytes: int) -> _Plan:
         for commit, _ in commits:
             writes += written(git.run, f"{commit}^", commit)
     paths = sorted({w.path for w in writes})
+    outside = unholdable(writes)
+    if outside:
+        shown = ", ".join(escape_controls(p, keep_newlines=False) for p in outside[:5])
+        raise UsageError(
+            f"run {run_id} is not applied: its commits hold paths no checkout may have: {shown} "
+            "(a tree made by hand); nothing was changed"
+        )
     in_the_way = untracked_in_the_way(git.run, git.found.top, paths) if commits else []
     if in_the_way:
         shown = ", ".join(escape_controls(p, keep_newlines=False) for p in in_the_way[:5])

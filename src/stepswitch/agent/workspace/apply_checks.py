@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from stepswitch.errors import GitFailed
 from stepswitch.records.run import RunRecord
 from stepswitch.util.git import GitResult
-from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE, blob_id, leftover
+from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE, blob_id, holdable, leftover
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.text import escape_controls
 
@@ -28,6 +28,7 @@ _TOP_CONFIG_NAMES = frozenset({".gitmodules", ".lfsconfig"})
 _HOOK_CONFIG = ".pre-commit-config.yaml"  # the hooks `pre-commit install` makes a commit run
 _HOOK_FOLDERS = frozenset({".githooks", ".husky"})
 _MAX_PATHSPECS = 256
+_GATES_SAID = {"failed": "failed", "not_run": "did not run", "none": "were none"}
 
 # `git ARGS` on the user's checkout; input= its stdin, index= its GIT_INDEX_FILE.
 Git = Callable[..., GitResult]
@@ -65,6 +66,12 @@ def _only(paths: list[str]) -> list[str]:
     """Pathspecs for these paths; none (everything, filtered after) when they are so many that
     the command line could pass the system's limit."""
     return ["--", *paths] if len(paths) <= _MAX_PATHSPECS else []
+
+
+def unholdable(writes: list[Written]) -> list[str]:
+    """Paths git must never write (`..`, `.git` in any case, an empty name): only a tree made by
+    hand holds them."""
+    return sorted({w.path for w in writes if not holdable(w.path)})
 
 
 def _parents(path: str) -> list[str]:
@@ -176,8 +183,10 @@ def forceable_refusals(
 ) -> list[str]:
     """Why apply would not take this change without --force, one phrase each."""
     why = []
-    if record.outcome != "done" or record.gates_verdict != "passed":
-        why.append(f"it ended {record.outcome} with gates {record.gates_verdict}")
+    if record.outcome != "done":
+        why.append(f"it ended {record.outcome} ({record.reason or 'no reason recorded'})")
+    if record.gates_verdict != "passed":
+        why.append(f"its gates {_GATES_SAID.get(record.gates_verdict, record.gates_verdict)}")
     if record.commit is not None and tip != record.commit:
         why.append(
             f"its branch moved past the commit its gates judged ({record.commit[:12]} -> "
