@@ -96,6 +96,9 @@ def untracked_in_the_way(git: Git, top: Path, paths: Iterable[str]) -> list[str]
                 info = os.lstat(top / place)
             except (FileNotFoundError, NotADirectoryError):
                 break  # nothing there, nor below
+            except OSError:  # unreadable: what is there cannot be told, so it is in the way
+                in_the_way.add(place)
+                break
             if stat.S_ISDIR(info.st_mode):
                 # A folder above a written path is the user's when git tracks nothing in it; at
                 # the written path itself it is in the way whatever it holds.
