@@ -93,6 +93,15 @@ def test_a_smaller_limit_refuses_a_file_the_default_takes(repo: Path, run_id: st
     assert result.returncode == 2 and "blob.bin is 2.0 MB, over the 1 MB limit" in result.stderr
 
 
+@pytest.mark.parametrize("limit", ["0", "-1", "inf", "nan"])
+def test_a_size_limit_that_is_no_size_is_one_line_with_exit_2(repo: Path, run_id: str, limit: str):
+    result = ssw(repo, "runs", "apply", run_id, "--max-file-mb", limit)
+
+    assert result.returncode == 2
+    assert result.stderr.startswith("ssw: --max-file-mb must be a number of MB more than 0, not ")
+    assert result.stderr.count("\n") == 1
+
+
 def test_a_link_applied_with_force_is_said_first_and_is_the_link_the_run_made(
     repo: Path, run_id: str
 ):

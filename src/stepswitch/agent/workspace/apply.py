@@ -8,6 +8,7 @@ the bytes it leaves, are judged in apply_checks
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,8 +248,8 @@ def apply_refusals(repo: Path, run_id: str, max_file_mb: float = DEFAULT_MAX_FIL
 
 
 def _max_bytes(max_file_mb: float) -> int:
-    if not max_file_mb > 0:
-        raise UsageError(f"--max-file-mb must be more than 0, not {max_file_mb:g}")
+    if not (max_file_mb > 0 and math.isfinite(max_file_mb)):
+        raise UsageError(f"--max-file-mb must be a number of MB more than 0, not {max_file_mb:g}")
     return int(max_file_mb * 2**20)
 
 
