@@ -65,6 +65,11 @@ def test_apply_refuses_a_change_that_would_write_over_what_the_checkout_ignores(
     )
     assert head(repo) == before and git(repo, "status", "--porcelain") == ""
     the_ignored_files_are_intact(repo)
+    shown = ssw(repo, "runs", "show", run_id).stdout
+    assert (
+        "apply: would refuse: would write where your checkout has what git does not track: "
+        ".env, data/, env/; nothing was changed" in shown
+    )
 
 
 def test_a_cherry_pick_of_a_file_added_then_removed_is_judged_commit_by_commit(

@@ -177,6 +177,12 @@ def _check_back(git: _Checkout, before: str, what: str, fix: str = "") -> None:
         )
 
 
+def _shown(paths: list[str], most: int) -> str:
+    """Paths for one line: control characters escaped, the first `most` of them."""
+    shown = ", ".join(escape_controls(p, keep_newlines=False) for p in paths[:most])
+    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
+
+
 @dataclass(frozen=True)
 class _Plan:
     record: RunRecord
@@ -208,24 +214,22 @@ def _plan(repo: Path, run_id: str, cherry_pick: bool, max_bytes: int) -> _Plan:
     paths = sorted({w.path for w in writes})
     outside = unholdable(writes)
     if outside:
-        shown = ", ".join(escape_controls(p, keep_newlines=False) for p in outside[:5])
         raise UsageError(
-            f"run {run_id} is not applied: its commits hold paths no checkout may have: {shown} "
+            f"run {run_id} is not applied: its commits hold paths no checkout may have: "
+            f"{_shown(outside, 5)} "
             "(a tree made by hand); nothing was changed"
         )
     in_the_way = untracked_in_the_way(git.run, git.found.top, paths) if commits else []
     if in_the_way:
-        shown = ", ".join(escape_controls(p, keep_newlines=False) for p in in_the_way[:5])
-        more = f" and {len(in_the_way) - 5} more" if len(in_the_way) > 5 else ""
         raise UsageError(
             f"run {run_id} would write where your checkout has what git does not track: "
-            f"{shown}{more}; nothing was changed (fix: move them aside first; "
+            f"{_shown(in_the_way, 5)}; nothing was changed (fix: move them aside first; "
             f"`ssw runs show {run_id} --diff` shows the change)"
         )
     drivers = merge_drivers_named(git.run, paths, before, base, tip) if commits else []
     if drivers:  # git offers no way to switch a merge driver off: --force does not lift this
         raise UsageError(
-            f"run {run_id} is not applied: your attributes give {', '.join(drivers[:3])}, a "
+            f"run {run_id} is not applied: your attributes give {_shown(drivers, 3)}, a "
             "file your branch changed too: git would start that merge driver (fix: `git merge "
             f"{BRANCH_PREFIX}{run_id}` yourself)"
         )
@@ -243,7 +247,7 @@ def apply_refusals(repo: Path, run_id: str, max_file_mb: float = DEFAULT_MAX_FIL
     try:
         plan = _plan(repo, run_id, False, _max_bytes(max_file_mb))
     except SswError as refused:
-        return [refused.message.removeprefix(f"run {run_id} ")]
+        return [refused.message.removeprefix(f"run {run_id} ").removeprefix("is not applied: ")]
     return plan.refusals
 
 
@@ -304,11 +308,10 @@ def apply_run(
     if wrong:
         git.run("reset", "-q", "--keep", before)
         _check_back(git, before, f"git reset --keep {before[:12]}")
-        shown = ", ".join(escape_controls(p, keep_newlines=False) for p in wrong[:5])
         raise ChangeConflicts(
             f"run {run_id} was {how} and undone: the checkout did not hold the bytes its gates "
-            f"ran in {shown} (your attributes or configuration convert them: eol, ident, "
-            "working-tree-encoding); HEAD and the files are as they were"
+            f"ran in {_shown(wrong, 5)} (your attributes or configuration convert them: eol, "
+            "ident, working-tree-encoding); HEAD and the files are as they were"
         )
     head = git.head()
     picked = git.out("rev-list", "--reverse", f"{before}..{head}").split() if cherry_pick else []
