@@ -194,3 +194,27 @@ def test_prices_refresh_follows_no_redirect_to_another_host(tmp_path: Path):
     assert result.returncode != 0
     assert "a redirect; not followed" in result.stderr
     assert followed == []
+
+
+@pytest.mark.parametrize("typed", [False, True], ids=["refused", "control-base-url"])
+def test_probe_sends_a_registry_presets_key_only_to_a_url_the_user_typed(
+    tmp_path: Path, typed: bool
+):
+    with LoopbackServer(_refuses_the_key) as server:
+        preset = FAKE_PRESET.format(url=server.base_url).replace(
+            "local = true", 'local = true\napi_key_env = "GITHUB_PAT"'
+        )
+        env = {"SSW_REGISTRY": str(_registry_with(tmp_path, "fake", preset)),
+               "GITHUB_PAT": "ghp-test-not-a-provider-key"}  # fmt: skip
+        typed_url = ("--base-url", server.base_url) if typed else ()
+        result = ssw("probe", "fake", "org/model-1", "--out", tmp_path / "out", *typed_url,
+                     env_extra=env)  # fmt: skip
+        heard = list(server.requests)
+
+    if not typed:
+        assert result.returncode == 2, result.stderr
+        assert "the fake preset would send GITHUB_PAT to http://127.0.0.1:" in result.stderr
+        assert heard == []
+    else:  # a URL on the command line is the user's word for its host
+        assert result.stdout.startswith("keys: GITHUB_PAT -> http://127.0.0.1:")
+        assert heard and heard[0].headers["authorization"] == "Bearer ghp-test-not-a-provider-key"
