@@ -80,7 +80,9 @@ def test_a_request_with_no_key_to_a_remote_host_needs_trust_too_it_carries_the_t
     assert _send("http://gpu-box:8000/v1/", None, Trust.named(["gpu-box"]))
 
 
-@pytest.mark.parametrize("value", ["https://gpu-box/", "gpu-box:8000", "me@gpu-box", ""])
+@pytest.mark.parametrize(
+    "value", ["https://gpu-box/", "gpu-box:8000", "[::1]:8000", "me@gpu-box", ""]
+)
 def test_trust_endpoint_takes_a_host_alone(value: str):
     with pytest.raises(UsageError, match="give a host name alone"):
         Trust.named([value])

@@ -60,17 +60,14 @@ def origin_of(url: str) -> Origin:
 
 
 def _host_of_flag(value: str) -> str:
-    host = value.strip().lower().removeprefix("[").removesuffix("]")
-    try:
-        host = host if host.isascii() else host.encode("idna").decode("ascii")
-    except UnicodeError:
-        host = ""
-    if not host or any(c in host for c in "/@?#\\ ") or host.count(":") == 1:
+    """The host as `origin_of` reads it (IDNA, lower case), so a named host matches itself."""
+    host = value.strip().removeprefix("[").removesuffix("]")
+    if not host or any(c in host for c in "/@?#\\ []") or host.count(":") == 1:
         raise UsageError(
             f"{TRUST_FLAG} {escape_controls(value, keep_newlines=False)!r}: give a host name "
             "alone, e.g. api.example.com or 127.0.0.1 (any port and scheme of it is trusted)"
         )
-    return host
+    return origin_of(f"http://[{host}]/" if ":" in host else f"http://{host}/").host
 
 
 @dataclass(frozen=True)
