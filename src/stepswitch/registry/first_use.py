@@ -66,8 +66,8 @@ def read_missing_prices(
     reads = []
     for provider, base_url in todo.items():
         spec = registry[provider]
-        where = f"reading {provider}'s prices"
-        check_destination(Destination(where, spec.api_key_env, base_url or spec.base_url), trust)
+        where = f"reading {provider}'s prices"  # the URL asked, not only its base
+        check_destination(Destination(where, spec.api_key_env, prices_url(spec, base_url)), trust)
         preset = preset_path(provider)
         try:
             changes = refresh_prices(
