@@ -4,10 +4,12 @@ preset's own origin for that key, or a host the user named, is refused in one li
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from stepswitch.agent.providers import HttpProviders
-from stepswitch.errors import UsageError
+from stepswitch.errors import SswError, UsageError
 from stepswitch.fakes.loopback import LoopbackServer, Reply
 from stepswitch.policy.model import WorkerConfig
 from stepswitch.registry.presets import load_shipped_registry
@@ -17,6 +19,7 @@ from stepswitch.registry.trust import (
     check_destination,
     check_destinations,
 )
+from stepswitch.wire.types import Message, Request
 
 NEBIUS = "NEBIUS_API_KEY"
 
@@ -117,3 +120,27 @@ def test_the_provider_factory_refuses_an_untrusted_worker_before_any_request():
             providers.close()
             trusted.close()
         assert list(server.requests) == []
+
+
+def test_a_model_call_redirected_elsewhere_is_not_followed_with_the_key():
+    """A guard (it held before issue 40 too): a trusted host cannot pass the key on."""
+    with LoopbackServer(lambda r: Reply(body={})) as elsewhere:
+        moved = Reply(status=307, headers={"location": f"{elsewhere.base_url}chat/completions"})
+        with LoopbackServer(lambda r: moved) as trusted:
+            model = "nvidia/Nemotron-3_5-Lightning"
+            worker = WorkerConfig(provider="tokenfactory", model=model, max_output_tokens=64,
+                                  timeout=5, base_url=trusted.base_url)  # fmt: skip
+            providers = HttpProviders(load_shipped_registry(), env={NEBIUS: "sk-test-trust"},
+                                      trust=Trust.named(["127.0.0.1"]))  # fmt: skip
+            try:
+                with pytest.raises(SswError):
+                    providers("w", worker).complete(
+                        Request(model, (Message("user", "hi"),)), deadline=time.monotonic() + 30
+                    )
+            finally:
+                providers.close()
+            asked = list(trusted.requests)
+        followed = list(elsewhere.requests)
+
+    assert asked and asked[0].headers["authorization"] == "Bearer sk-test-trust"
+    assert followed == []
