@@ -161,7 +161,8 @@ def test_init_with_the_key_set_reads_the_prices_and_ranks_by_them(tmp_path: Path
         preset.write_text(text.replace("https://api.tokenfactory.nebius.com/v1/", server.base_url))
         env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": "sk-test-init-4242"}
         out = tmp_path / "policy.toml"
-        result = ssw("init", "tokenfactory", "--out", out, cwd=tmp_path, env_extra=env)
+        trust = ("--trust-endpoint", "127.0.0.1")  # the key goes to the loopback server
+        result = ssw("init", "tokenfactory", "--out", out, *trust, cwd=tmp_path, env_extra=env)
 
     assert result.returncode == 0, result.stderr
     assert [(r.method, r.path) for r in seen] == [("GET", "/v1/models?verbose=true")]

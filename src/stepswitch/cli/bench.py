@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from stepswitch.cli.outputs import writable_file, writable_folder
+from stepswitch.cli.trust_option import TrustEndpoints
 from stepswitch.errors import UsageError
 from stepswitch.util.text import escape_controls
 
@@ -331,11 +332,12 @@ def run(
             "recorded in run.json; only those claims may use the bench as evidence."
         ),
     ] = None,
+    trust_endpoint: TrustEndpoints = None,
 ) -> None:
     """Run every contestant on every task, interleaved task by task, each run in a fresh copy of
     the task's repo, graded outside it; the same command resumes an interrupted bench."""
     from stepswitch.agent.workers import check_keys
-    from stepswitch.bench.contestants import parse_contestants, provider_env
+    from stepswitch.bench.contestants import keys_line, parse_contestants, provider_env
     from stepswitch.bench.executor import local_executor
     from stepswitch.bench.report import render_summary
     from stepswitch.bench.runner import BenchSpec, ExecutorFactory, run_bench
@@ -343,6 +345,7 @@ def run(
     from stepswitch.cli.run import sigterm_interrupts
     from stepswitch.ledger import Budget
     from stepswitch.registry.presets import load_registry
+    from stepswitch.registry.trust import Trust
     from stepswitch.util.keys import secrets_notice
     from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox
 
@@ -350,8 +353,12 @@ def run(
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
     claims = _registered_claims(claim or [])  # before anything runs: exit 2
     tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
-    contestants = parse_contestants(contestant, _scripts(script or []))
+    trust = Trust.named(trust_endpoint)
+    if trust.hosts and scheduler is not None:  # a cluster's workers trust the shipped hosts only
+        raise UsageError("--trust-endpoint is not carried to a cluster's workers; drop one of them")
+    contestants = parse_contestants(contestant, _scripts(script or []), trust)
     registry = load_registry()
+    keys = keys_line(contestants, registry, trust)  # a host no one trusts refuses here
     for c in contestants:
         if c.kind == "policy" and scheduler is None:  # with one: each worker's own keys
             check_keys(c.load_policy(), registry, provider_env())  # AuthError: exit 2
@@ -370,6 +377,8 @@ def run(
             typer.echo(NONE_NOTICE, err=True)
             home = Path("<task run home>")  # only its name goes in: no folder to leave behind
             typer.echo(escape_controls(secrets_notice(child_env(os.environ, home))), err=True)
+        if keys:
+            typer.echo(keys, err=True)
         notice = cleaned_notice(clean_abandoned())  # what killed ssw processes left in $TMPDIR
         if notice:
             typer.echo(notice, err=True)

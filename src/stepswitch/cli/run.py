@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
@@ -55,6 +55,7 @@ from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import PricesRead, RunIds, RunRecord
 from stepswitch.registry.first_use import PricesReading, read_missing_prices
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec, load_registry
+from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
 from stepswitch.util.keys import held_keys, secrets_notice
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.util.sandbox import NONE_NOTICE, Sandbox, child_env, choose_sandbox, sandbox_home
@@ -77,6 +78,7 @@ class RunOptions:
     continue_from: str | None = None  # an earlier run's id (agent/workspace/continued.py)
     replan: bool = False  # with continue_from: plan and explore again instead of going on
     record: Path | None = None  # write the replies as a script that replays the run (ADR 0036)
+    trust: Trust = field(default_factory=Trust)  # hosts the user trusts with a key (ADR 0048)
 
 
 def new_run_id() -> str:
@@ -180,16 +182,18 @@ def _policy(
     return load_policy(options.policy_path)
 
 
-def _read_prices(policy: Policy, registry: dict[str, ProviderSpec]) -> list[PricesReading]:
+def _read_prices(
+    policy: Policy, registry: dict[str, ProviderSpec], trust: Trust
+) -> list[PricesReading]:
     """Prices of the policy's unpriced models, read from their providers' model lists where
     the key is set (registry/first_use.py); said in the record."""
     if policy.ledger.allow_unpriced:
         return []
     wanted = [(w.provider, w.model, w.base_url) for w in policy.workers.values()]
-    return read_missing_prices(registry, wanted, provider_env())
+    return read_missing_prices(registry, wanted, provider_env(), trust)
 
 
-def _check(options: RunOptions) -> _Checked:
+def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     repo = options.repo.resolve()
     if not repo.is_dir():
         raise UsageError(f"{options.repo} is not a folder")
@@ -224,7 +228,10 @@ def _check(options: RunOptions) -> _Checked:
             f"--script {options.script}: no worker of this policy is on the scripted provider, "
             "so no reply of it would be used; drop --policy/--model to replay a recorded run"
         )
-    prices_read = _read_prices(policy, registry)
+    keys = check_destinations(worker_destinations(policy.workers, registry), options.trust)
+    if keys:  # before the first request that carries a key: the prices read on first use
+        print_line(keys)
+    prices_read = _read_prices(policy, registry, options.trust)
     if prices_read:
         registry = load_registry()  # the presets now hold them
     # unpriced or unknown models refuse before anything is made
@@ -251,7 +258,7 @@ def run_local(
     """`ssw run` as a function: everything checked before anything is made; at every end the
     worktree goes only when its branch holds all it has, and a run stopped or refused before
     its first record takes its branch with it."""
-    checked = _check(options)
+    checked = _check(options, print_line)
     folder = RunFolder(checked.repo / ".ssw" / "runs" / new_run_id())
     left = _Left()
     with sigterm_interrupts(), run_ending("cleaning up after the run") as ending:
@@ -306,7 +313,7 @@ def _run(
     ):
         if notice:
             show(notice)
-    http = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
+    http = HttpProviders(registry, env=provider_env(), base_urls=base_urls, trust=options.trust)
     cleanup.callback(http.close)
     providers: ProviderFactory = http
     if options.record is not None:

@@ -146,6 +146,11 @@ def registry_dir() -> Path:
     override = os.environ.get(REGISTRY_VARIABLE)
     if override:
         return Path(override)
+    return shipped_registry_dir()
+
+
+def shipped_registry_dir() -> Path:
+    """The presets ssw ships (the wheel's copy, else the source checkout's): where keys may go."""
     packaged = Path(__file__).parents[1] / "_registry"
     if packaged.is_dir():
         return packaged
@@ -194,6 +199,11 @@ def _load_all(root: Path) -> dict[str, ProviderSpec]:
 
 def load_registry(root: Path | None = None) -> dict[str, ProviderSpec]:
     return _load_all((root or registry_dir()).resolve())
+
+
+def load_shipped_registry() -> dict[str, ProviderSpec]:
+    """The shipped presets, whatever SSW_REGISTRY says."""
+    return _load_all(shipped_registry_dir().resolve())
 
 
 def clear_cache() -> None:
