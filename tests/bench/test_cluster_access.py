@@ -106,7 +106,7 @@ def test_a_loopback_tcp_scheduler_needs_the_flag_that_says_what_it_exposes(
 
     access = bench_cluster.scheduler_access(address, None, True)
 
-    assert access.address == address and access.certs is None
+    assert access is not None and access.address == address and access.certs is None
     assert capsys.readouterr().err == INSECURE_NOTICE + "\n"
 
 
@@ -117,6 +117,8 @@ def test_a_tls_scheduler_needs_the_certificates_named(tmp_path: Path) -> None:
         scheduler_access("tls://10.0.0.5:8786", tmp_path)
     with pytest.raises(UsageError, match="give the scheduler's address, tls://HOST:PORT"):
         scheduler_access("10.0.0.5:8786", None)
+    with pytest.raises(UsageError, match="go with --scheduler"):
+        bench_cluster.scheduler_access(None, tmp_path, False)
 
 
 def _tls_cluster(certs: ClusterCerts) -> Any:

@@ -120,6 +120,21 @@ def test_a_foreign_harbor_task_whose_instruction_links_to_the_netrc_is_refused(
     assert MARKER not in _written(tmp_path / "suite")
 
 
+def test_a_harbor_task_whose_task_toml_is_a_link_is_refused_by_name_not_skipped(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "harbor"
+    write_task(source / "plain")
+    _link(write_task(source / "leaky") / "task.toml", _netrc(tmp_path))
+
+    found = import_harbor(source, tmp_path / "suite")
+
+    assert [(t.name, t.why) for t in found] == [
+        ("leaky", f"task.toml {LINKS_NOT_FOLLOWED}"),
+        ("plain", ""),
+    ]
+
+
 def test_an_exported_harbor_task_whose_hidden_test_links_to_the_netrc_is_refused(
     tmp_path: Path,
 ) -> None:

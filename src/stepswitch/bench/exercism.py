@@ -137,7 +137,7 @@ def import_exercism(source: Path, out: Path) -> list[Exercise]:
     marks = (".meta", ".docs")
     with SourceFolder(source) as tree, tempfile.TemporaryDirectory(prefix="ssw-import-") as tmp:
         names, links = tree.folders()
-        folders = [n for n in names if any(tree.has(f"{n}/{m}", "folder") for m in marks)]
+        folders = [n for n in names if any(tree.exists(f"{n}/{m}") for m in marks)]
         linked = [n for n in links if any((source / n / m).is_dir() for m in marks)]
         if not folders and not linked:
             raise UsageError(f"{source}: no exercise folders (a folder holding .meta/ or .docs/)")

@@ -286,7 +286,7 @@ def import_harbor(source: Path, out: Path) -> list[Imported]:
         raise UsageError(f"{source}: no such folder of Harbor tasks")
     with SourceFolder(source) as tree, tempfile.TemporaryDirectory(prefix="ssw-import-") as tmp:
         names, links = tree.folders()
-        folders = [name for name in names if tree.has(f"{name}/task.toml", "file")]
+        folders = [name for name in names if tree.exists(f"{name}/task.toml")]
         linked = [name for name in links if (source / name / "task.toml").is_file()]
         if not folders and not linked:
             raise UsageError(f"{source}: no task folders (a folder holding task.toml)")

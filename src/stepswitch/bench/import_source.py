@@ -81,16 +81,6 @@ class SourceFolder:
                 links.append(entry.name)
         return sorted(folders), sorted(links)
 
-    def has(self, rel: str, kind: str) -> bool:
-        """Whether rel is there as a real file ("file") or folder ("folder"); a link is not."""
-        try:
-            found = self.tree.stat(rel)
-        except (UnsafePath, OSError):
-            return False
-        if found is None:
-            return False
-        return stat.S_ISDIR(found.st_mode) if kind == "folder" else stat.S_ISREG(found.st_mode)
-
     def exists(self, rel: str) -> bool:
         """Whether anything is at rel (a link counts: reading it is refused, naming it)."""
         try:

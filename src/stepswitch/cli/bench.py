@@ -361,9 +361,8 @@ def run(
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
-    access = None
-    if scheduler is not None:  # before anything connects or runs
-        access = scheduler_access(scheduler, cluster_certs, insecure_loopback_scheduler)
+    # Before anything connects or runs.
+    access = scheduler_access(scheduler, cluster_certs, insecure_loopback_scheduler)
     claims = _registered_claims(claim or [])  # before anything runs: exit 2
     tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
     contestants = parse_contestants(contestant, _scripts(script or []))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from stepswitch.errors import UsageError
 from stepswitch.util.text import escape_controls
 
 if TYPE_CHECKING:
@@ -33,10 +34,19 @@ def cluster_certs(
     typer.echo(escape_controls(start_lines(certs, host, port)), nl=False)
 
 
-def scheduler_access(address: str, certs: Path | None, insecure: bool) -> SchedulerAccess:
-    """The scheduler checked before anything runs (a UsageError: exit 2), its notice said."""
+def scheduler_access(
+    address: str | None, certs: Path | None, insecure: bool
+) -> SchedulerAccess | None:
+    """The scheduler checked before anything runs (a UsageError: exit 2), its notice said;
+    None for a bench run here."""
     from stepswitch.bench.cluster_access import INSECURE_NOTICE, scheduler_access
 
+    if address is None:
+        if certs is not None or insecure:
+            raise UsageError(
+                "--cluster-certs and --insecure-loopback-scheduler go with --scheduler"
+            )
+        return None
     access = scheduler_access(address, certs, insecure_loopback=insecure)
     if access.certs is None:
         typer.echo(INSECURE_NOTICE, err=True)
