@@ -77,6 +77,24 @@ def test_an_exercise_whose_instruction_links_to_the_netrc_is_refused_and_its_sib
     assert (tmp_path / "suite/plain/instruction.md").is_file()
 
 
+def test_an_instruction_hard_linked_to_the_netrc_is_refused(tmp_path: Path) -> None:
+    netrc = _netrc(tmp_path)
+    source = tmp_path / "practice"
+    _exercise(source / "plain", "plain")
+    instruction = _exercise(source / "leaky", "leaky") / ".docs/instructions.md"
+    instruction.unlink()
+    os.link(netrc, instruction)  # as an archive's hard link entry, extracted, would make it
+    assert MARKER in instruction.read_text(encoding="utf-8")
+
+    found = import_exercism(source, tmp_path / "suite")
+
+    assert [(e.name, e.why.split(":")[0]) for e in found] == [
+        ("leaky", ".docs/instructions.md has 2 hard links"),
+        ("plain", ""),
+    ]
+    assert MARKER not in _written(tmp_path / "suite")
+
+
 def test_a_link_to_a_file_inside_the_exercise_is_refused_too(tmp_path: Path) -> None:
     source = tmp_path / "practice"
     leaky = _exercise(source / "leaky", "leaky")

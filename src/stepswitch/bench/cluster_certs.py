@@ -121,6 +121,9 @@ def make_certs(folder: Path) -> ClusterCerts:
         if folder.exists():
             folder.rmdir()  # empty, checked above
         work.rename(folder)
+    except OSError as err:
+        shutil.rmtree(work, ignore_errors=True)
+        raise UsageError(f"{folder}: cannot write the certificates ({err.strerror})") from None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

@@ -3,10 +3,11 @@
 A task's folder is copied, before its importer looks at it, into a private folder of regular
 files: every name is opened relative to a descriptor of the source folder with no link followed
 (util/safe_fs.Beneath), so a link anywhere in it, to outside or inside, refuses that task and
-names the link; so do a FIFO, socket or device (refused before any read, from its kind) and a
-file or task over the size caps, read through its descriptor at most one byte past the cap
-(a FIFO or /dev/zero says size 0). The importers then read only that copy. `.git` folders are
-neither read nor copied: no importer uses them.
+names the link; so do a file with more than one hard link (the user's own file, named anew), a
+FIFO, socket or device (refused before any read, from its kind), and a file or task over the
+size caps, read through its descriptor at most one byte past the cap (a FIFO or /dev/zero says
+size 0). The importers then read only that copy. `.git` folders are neither read nor copied: no
+importer uses them.
 """
 
 from __future__ import annotations
@@ -105,7 +106,13 @@ class SourceFolder:
         except OSError as err:
             raise SourceRefused(f"cannot read {shown} ({err.strerror})") from None
         try:
-            _check_kind(shown, os.fstat(fd).st_mode)  # what was opened, not what was looked at
+            opened = os.fstat(fd)
+            _check_kind(shown, opened.st_mode)  # what was opened, not what was looked at
+            if opened.st_nlink > 1:  # a hard link can be the user's own file under a new name
+                raise SourceRefused(
+                    f"{shown} has {opened.st_nlink} hard links: a file that is also elsewhere "
+                    "is not read"
+                )
             data = _bounded_read(fd, shown)
         finally:
             os.close(fd)
