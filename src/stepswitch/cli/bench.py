@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from stepswitch.cli.bench_cluster import cluster_certs as make_cluster_certs
+from stepswitch.cli.bench_cluster import connect_cluster, scheduler_access
 from stepswitch.cli.outputs import writable_file, writable_folder
 from stepswitch.cli.trust_option import TrustEndpoints
 from stepswitch.errors import UsageError
@@ -307,10 +309,21 @@ def run(
     scheduler: Annotated[
         str | None,
         typer.Option(
-            help="tcp://HOST:PORT of a Dask scheduler: run the task runs on its workers "
+            help="tls://HOST:PORT of a Dask scheduler: run the task runs on its workers "
             "(pip install 'stepswitch[cluster]'); the bench folder and ledger stay here."
         ),
     ] = None,
+    cluster_certs: Annotated[
+        Path | None,
+        typer.Option(help="For a tls:// scheduler: the folder ssw bench cluster-certs made."),
+    ] = None,
+    insecure_loopback_scheduler: Annotated[
+        bool,
+        typer.Option(
+            help="Allow a tcp:// scheduler on this machine's loopback: any local process can "
+            "then run code on its workers and read the keys the task runs carry."
+        ),
+    ] = False,
     out: Annotated[
         Path | None,
         typer.Option(help="The bench folder (default: bench/runs/<contestants.suites.kK>)."),
@@ -351,6 +364,8 @@ def run(
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
+    # Before anything connects or runs.
+    access = scheduler_access(scheduler, cluster_certs, insecure_loopback_scheduler)
     claims = _registered_claims(claim or [])  # before anything runs: exit 2
     tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
     trust = Trust.named(trust_endpoint)
@@ -360,7 +375,7 @@ def run(
     registry = load_registry()
     keys = keys_line(contestants, registry, trust)  # a host no one trusts refuses here
     for c in contestants:
-        if c.kind == "policy" and scheduler is None:  # with one: each worker's own keys
+        if c.kind == "policy":  # on a cluster too: each task run takes its keys from here
             check_keys(c.load_policy(), registry, provider_env())  # AuthError: exit 2
     if budget_usd_total is not None:
         Budget("bench", "check", budget_usd_total)  # a UsageError for 0, inf, nan
@@ -385,23 +400,10 @@ def run(
 
     executor: ExecutorFactory = local_executor
     client = None
-    if scheduler is not None:
-        from stepswitch.bench.cluster import (
-            cap_usd,
-            check_worker_keys,
-            cluster_executor,
-            connect,
-            worker_threads,
-        )
+    if access is not None:
+        from stepswitch.bench.cluster import cluster_executor, worker_threads
 
-        for c in contestants:
-            cap_usd(c)  # a UsageError for a policy without [limits] budget_usd
-        client = connect(scheduler)  # every worker on this ssw, or a UsageError
-        try:
-            check_worker_keys(client, contestants)
-        except BaseException:
-            client.close()
-            raise
+        client = connect_cluster(access, contestants)
         executor = cluster_executor(client)
         workers = workers or worker_threads(client)
     spec = BenchSpec(
@@ -561,6 +563,9 @@ def _report_import(target: Path, found: Sequence[Imported | Exercise | Pair]) ->
     )
     if taken < len(found):
         raise typer.Exit(1)
+
+
+bench_app.command("cluster-certs")(make_cluster_certs)
 
 
 @bench_app.command("export")
