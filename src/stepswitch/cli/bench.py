@@ -318,6 +318,13 @@ def run(
         list[str] | None,
         typer.Option(help="NAME=FILE: replies for a scripted policy contestant (repeatable)."),
     ] = None,
+    sim_population: Annotated[
+        Path | None,
+        typer.Option(
+            help="The simulated population (a TOML file, e.g. bench/routing/population.toml) "
+            "that policies' workers on provider sim meet; every run of it is labelled simulated."
+        ),
+    ] = None,
     sandbox: Annotated[
         str, typer.Option(help="What confines the agent's commands: auto, bwrap, unshare, none.")
     ] = "auto",
@@ -350,7 +357,7 @@ def run(
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
     claims = _registered_claims(claim or [])  # before anything runs: exit 2
     tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
-    contestants = parse_contestants(contestant, _scripts(script or []))
+    contestants = parse_contestants(contestant, _scripts(script or []), sim_population)
     registry = load_registry()
     for c in contestants:
         if c.kind == "policy" and scheduler is None:  # with one: each worker's own keys

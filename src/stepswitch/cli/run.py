@@ -55,6 +55,7 @@ from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import PricesRead, RunIds, RunRecord
 from stepswitch.registry.first_use import PricesReading, read_missing_prices
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec, load_registry
+from stepswitch.sim.bench_only import refuse_simulated
 from stepswitch.util.keys import held_keys, secrets_notice
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.util.sandbox import NONE_NOTICE, Sandbox, child_env, choose_sandbox, sandbox_home
@@ -214,6 +215,7 @@ def _check(options: RunOptions) -> _Checked:
             for k, v in flags.items()
         }
     policy = with_overrides(_policy(options, registry, continued, given_script), **flags)
+    refuse_simulated(policy)
     script = None
     if is_scripted(policy):
         if given_script is None:

@@ -1,16 +1,12 @@
 """What the simulated population knows of a task: its reference change (the files under the
-task's solution/ applied to its start), each file's text before and after, and the change's net
-lines, against which a review's diff is judged."""
+task's solution/ applied to its start; bench/sim_reference.py computes it), each file's text
+before and after, and the change's net lines, against which a review's diff is judged."""
 
 from __future__ import annotations
 
 import difflib
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from stepswitch.bench.oracle import reference_change
-from stepswitch.bench.task import Task
 
 
 @dataclass(frozen=True)
@@ -53,13 +49,3 @@ def net_lines_of_diff(diff: str) -> Counter[str]:
     for line in diff.splitlines():
         _count(net, line)
     return _nonzero(net)
-
-
-def task_reference(task: Task, checkout: Path, scratch: Path) -> TaskReference:
-    """The reference change in `checkout` (the task's start), as the oracle computes it."""
-    change = reference_change(task, checkout, scratch)
-    before = {}
-    for rel in change.writes:
-        path = checkout / rel
-        before[rel] = path.read_text(encoding="utf-8") if path.is_file() else None
-    return TaskReference(task.name, dict(change.writes), before)
