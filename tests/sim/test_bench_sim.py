@@ -27,6 +27,17 @@ def ssw(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
     return run_ssw_cli([str(a) for a in args], cwd=cwd, timeout=600, env=env)
 
 
+def _calls(bench: Path) -> list[tuple[object, ...]]:
+    """Each model call of the bench's one task run: who took it, what it called, its usage."""
+    [steps] = bench.glob("tasks/*/*/ladder/0/steps.jsonl")
+    return [
+        (s["step_type"], s["model"], s["prompt_tokens"], s["cached_tokens"],
+         s["completion_tokens"], [(t["name"], t["arguments"]) for t in s["tool_calls"]])
+        for s in map(json.loads, steps.open())
+        if s["kind"] == "model_step"
+    ]  # fmt: skip
+
+
 def _bench(tmp_path: Path, name: str, **tier: object) -> tuple[dict, Path]:
     """One run of the starter ladder on one real task, every sim model behaving as `tier`."""
     folder = tmp_path / name
@@ -61,6 +72,19 @@ def test_a_tier_that_always_fixes_passes_the_hidden_tests_and_one_that_never_doe
 
     never, _ = _bench(tmp_path, "never", fix_rate=0.0, review_catch_rate=1.0)
     assert never["all"]["passed"] == 0
+
+
+@pytest.mark.slow
+def test_a_seeded_bench_run_plays_the_same_calls_and_bill_twice(tmp_path: Path):
+    dice = {"fix_rate": 0.3, "second_try_rate": 0.6, "tool_error_rate": 0.3, "seed": 11}
+    first, bench1 = _bench(tmp_path, "one", **dice)
+    again, bench2 = _bench(tmp_path, "two", **dice)
+    calls = _calls(bench1)
+    assert calls == _calls(bench2)
+    assert first["all"]["dollars_per_task_run"] == again["all"]["dollars_per_task_run"]
+    # The dice were not all one way: some call erred, or some edit was wrong, on this seed.
+    refused_or_redone = str(calls).count("/srv/project") + [c[0] for c in calls].count("edit")
+    assert refused_or_redone > 2
 
 
 def test_a_sim_policy_without_a_population_and_a_population_without_one_are_refused(
