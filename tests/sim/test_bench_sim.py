@@ -14,7 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from stepswitch.cli.bench import bench_app
+from stepswitch.cli.render import format_step
 from stepswitch.errors import UsageError
+from stepswitch.site.sources import load_bench
+from stepswitch.site.view import labels
 from tests.ssw_cli import run_ssw_cli
 
 from .conftest import REPO, TASK, population_file
@@ -69,6 +72,11 @@ def test_a_tier_that_always_fixes_passes_the_hidden_tests_and_one_that_never_doe
     [contestant] = record["contestants"]
     assert contestant["population"] == "population.toml"
     assert "simulated population" in contestant["label"]
+
+    [run_view] = load_bench(bench).runs  # the page and the step lines say simulated
+    assert labels(run_view) == ["simulated", "scripted"]
+    assert run_view.loaded is not None
+    assert all(format_step(s).endswith("[simulated]") for s in run_view.loaded.model_steps)
 
     never, _ = _bench(tmp_path, "never", fix_rate=0.0, review_catch_rate=1.0)
     assert never["all"]["passed"] == 0
