@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from stepswitch.bench.contestants import PolicyContestant
+from stepswitch.bench.travel import TravellingContestant
 from stepswitch.cli.bench import bench_app
 from stepswitch.cli.render import format_step
 from stepswitch.errors import UsageError
@@ -127,3 +129,11 @@ def test_ssw_run_with_a_sim_policy_says_it_plays_bench_tasks_only_and_makes_noth
     assert done.returncode == 2, done.stderr
     assert "plays bench tasks only" in done.stderr and "--sim-population" in done.stderr
     assert sorted(p.name for p in repo.iterdir()) == [".git", "a.py"]
+
+
+def test_a_sim_contestant_travels_to_a_cluster_worker_with_its_population(tmp_path: Path):
+    population = population_file(tmp_path, fix_rate=0.25)
+    here = PolicyContestant("ladder", str(LADDER), None, str(population))
+    there = TravellingContestant.of(here).at(tmp_path / "worker")
+    assert isinstance(there, PolicyContestant) and there.population is not None
+    assert Path(there.population).read_text() == population.read_text()
