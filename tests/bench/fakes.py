@@ -86,7 +86,13 @@ class FakeContestant:
         return validate_policy(data, f"tests:{self.name}")
 
     def providers(
-        self, task: Task, checkout: Path, scratch: Path, registry: Any, stack: ExitStack
+        self,
+        task: Task,
+        checkout: Path,
+        scratch: Path,
+        registry: Any,
+        stack: ExitStack,
+        attempt: int = 1,
     ) -> FakeProvider:
         return FakeProvider(self, task)
 

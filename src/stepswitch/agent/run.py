@@ -20,7 +20,7 @@ from stepswitch.agent.providers import ProviderFactory
 from stepswitch.agent.session import Session
 from stepswitch.agent.tier_memory import KIND_TAG, recall
 from stepswitch.agent.tools.execute import execute_call
-from stepswitch.agent.workers import is_scripted, worker_models
+from stepswitch.agent.workers import is_scripted, is_simulated, worker_models
 from stepswitch.agent.workspace.continued import Resume
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.agent.workspace.stops import run_ending
@@ -116,7 +116,8 @@ def run_task(
             for name, m in models.items()
         },
         prices_read=list(prices_read),
-        scripted=is_scripted(policy),
+        scripted=is_scripted(policy) or is_simulated(policy),
+        simulated=is_simulated(policy),
         allow_dirty=allow_dirty,
         continues=resume.run_id if resume else None,
         baseline_gates=[GateRecord.model_validate(g) for g in baseline_gates],

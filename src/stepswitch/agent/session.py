@@ -40,7 +40,13 @@ from stepswitch.records.folder import RecordNotWritten
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunIds, Totals, totals_of
 from stepswitch.records.steps import ModelStep, ReviewRecord, cut
-from stepswitch.registry.presets import SCRIPTED_PROVIDER, ModelSpec, Price, resolve_effort
+from stepswitch.registry.presets import (
+    SCRIPTED_PROVIDER,
+    SIM_PROVIDER,
+    ModelSpec,
+    Price,
+    resolve_effort,
+)
 from stepswitch.steps import StepType
 from stepswitch.util.prefix import common_prefix_len
 from stepswitch.wire.served import same_model
@@ -203,7 +209,8 @@ class Session:
             model=w.model,
             effort=effort,
             escalation=self.ladder.level,
-            scripted=w.provider == SCRIPTED_PROVIDER,
+            scripted=w.provider in (SCRIPTED_PROVIDER, SIM_PROVIDER),
+            simulated=w.provider == SIM_PROVIDER,
             prompt_repeat_share=common_prefix_len(prompt, previous) / max(1, len(prompt)),
             fallback_from=came_from[0] if came_from else None,
             fallback_reason=came_from[1] if came_from else None,

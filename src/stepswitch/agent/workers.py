@@ -9,7 +9,13 @@ from collections.abc import Mapping
 from stepswitch.errors import ConfigError
 from stepswitch.policy.model import Policy
 from stepswitch.registry.first_use import key_in
-from stepswitch.registry.presets import SCRIPTED_PROVIDER, ModelSpec, ProviderSpec, get_model
+from stepswitch.registry.presets import (
+    SCRIPTED_PROVIDER,
+    SIM_PROVIDER,
+    ModelSpec,
+    ProviderSpec,
+    get_model,
+)
 from stepswitch.wire.open import api_key_from_env
 
 
@@ -68,3 +74,8 @@ def check_keys(
 
 def is_scripted(policy: Policy) -> bool:
     return any(w.provider == SCRIPTED_PROVIDER for w in policy.workers.values())
+
+
+def is_simulated(policy: Policy) -> bool:
+    """A worker on the simulated population: no model is called, as with a script (ADR 0053)."""
+    return any(w.provider == SIM_PROVIDER for w in policy.workers.values())

@@ -1,7 +1,8 @@
-"""Contestants: who runs the tasks. A policy file (real providers, or the scripted one with a
-script), or one of the two built-ins that check the harness without a model: `oracle` (the
-reference solution through the agent's own tools) and `null` (no change). Oracle must pass every
-valid task and null none; results label each run with its contestant's kind.
+"""Contestants: who runs the tasks. A policy file (real providers, the scripted one with a
+script, or the simulated population with a population file), or one of the two built-ins that
+check the harness without a model: `oracle` (the reference solution through the agent's own
+tools) and `null` (no change). Oracle must pass every valid task and null none; results label
+each run with its contestant's kind.
 
 A contestant is picklable (it crosses to worker processes) and makes, per task run, the policy
 and the provider factory `run_task` takes. Tests bring their own through the same protocol.
@@ -17,15 +18,18 @@ from pathlib import Path
 from typing import Protocol
 
 from stepswitch.agent.providers import HttpProviders, ProviderFactory
-from stepswitch.agent.workers import is_scripted
+from stepswitch.agent.workers import is_scripted, is_simulated
 from stepswitch.bench.oracle import BuiltinProvider, reference_change
 from stepswitch.bench.results import ContestantKind
+from stepswitch.bench.sim_reference import task_reference
 from stepswitch.bench.task import Task
 from stepswitch.errors import UsageError
 from stepswitch.fakes.scripted import load_script, start_scripted_server
 from stepswitch.policy.model import Policy, load_policy, validate_policy
-from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec
+from stepswitch.registry.presets import SCRIPTED_PROVIDER, SIM_PROVIDER, ProviderSpec
 from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
+from stepswitch.sim.population import load_population
+from stepswitch.sim.server import start_sim_server
 from stepswitch.util.keys import held_keys
 
 BUILTINS: tuple[str, ...] = ("oracle", "null")
@@ -34,6 +38,8 @@ LABELS: dict[str, str] = {
     "tools (checks the harness: must pass every valid task)",
     "null": "built-in, no model: changes nothing (checks the harness: must pass no task)",
     "policy": "a routing policy",
+    "simulated": "a routing policy on the simulated population (no model is called: its runs "
+    "show the routing under the population file's stated assumptions, never a model)",
 }
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -70,6 +76,7 @@ class Contestant(Protocol):
         scratch: Path,
         registry: dict[str, ProviderSpec],
         stack: ExitStack,
+        attempt: int = 1,
     ) -> ProviderFactory: ...
 
 
@@ -109,6 +116,7 @@ class BuiltinContestant:
         scratch: Path,
         registry: dict[str, ProviderSpec],
         stack: ExitStack,
+        attempt: int = 1,
     ) -> ProviderFactory:
         change = reference_change(task, checkout, scratch) if self.kind == "oracle" else None
         return BuiltinProvider(self.name, change)
@@ -119,6 +127,7 @@ class PolicyContestant:
     name: str
     path: str  # the policy file as given (relative to where the bench runs)
     script: str | None = None  # replies for workers on the scripted provider, per task run
+    population: str | None = None  # the simulated population its `sim` workers meet (ADR 0053)
     trust: Trust = field(default_factory=Trust)  # hosts the user trusts with a key (ADR 0048)
 
     @property
@@ -139,6 +148,7 @@ class PolicyContestant:
         scratch: Path,
         registry: dict[str, ProviderSpec],
         stack: ExitStack,
+        attempt: int = 1,
     ) -> ProviderFactory:
         base_urls = {}
         if self.script is not None:
@@ -146,6 +156,13 @@ class PolicyContestant:
             server, _ = start_scripted_server(load_script(Path(self.script)))
             stack.callback(server.stop)
             base_urls[SCRIPTED_PROVIDER] = server.base_url
+        if self.population is not None:
+            # Its own population server per task run, knowing this task's reference change and
+            # seeded by the run's attempt: the same file plays the same runs.
+            ref = task_reference(task, checkout, scratch)
+            sim, _ = start_sim_server(load_population(Path(self.population)), ref, attempt)
+            stack.callback(sim.stop)
+            base_urls[SIM_PROVIDER] = sim.base_url
         providers = HttpProviders(
             registry, env=provider_env(), base_urls=base_urls, trust=self.trust
         )
@@ -162,11 +179,18 @@ def _shown(path: Path) -> str:
 
 
 def parse_contestants(
-    specs: list[str], scripts: dict[str, Path], trust: Trust | None = None
+    specs: list[str],
+    scripts: dict[str, Path],
+    population: Path | None = None,
+    trust: Trust | None = None,
 ) -> list[Contestant]:
     """`oracle`, `null` or a policy file (named by its file's stem); `scripts` maps a policy
-    contestant's name to its script; `trust`, the hosts the user trusts with a key. Every
-    problem is a UsageError before anything runs."""
+    contestant's name to its script; `population` is what the policies' `sim` workers meet;
+    `trust`, the hosts the user trusts with a key. Every problem is a UsageError before
+    anything runs."""
+    if population is not None:
+        load_population(population)  # a ConfigError names the key
+    simulated = False
     if not specs:
         raise UsageError("name at least one --contestant: oracle, null or a policy file")
     found: list[Contestant] = []
@@ -193,12 +217,28 @@ def parse_contestants(
             )
         if script is not None:
             load_script(script)
-        shown_script = _shown(script) if script else None
-        found.append(PolicyContestant(name, _shown(path), shown_script, trust or Trust()))
+        sim = is_simulated(policy)
+        if sim and population is None:
+            raise UsageError(
+                f"--contestant {spec!r} uses the simulated population (provider sim): pass "
+                "--sim-population FILE, e.g. bench/routing/population.toml"
+            )
+        simulated = simulated or sim
+        found.append(
+            PolicyContestant(
+                name,
+                _shown(path),
+                _shown(script) if script else None,
+                _shown(population) if sim and population is not None else None,
+                trust or Trust(),
+            )
+        )
     names = [c.name for c in found]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"contestants given twice: {', '.join(twice)} (names are file stems)")
+    if population is not None and not simulated:
+        raise UsageError("--sim-population: no contestant has a worker on provider sim")
     unused = sorted(set(scripts) - set(names))
     if unused:
         raise UsageError(f"--script names no contestant: {', '.join(unused)}")

@@ -120,11 +120,12 @@ def contestant_records(
             ContestantRecord(
                 name=c.name,
                 kind=c.kind,
-                label=LABELS[c.kind],
+                label=LABELS["simulated"] if getattr(c, "population", None) else LABELS[c.kind],
                 policy_path=c.policy_path,
                 policy_sha256=policy_sha256(policy),
                 policy=policy.model_dump(mode="json"),
                 script=getattr(c, "script", None),
+                population=getattr(c, "population", None),
             )
         )
     return records, prices

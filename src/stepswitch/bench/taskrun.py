@@ -255,7 +255,9 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     ledger = ledger_for(ctx.ledger_path)
     sandbox = choose_sandbox(ctx.sandbox)  # the agent's commands, the gates and grading
     with ExitStack() as stack:
-        providers = contestant.providers(task, checkout, scratch, registry, stack)
+        providers = contestant.providers(
+            task, checkout, scratch, registry, stack, attempt=job.attempt
+        )
         set_up = time.monotonic()
         run_ws = set_up_workspace(
             checkout,

@@ -99,6 +99,7 @@ class TravellingContestant:
     builtin: bool
     policy: str = ""  # the policy file's text
     script: str | None = None  # the scripted replies' text
+    population: str | None = None  # the simulated population file's text
 
     @classmethod
     def of(cls, contestant: Contestant) -> TravellingContestant:
@@ -110,7 +111,10 @@ class TravellingContestant:
                 "and policy files travel"
             )
         script = Path(contestant.script).read_text("utf-8") if contestant.script else None
-        return cls(contestant.name, False, Path(contestant.path).read_text("utf-8"), script)
+        sim = contestant.population
+        population = Path(sim).read_text("utf-8") if sim else None
+        policy = Path(contestant.path).read_text("utf-8")
+        return cls(contestant.name, False, policy, script, population)
 
     def at(self, where: Path) -> Contestant:
         """The contestant again, its files written under `where`."""
@@ -123,7 +127,16 @@ class TravellingContestant:
         if self.script is not None:
             script = where / f"{self.name}.script.yaml"
             script.write_text(self.script, encoding="utf-8")
-        return PolicyContestant(self.name, str(policy), str(script) if script else None)
+        population = None
+        if self.population is not None:
+            population = where / f"{self.name}.population.toml"
+            population.write_text(self.population, encoding="utf-8")
+        return PolicyContestant(
+            self.name,
+            str(policy),
+            str(script) if script else None,
+            str(population) if population else None,
+        )
 
 
 @dataclass(frozen=True)

@@ -332,6 +332,13 @@ def run(
         list[str] | None,
         typer.Option(help="NAME=FILE: replies for a scripted policy contestant (repeatable)."),
     ] = None,
+    sim_population: Annotated[
+        Path | None,
+        typer.Option(
+            help="The simulated population (a TOML file, e.g. bench/routing/population.toml) "
+            "that policies' workers on provider sim meet; every run of it is labelled simulated."
+        ),
+    ] = None,
     sandbox: Annotated[
         str, typer.Option(help="What confines the agent's commands: auto, bwrap, unshare, none.")
     ] = "auto",
@@ -371,7 +378,7 @@ def run(
     trust = Trust.named(trust_endpoint)
     if trust.hosts and scheduler is not None:  # a cluster's workers trust the shipped hosts only
         raise UsageError("--trust-endpoint is not carried to a cluster's workers; drop one of them")
-    contestants = parse_contestants(contestant, _scripts(script or []), trust)
+    contestants = parse_contestants(contestant, _scripts(script or []), sim_population, trust)
     registry = load_registry()
     keys = keys_line(contestants, registry, trust)  # a host no one trusts refuses here
     for c in contestants:

@@ -23,6 +23,15 @@ if TYPE_CHECKING:
     from stepswitch.agent.workspace.run_view import RunView
 
 SCRIPTED_NOTE = "note: every reply came from a script; this says nothing about model quality"
+SIMULATED_NOTE = (
+    "note: every reply came from the simulated population (stepswitch.sim: a population file's "
+    "stated rates, no model); this says nothing about model quality"
+)
+
+
+def no_model_mark(scripted: bool, simulated: bool) -> str:
+    """How a step or run none of whose replies came from a model is marked."""
+    return " [simulated]" if simulated else " [scripted]" if scripted else ""
 
 
 def escaped(print_line: Callable[[str], None]) -> Callable[[str], None]:
@@ -39,7 +48,7 @@ def format_step(r: ModelStep) -> str:
     tokens = f"in {r.prompt_tokens:,} ({r.cached_tokens:,} cached) out {r.completion_tokens:,}"
     if not r.usage_reported:
         tokens = "usage not reported"
-    label = " [scripted]" if r.scripted else ""
+    label = no_model_mark(r.scripted, r.simulated)
     if r.served_other_model:
         label += f" [served {r.served_model}]"
     if r.fallback_from:
@@ -80,6 +89,8 @@ def format_gates(g: GateVerdicts) -> str:
 
 def format_run_start(run: RunRecord) -> str:
     label = " — the model is SCRIPTED (replayed replies, no real model)" if run.scripted else ""
+    if run.simulated:
+        label = " — the models are SIMULATED (stepswitch.sim, no real model)"
     return f"ssw run {run.run_id}: branch {run.branch}{label}"
 
 
@@ -95,7 +106,7 @@ def format_bill(run: RunRecord) -> list[str]:
     lines += [f"  {name:<12} {cost}" for name, cost in sorted(t.by_worker.items())]
     lines.append(f"change: branch {run.branch} at {run.commit[:12] if run.commit else '-'}")
     if run.scripted:
-        lines.append(SCRIPTED_NOTE)
+        lines.append(SIMULATED_NOTE if run.simulated else SCRIPTED_NOTE)
     return lines
 
 
@@ -156,7 +167,7 @@ def format_run_view(view: RunView) -> list[str]:
     """`ssw runs show`: the run's header, its steps as the run printed them, the bill, the
     verdicts and the change. Every line escaped: most of it is the model's or the task's text."""
     run, entry = view.loaded.run, view.entry
-    mark = " [scripted]" if run.scripted else ""
+    mark = no_model_mark(run.scripted, run.simulated)
     head = [
         f"run {run.run_id}: {entry.outcome}" + (f" ({run.reason})" if run.reason else "") + mark,
         f"task: {run.task}",
@@ -197,7 +208,7 @@ def format_run_view(view: RunView) -> list[str]:
     lines += steps  # TerminalPrinter escaped them
     lines += [escape_controls(x) for x in [*bill, *verdicts, *change]]
     if run.scripted:
-        lines.append(SCRIPTED_NOTE)
+        lines.append(SIMULATED_NOTE if run.simulated else SCRIPTED_NOTE)
     if view.diff is not None:
         lines += ["", escape_controls(view.diff)]
     return lines

@@ -56,6 +56,7 @@ from stepswitch.records.run import PricesRead, RunIds, RunRecord
 from stepswitch.registry.first_use import PricesReading, read_missing_prices
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec, load_registry
 from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
+from stepswitch.sim.bench_only import refuse_simulated
 from stepswitch.util.keys import held_keys, secrets_notice
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.util.sandbox import NONE_NOTICE, Sandbox, child_env, choose_sandbox, sandbox_home
@@ -218,6 +219,7 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
             for k, v in flags.items()
         }
     policy = with_overrides(_policy(options, registry, continued, given_script), **flags)
+    refuse_simulated(policy)
     script = None
     if is_scripted(policy):
         if given_script is None:

@@ -138,7 +138,7 @@ class ScriptedResponder:
             prompt = json.dumps(body.get("messages", []))
             cached_chars = common_prefix_len(prompt, self._last_prompt.get(model, ""))
             self._last_prompt[model] = prompt
-            body = _completion_body(reply, model, self._served, prompt, cached_chars)
+            body = completion_body(reply, model, self._served, prompt, cached_chars)
             return Reply(body=body, delay_s=reply.delay_s)
 
 
@@ -146,7 +146,7 @@ def _error(status: int, message: str) -> Reply:
     return Reply(status, {"error": {"message": message, "type": "scripted"}})
 
 
-def _completion_body(
+def completion_body(
     reply: ScriptedReply, model: str, number: int, prompt: str, cached_chars: int
 ) -> dict[str, Any]:
     calls = [

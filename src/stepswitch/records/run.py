@@ -130,6 +130,7 @@ class RunRecord(_Record):
     prices: dict[str, dict[str, Any] | None] = Field(default_factory=dict)  # worker -> list price
     prices_read: list[PricesRead] = Field(default_factory=list)  # from a model list, for this run
     scripted: bool = False
+    simulated: bool = False  # a worker is on the simulated population (scripted too)
     allow_dirty: bool = False
     continues: str | None = None  # `ssw run --continue ID`: the earlier run it went on from
     tier_memory: TierMemory | None = None  # None: off ([escalation] memory), or a bench's run

@@ -70,6 +70,7 @@ class ModelStep(_Event):
     served_other_model: bool = False  # the provider served a different model than requested
     effort: str | None = None
     scripted: bool = False
+    simulated: bool = False  # a simulated model played it (stepswitch.sim; scripted too)
     duration_s: float = 0.0
     prompt_tokens: int = 0
     cached_tokens: int = 0

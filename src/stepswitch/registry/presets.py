@@ -25,6 +25,8 @@ from stepswitch.util.toml import key_of, read_toml
 
 # The preset whose "models" replay a script over loopback: every record it touches says so.
 SCRIPTED_PROVIDER = "scripted"
+# The simulated population (stepswitch.sim): no model either; its records say simulated.
+SIM_PROVIDER = "sim"
 
 WireFormatName = Literal["chat-completions", "responses", "messages", "generate-content"]
 Capability = Literal[

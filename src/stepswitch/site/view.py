@@ -73,9 +73,9 @@ class ContestantTotals:
 
 
 def labels(run: ReplayRun) -> list[str]:
-    """What a run is besides an agent's work: scripted replies, or a built-in bench contestant
-    (oracle: the reference change, null: no change). A built-in's steps go through the scripted
-    preset at $0, but it replays no script: it is badged built-in, not scripted."""
+    """What a run is besides an agent's work: scripted or simulated replies, or a built-in bench
+    contestant (oracle: the reference change, null: no change). A built-in's steps go through
+    the scripted preset at $0, but it replays no script: it is badged built-in, not scripted."""
     record = run.record
     kinds = {run.contestant.lower()}
     if run.result is not None:
@@ -89,7 +89,8 @@ def labels(run: ReplayRun) -> list[str]:
         return [BUILT_IN, *builtins]
     loaded = run.loaded
     if loaded is not None and (loaded.run.scripted or any(s.scripted for s in loaded.model_steps)):
-        return ["scripted"]
+        # A simulated run is scripted too (no model answered): both badges, the banner as ever.
+        return ["simulated", "scripted"] if loaded.run.simulated else ["scripted"]
     return []
 
 

@@ -51,6 +51,7 @@ class ContestantRecord(Open):
     policy_sha256: str
     policy: dict[str, Any]
     script: str | None = None
+    population: str | None = None  # the simulated population its sim workers met (ADR 0053)
 
 
 class SuiteRecord(Open):

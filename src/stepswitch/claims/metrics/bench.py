@@ -171,7 +171,7 @@ def _contestants(run: Any, rel: str) -> dict[str, ContestantRecord]:
 def evidence_kind(row: ResultRow, record: ContestantRecord | None, rel: str) -> EvidenceKind:
     """What a contestant's runs are evidence of: a model, a script, or a built-in (oracle,
     null). A policy run.json does not record is unknown, never taken for a model."""
-    from stepswitch.registry.presets import SCRIPTED_PROVIDER
+    from stepswitch.registry.presets import SCRIPTED_PROVIDER, SIM_PROVIDER
 
     name, kind = row.contestant, row.contestant_kind
     if record is not None and record.kind != kind:
@@ -189,8 +189,9 @@ def evidence_kind(row: ResultRow, record: ContestantRecord | None, rel: str) -> 
     if not isinstance(workers, dict) or not workers:
         raise Unprovable(f"{rel}/{RUN_FILE}: {name}'s policy records no workers")
     providers = {w.get("provider") if isinstance(w, dict) else None for w in workers.values()}
-    if record.script is not None or SCRIPTED_PROVIDER in providers:
-        return "scripted"  # one scripted worker is enough: its replies are in every figure
+    if record.script is not None or providers & {SCRIPTED_PROVIDER, SIM_PROVIDER}:
+        # One scripted or simulated worker is enough: its replies are in every figure.
+        return "scripted"
     if None in providers:
         raise Unprovable(f"{rel}/{RUN_FILE}: a worker of {name} records no provider")
     return "model"

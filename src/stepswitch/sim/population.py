@@ -1,0 +1,63 @@
+"""The population file: how each tier of simulated model behaves, and which model plays which
+tier. Strict (extra=forbid): a misspelt key is an error that names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from stepswitch.errors import ConfigError
+from stepswitch.util.toml import key_of, read_toml
+
+Rate = Annotated[float, Field(ge=0.0, le=1.0)]
+Count = Annotated[int, Field(ge=0, le=1_000_000)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TierBehaviour(_Strict):
+    fix_rate: Rate  # an edit attempt applies the reference change
+    second_try_rate: Rate | None = None  # the same for every later attempt; None: fix_rate
+    tool_error_rate: Rate = 0.0  # a navigate or read call names a path outside the repository
+    review_catch_rate: Rate = 1.0  # a review rejects a change that is not the reference
+    output_tokens: Count = 200  # visible output per call, at least (a longer reply counts more)
+    reasoning_tokens: Count = 0  # reasoning per call, billed as output
+
+    def edit_rate(self, attempt: int) -> float:
+        """The chance that edit attempt `attempt` (1-based, per task run) is right."""
+        if attempt > 1 and self.second_try_rate is not None:
+            return self.second_try_rate
+        return self.fix_rate
+
+
+class Population(_Strict):
+    seed: int = 0
+    tiers: dict[str, TierBehaviour] = Field(min_length=1)
+    models: dict[str, str] = Field(min_length=1)  # model id -> the tier it plays
+
+    @model_validator(mode="after")
+    def _models_play_known_tiers(self) -> Population:
+        unknown = sorted({t for t in self.models.values() if t not in self.tiers})
+        if unknown:
+            raise ValueError(f"models play tiers the file does not define: {', '.join(unknown)}")
+        return self
+
+    def tier_of(self, model: str) -> TierBehaviour | None:
+        tier = self.models.get(model)
+        return self.tiers[tier] if tier is not None else None
+
+
+FIX = "see bench/routing/population.toml for a population file"
+
+
+def load_population(path: Path) -> Population:
+    data = read_toml(path, "population", FIX)
+    try:
+        return Population.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(str(path), key_of(first["loc"]), first["msg"], FIX) from exc

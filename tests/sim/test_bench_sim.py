@@ -1,0 +1,139 @@
+"""`ssw bench run` with a policy on the simulated population, as a user runs it: each task run
+meets its own population server that knows the task's reference change; a tier that always fixes
+passes the task's hidden tests, one that never does fails them; every record says simulated."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from stepswitch.bench.contestants import PolicyContestant
+from stepswitch.bench.travel import TravellingContestant
+from stepswitch.cli.bench import bench_app
+from stepswitch.cli.render import format_step
+from stepswitch.errors import UsageError
+from stepswitch.site.sources import load_bench
+from stepswitch.site.view import labels
+from tests.ssw_cli import run_ssw_cli
+
+from .conftest import REPO, TASK, population_file
+
+LADDER = REPO / "bench/routing/policies/sim-ladder.toml"
+
+
+def ssw(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    return run_ssw_cli([str(a) for a in args], cwd=cwd, timeout=600, env=env)
+
+
+def _calls(bench: Path) -> list[tuple[object, ...]]:
+    """Each model call of the bench's one task run: who took it, what it called, its usage."""
+    [steps] = bench.glob("tasks/*/*/ladder/0/steps.jsonl")
+    return [
+        (s["step_type"], s["model"], s["prompt_tokens"], s["cached_tokens"],
+         s["completion_tokens"], [(t["name"], t["arguments"]) for t in s["tool_calls"]])
+        for s in map(json.loads, steps.open())
+        if s["kind"] == "model_step"
+    ]  # fmt: skip
+
+
+def _bench(tmp_path: Path, name: str, **tier: object) -> tuple[dict, Path]:
+    """One run of the starter ladder on one real task, every sim model behaving as `tier`."""
+    folder = tmp_path / name
+    shutil.copytree(TASK, folder / "suite" / TASK.name)
+    shutil.copy(LADDER, folder / "ladder.toml")
+    population = population_file(folder, **tier)
+    args = [
+        "bench", "run", "--suite", "suite", "--contestant", "ladder.toml",
+        "--sim-population", population.name, "--out", "runs/b", "--json",
+    ]  # fmt: skip
+    done = ssw(*args, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["contestants"]["ladder"], folder / "runs" / "b"
+
+
+@pytest.mark.slow
+def test_a_tier_that_always_fixes_passes_the_hidden_tests_and_one_that_never_does_fails(
+    tmp_path: Path,
+):
+    sure, bench = _bench(tmp_path, "sure", fix_rate=1.0)
+    assert sure["all"]["passed"] == 1
+    run = json.loads(next(bench.glob("tasks/*/*/ladder/0/run.json")).read_text())
+    assert (run["outcome"], run["simulated"], run["scripted"]) == ("done", True, True)
+    steps = [json.loads(x) for x in next(bench.glob("tasks/*/*/ladder/0/steps.jsonl")).open()]
+    calls = [s for s in steps if s["kind"] == "model_step"]
+    assert calls and all(s["simulated"] and s["provider"] == "sim" for s in calls)
+    assert sum(s["cached_tokens"] for s in calls) > 0
+    record = json.loads((bench / "run.json").read_text())
+    [contestant] = record["contestants"]
+    assert contestant["population"] == "population.toml"
+    assert "simulated population" in contestant["label"]
+
+    [run_view] = load_bench(bench).runs  # the page and the step lines say simulated
+    assert labels(run_view) == ["simulated", "scripted"]
+    assert run_view.loaded is not None
+    assert all(format_step(s).endswith("[simulated]") for s in run_view.loaded.model_steps)
+
+    never, _ = _bench(tmp_path, "never", fix_rate=0.0, review_catch_rate=1.0)
+    assert never["all"]["passed"] == 0
+
+
+@pytest.mark.slow
+def test_a_seeded_bench_run_plays_the_same_calls_and_bill_twice(tmp_path: Path):
+    dice = {"fix_rate": 0.3, "second_try_rate": 0.6, "tool_error_rate": 0.3, "seed": 11}
+    first, bench1 = _bench(tmp_path, "one", **dice)
+    again, bench2 = _bench(tmp_path, "two", **dice)
+    calls = _calls(bench1)
+    assert calls == _calls(bench2)
+    assert first["all"]["dollars_per_task_run"] == again["all"]["dollars_per_task_run"]
+    # The dice were not all one way: some call erred, or some edit was wrong, on this seed.
+    refused_or_redone = str(calls).count("/srv/project") + [c[0] for c in calls].count("edit")
+    assert refused_or_redone > 2
+
+
+def test_a_sim_policy_without_a_population_and_a_population_without_one_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    shutil.copytree(TASK, tmp_path / "suite" / TASK.name)
+    shutil.copy(LADDER, tmp_path / "ladder.toml")
+    population_file(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    base = ["run", "--suite", "suite", "--out", "runs/x"]
+    cases = {
+        ("--contestant", "ladder.toml"): "pass --sim-population FILE",
+        ("--contestant", "null", "--sim-population", "population.toml"): "no contestant has a",
+    }
+    for extra, message in cases.items():
+        result = CliRunner().invoke(bench_app, [*base, *extra])
+        assert isinstance(result.exception, UsageError), (extra, result.output)
+        assert message in str(result.exception), extra
+    assert not (tmp_path / "runs").exists()
+
+
+def test_ssw_run_with_a_sim_policy_says_it_plays_bench_tasks_only_and_makes_nothing(
+    tmp_path: Path,
+):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("x = 1\n")
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "start"]):
+        git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args]
+        subprocess.run(git, cwd=repo, check=True)
+    done = ssw("run", ".", "--policy", LADDER, "--task", "fix it", cwd=repo)
+    assert done.returncode == 2, done.stderr
+    assert "plays bench tasks only" in done.stderr and "--sim-population" in done.stderr
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "a.py"]
+
+
+def test_a_sim_contestant_travels_to_a_cluster_worker_with_its_population(tmp_path: Path):
+    population = population_file(tmp_path, fix_rate=0.25)
+    here = PolicyContestant("ladder", str(LADDER), None, str(population))
+    there = TravellingContestant.of(here).at(tmp_path / "worker")
+    assert isinstance(there, PolicyContestant) and there.population is not None
+    assert Path(there.population).read_text() == population.read_text()
