@@ -1,4 +1,4 @@
-"""Dependencies point one way: cli -> (bench, claims, site, demo) -> agent -> (policy, gates,
+"""Dependencies point one way: cli -> (bench, claims, site, demo) -> (agent, sim) -> (policy, gates,
 ledger, wire, fakes) -> (registry, records, steps, util, errors). Nothing imports what is above."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ LAYER = {
     "errors": 0, "steps": 0, "util": 0, "__init__": 0,
     "registry": 1, "records": 1,
     "policy": 2, "gates": 2, "ledger": 2, "wire": 2, "fakes": 2,
-    "agent": 3,
+    "agent": 3, "sim": 3,
     "bench": 4, "claims": 4, "site": 4, "demo": 4,
     "cli": 5, "__main__": 6,
 }  # fmt: skip

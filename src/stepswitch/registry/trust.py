@@ -8,15 +8,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from stepswitch.errors import UsageError
 from stepswitch.registry.presets import ProviderSpec, load_shipped_registry
 from stepswitch.util.text import escape_controls
 
-if TYPE_CHECKING:
-    from stepswitch.policy.model import WorkerConfig
+
+class WorkerConfig(Protocol):
+    """What the check reads of a policy's worker (policy.model.WorkerConfig, a layer above)."""
+
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def base_url(self) -> str | None: ...
+
 
 TRUST_FLAG = "--trust-endpoint"  # cli/trust_option.py
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
