@@ -1,8 +1,10 @@
 """Configuration files as pydantic models, with one error format: read a TOML file the user names
-(or refuse it in one line), and name the key of a model's first validation error."""
+(or refuse it in one line), and name the key of a model's first validation error. Every TOML ssw
+reads goes through parse_toml, which bounds how deep a document nests (ADR 0046)."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,12 +13,78 @@ from typing import Any
 from stepswitch.errors import ConfigError
 from stepswitch.util.inputs import read_text_input
 
+# Far above any real file; far below where tomllib (which parses an array or an inline table by
+# recursion) or a recursive reader of what it returns would run out of stack.
+MAX_TOML_DEPTH = 100
+
+# What the bound's scan tells apart: comments and strings (skipped whole), brackets and braces,
+# what ends a key or a value, and the dots of a dotted key.
+_TOKEN = re.compile(
+    r"""(?P<skip>\#[^\n]*|"{3}(?:[^\\]|\\.)*?"{3,5}|"(?:[^"\\\n]|\\.)*"|'{3}.*?'{3,5}|'[^'\n]*')
+      |(?P<open>[\[{])|(?P<close>[\]}])|(?P<end>[=,\n])|(?P<dot>\.)""",
+    re.VERBOSE | re.DOTALL,
+)
+
+
+class TomlTooDeep(tomllib.TOMLDecodeError):
+    """A TOML document nested deeper than MAX_TOML_DEPTH: refused as a syntax error is, so every
+    reader's handling of a malformed file (one line naming it, or the file ignored) applies."""
+
+    def __init__(self, why: str) -> None:
+        ValueError.__init__(self, why)  # tomllib's own constructor wants a document and position
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """tomllib.loads, refusing (TomlTooDeep) a document nested deeper than MAX_TOML_DEPTH.
+    Brackets and braces are counted before parsing: tomllib recurses once per level, and a
+    RecursionError caught afterwards depends on how deep the caller already is. So are the parts
+    of a dotted key (tomllib's time grows with their square); headers and dotted keys together
+    are bounded on the table parsed."""
+    _check_nesting(text)
+    data = tomllib.loads(text)
+    _check_depth(data)
+    return data
+
+
+def _check_nesting(text: str) -> None:
+    depth = dots = 0
+    for token in _TOKEN.finditer(text):
+        kind = token.lastgroup
+        if kind == "open":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                raise TomlTooDeep(f"nested deeper than {MAX_TOML_DEPTH} levels{_at(text, token)}")
+        elif kind == "close":
+            depth = max(depth - 1, 0)
+        elif kind == "dot":
+            dots += 1
+            if dots >= MAX_TOML_DEPTH:
+                raise TomlTooDeep(f"a key of more than {MAX_TOML_DEPTH} parts{_at(text, token)}")
+        if kind not in ("dot", "skip"):  # a quoted part of a dotted key is still one of its parts
+            dots = 0
+
+
+def _at(text: str, token: re.Match[str]) -> str:
+    return f" (at line {text.count(chr(10), 0, token.start()) + 1})"
+
+
+def _check_depth(data: dict[str, Any]) -> None:
+    stack: list[tuple[object, int]] = [(data, 0)]  # the document itself is no level
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_TOML_DEPTH:
+            raise TomlTooDeep(f"nested deeper than {MAX_TOML_DEPTH} levels")
+        if isinstance(value, dict):
+            stack += [(v, depth + 1) for v in value.values()]
+        elif isinstance(value, list):
+            stack += [(v, depth + 1) for v in value]
+
 
 def read_toml(path: Path, what: str, fix: str) -> dict[str, Any]:
     """The TOML table in `path`; a ConfigError naming the file for anything but a TOML file."""
     text = read_text_input(path, what, fix)
     try:
-        return tomllib.loads(text)
+        return parse_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), "(syntax)", str(exc), "fix the TOML syntax") from exc
 
