@@ -25,7 +25,7 @@ import typer
 
 from stepswitch.cli.outputs import writable_file, writable_folder
 from stepswitch.errors import UsageError
-from stepswitch.util.text import escape_controls
+from stepswitch.util.text import escape_controls, escape_json_controls
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -132,7 +132,7 @@ def validate(
             jobs=workers,
             sandbox=confinement.name,
         )
-        text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+        text = escape_json_controls(json.dumps(record, indent=2, ensure_ascii=False)) + "\n"
         if out is not None:
             staged = out.with_name(out.name + ".tmp")
             staged.write_text(text, encoding="utf-8", newline="\n")
