@@ -118,3 +118,10 @@ def test_brackets_in_strings_and_comments_are_no_nesting_and_real_files_read_as_
     )
 
     assert parse_toml(text) == tomllib.loads(text)
+
+
+def test_a_string_that_never_ends_before_deep_brackets_is_tomllibs_syntax_error_not_recursion():
+    text = 'a = "never ends\nb = ' + "[" * DEEP + "]" * DEEP + "\n"
+
+    with pytest.raises(tomllib.TOMLDecodeError, match="line 1"):
+        parse_toml(text)

@@ -17,12 +17,12 @@ from stepswitch.util.inputs import read_text_input
 # recursion) or a recursive reader of what it returns would run out of stack.
 MAX_TOML_DEPTH = 100
 
-# What the bound's scan tells apart: comments and strings (skipped whole), brackets and braces,
-# what ends a key or a value, and the dots of a dotted key.
-_TOKEN = re.compile(
-    r"""(?P<skip>\#[^\n]*|"{3}(?:[^\\]|\\.)*?"{3,5}|"(?:[^"\\\n]|\\.)*"|'{3}.*?'{3,5}|'[^'\n]*')
-      |(?P<open>[\[{])|(?P<close>[\]}])|(?P<end>[=,\n])|(?P<dot>\.)""",
-    re.VERBOSE | re.DOTALL,
+# What the bound's scan stops at, and the strings and comments it skips whole (a string that
+# does not end here ends tomllib's parse there too, so the scan stops with it).
+_SPECIAL = re.compile(r"""["'#\[\]{}=,\n.]""")
+_SKIPPED = re.compile(
+    r"""\#[^\n]*|"{3}(?:[^\\]|\\.)*?"{3,5}|"(?:[^"\\\n]|\\.)*"|'{3}.*?'{3,5}|'[^'\n]*'""",
+    re.DOTALL,
 )
 
 
@@ -48,20 +48,28 @@ def parse_toml(text: str) -> dict[str, Any]:
 
 def _check_nesting(text: str) -> None:
     depth = dots = 0
-    for token in _TOKEN.finditer(text):
-        kind = token.lastgroup
-        if kind == "open":
-            depth += 1
-            if depth > MAX_TOML_DEPTH:
-                raise TomlTooDeep(f"nested deeper than {MAX_TOML_DEPTH} levels{_at(text, token)}")
-        elif kind == "close":
-            depth = max(depth - 1, 0)
-        elif kind == "dot":
+    pos = 0
+    while (found := _SPECIAL.search(text, pos)) is not None:
+        char, pos = found.group(), found.end()
+        if char in "\"'#":
+            skipped = _SKIPPED.match(text, found.start())
+            if skipped is None:
+                return  # a string that never ends: tomllib refuses the document there
+            pos = skipped.end()  # a quoted part of a dotted key is still one of its parts
+        elif char == ".":
             dots += 1
             if dots >= MAX_TOML_DEPTH:
-                raise TomlTooDeep(f"a key of more than {MAX_TOML_DEPTH} parts{_at(text, token)}")
-        if kind not in ("dot", "skip"):  # a quoted part of a dotted key is still one of its parts
+                raise TomlTooDeep(f"a key of more than {MAX_TOML_DEPTH} parts{_at(text, found)}")
+        else:
             dots = 0
+            if char in "[{":
+                depth += 1
+                if depth > MAX_TOML_DEPTH:
+                    raise TomlTooDeep(
+                        f"nested deeper than {MAX_TOML_DEPTH} levels{_at(text, found)}"
+                    )
+            elif char in "]}":
+                depth = max(depth - 1, 0)
 
 
 def _at(text: str, token: re.Match[str]) -> str:
