@@ -51,3 +51,20 @@ def test_ssw_run_refuses_a_commit_whose_tree_climbs_out_and_writes_nothing_outsi
     assert "holds the path '..', which git cannot hold" in result.stderr
     assert not outside.exists()
     assert not list((bug_repo / ".ssw" / "worktrees").glob("*/*"))  # no tree left behind
+
+
+def test_ssw_gates_refuses_a_head_whose_tree_climbs_out_and_writes_nothing_outside(
+    tmp_path: Path, bug_repo: Path
+):
+    # HEAD's `..`/`..`/evil.txt from the gates' start copy (TMPDIR/ssw-start-*/start) is TMPDIR.
+    git(bug_repo, "update-ref", "refs/heads/main", _climbing_commit(bug_repo, depth=1))
+    (bug_repo / "calc" / "__init__.py").write_text("raise ImportError('the change breaks it')\n")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+
+    result = run_ssw_cli(["gates", bug_repo], env={**env, "TMPDIR": str(scratch)}, timeout=60)
+
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and "holds the path '..'" in result.stderr
+    assert not (scratch / "evil.txt").exists() and not list(tmp_path.rglob("evil.txt"))
