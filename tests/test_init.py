@@ -67,7 +67,7 @@ def test_init_gives_the_cheapest_model_the_reading_and_the_dearest_the_planning(
     assert any(line.split()[:3] == ["1", "edit", "large"] for line in table.splitlines())
 
 
-def test_init_with_no_price_known_follows_the_presets_order_and_says_so(tmp_path: Path):
+def test_init_with_no_price_known_follows_the_presets_tiers_and_says_so(tmp_path: Path):
     out = tmp_path / "policy.toml"
     result = ssw("init", "tokenfactory", "--out", out, cwd=tmp_path)
 
@@ -78,7 +78,7 @@ def test_init_with_no_price_known_follows_the_presets_order_and_says_so(tmp_path
         "large": "nvidia/Nemotron-3-Ultra-550b-a55b",
         "second": "openai/gpt-oss-120b",
     }
-    assert "no price is known yet" in out.read_text(encoding="utf-8")
+    assert "by the tier the preset names for each" in out.read_text(encoding="utf-8")
     assert "has no known price" in result.stdout  # the check's warnings, shown
     assert "next: export NEBIUS_API_KEY=<your Nebius Token Factory key>, then" in result.stdout
 
@@ -161,7 +161,8 @@ def test_init_with_the_key_set_reads_the_prices_and_ranks_by_them(tmp_path: Path
         preset.write_text(text.replace("https://api.tokenfactory.nebius.com/v1/", server.base_url))
         env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": "sk-test-init-4242"}
         out = tmp_path / "policy.toml"
-        result = ssw("init", "tokenfactory", "--out", out, cwd=tmp_path, env_extra=env)
+        trust = ("--trust-endpoint", "127.0.0.1")  # the key goes to the loopback server
+        result = ssw("init", "tokenfactory", "--out", out, *trust, cwd=tmp_path, env_extra=env)
 
     assert result.returncode == 0, result.stderr
     assert [(r.method, r.path) for r in seen] == [("GET", "/v1/models?verbose=true")]
@@ -169,12 +170,13 @@ def test_init_with_the_key_set_reads_the_prices_and_ranks_by_them(tmp_path: Path
     assert "no warnings" in result.stdout
     assert "sk-test-init-4242" not in result.stdout + out.read_text(encoding="utf-8")
     # Weighted four parts input to one part output, Lightning is cheapest and Ultra dearest.
-    workers = workers_of(out)
-    assert (workers["cheap"], workers["large"]) == (
-        "nvidia/Nemotron-3_5-Lightning",
-        "nvidia/Nemotron-3-Ultra-550b-a55b",
-    )
-    assert workers["second"] == "openai/gpt-oss-120b"  # another family than the reviewer's
+    # The same ladder as without a key: the preset's tiers decide, the prices only show.
+    assert workers_of(out) == {
+        "cheap": "nvidia/Nemotron-3_5-Lightning",
+        "mid": "nvidia/nemotron-3-super-120b-a12b",
+        "large": "nvidia/Nemotron-3-Ultra-550b-a55b",
+        "second": "openai/gpt-oss-120b",  # another family than the reviewer's, on no rung
+    }
     prices = json.loads(ssw("models", "--provider", "tokenfactory", "--json", cwd=tmp_path,
                             env_extra=env).stdout)  # fmt: skip
     assert all(row["price"] != "unknown" for row in prices), prices

@@ -100,15 +100,8 @@ class RunStopped(SswError):
     """A run ended before its change was done: a limit, the gates on every rung, a provider."""
 
     def __init__(self, outcome: str, message: str) -> None:
-        self.outcome = outcome  # "limit", "gates_failed" or "error", as run.json records it
+        self.outcome = outcome  # "limit", "gates_failed", "no_change" or "error": run.json's
         super().__init__(message)
-
-
-class RungExhausted(RunStopped):
-    """The current rung spent its step budget: the next rung should take over."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("limit", message)
 
 
 class HarnessError(SswError):

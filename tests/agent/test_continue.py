@@ -12,6 +12,7 @@ import pytest
 
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
+from stepswitch.records.folder import load_run
 from tests.agent.conftest import (
     FIX_LINE,
     WORKERS,
@@ -21,6 +22,7 @@ from tests.agent.conftest import (
     fix_the_bug,
     git,
     make_policy,
+    make_repo,
     run_ssw,
     tool,
     worker,
@@ -54,8 +56,9 @@ def test_a_run_stopped_by_its_limit_is_continued_on_a_new_branch_after_its_own(
     assert first.record.outcome == "limit"
     tip = git(bug_repo, "rev-parse", first.record.branch).strip()
 
-    # The fix is in the tree already: the steps are told so, and edit only says done.
-    replies = [*explore(), done("the fix is already there"), *approve_and_summarize()]
+    # The fix is in the tree already: the steps are told so, and edit only says done; the
+    # earlier plan and summaries are kept, so no exploring step is asked again.
+    replies = [done("the fix is already there"), *approve_and_summarize()]
     # Its policy is the earlier run's, as run.json keeps it (max_steps 6 too): given more steps.
     record, lines = _continue(
         tmp_path / "again", bug_repo, first.record.run_id, replies, max_steps=20
@@ -112,7 +115,7 @@ def test_the_earlier_runs_dollars_count_against_the_new_budget(
         _continue(tmp_path / "a", bug_repo, first.record.run_id, [done()], budget_usd=spent / 2)
     assert len(list((bug_repo / ".ssw" / "runs").iterdir())) == 1
 
-    replies = [*explore(), done("already fixed"), *approve_and_summarize()]
+    replies = [done("already fixed"), *approve_and_summarize()]
     record, lines = _continue(
         tmp_path / "b",
         bug_repo,
@@ -144,7 +147,7 @@ def test_an_earlier_run_that_rewrote_the_tests_is_still_judged_by_the_base_commi
     assert first.record.outcome == "limit"
     assert "pass" in git(bug_repo, "show", f"{first.record.branch}:tests/test_ops.py")
 
-    replies = [*explore(), done("nothing left to do"), done("still"), done("still"), done("x")]
+    replies = [done("nothing left to do"), done("still"), done("still"), done("x")]
     policy_steps = {"max_steps": 20}
     record, _ = _continue(
         tmp_path / "again", bug_repo, first.record.run_id, replies, **policy_steps
@@ -157,7 +160,7 @@ def test_ssw_run_continue_through_the_cli(tmp_path: Path, bug_repo: Path) -> Non
     first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, max_steps=6)
     again = tmp_path / "again"
     again.mkdir()
-    replies = [*explore(), done("the fix is already there"), *approve_and_summarize()]
+    replies = [done("the fix is already there"), *approve_and_summarize()]
     command = ["run", str(bug_repo), "--json"]
     command += ["--continue", first.record.run_id, "--script", str(write_script(again, replies))]
     result = run_ssw_cli([*command, "--max-steps", "20"], timeout=120)
@@ -171,3 +174,52 @@ def test_ssw_run_continue_through_the_cli(tmp_path: Path, bug_repo: Path) -> Non
         2,
         f"ssw: --continue nope: no such run in {bug_repo} (see `ssw runs`)\n",
     )
+
+
+def test_a_continued_run_goes_on_where_it_stopped_with_todays_flags_and_costs_less_than_anew(
+    tmp_path: Path, bug_repo: Path, extra_models: Path
+) -> None:
+    priced = {name: worker("scripted-priced") for name in WORKERS}
+    policy = make_policy(workers=priced, limits={"steps_per_rung": 30})
+    first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, policy=policy, max_steps=6)
+    assert first.record.outcome == "limit"
+    assert first.record.policy["limits"]["steps_per_rung"] == 6  # lowered by its --max-steps
+
+    replies = [done("the fix is already there"), *approve_and_summarize()]
+    record, lines = _continue(
+        tmp_path / "again", bug_repo, first.record.run_id, replies, max_steps=40
+    )
+
+    assert record.outcome == "done", record.reason
+    # Today's --max-steps applies to the policy as its file had it, not to the lowered one.
+    assert (record.policy["limits"]["max_steps"], record.policy["limits"]["steps_per_rung"]) == (
+        40,
+        30,
+    )
+    again = load_run(bug_repo / ".ssw" / "runs" / record.run_id)
+    assert [s.step_type for s in again.model_steps] == ["edit", "review", "review", "summarize"]
+    assert any("it keeps the earlier plan, files, notes, observed" in line for line in lines)
+
+    fresh_repo = make_repo(tmp_path / "fresh-repo", "mean_bug")
+    (tmp_path / "fresh").mkdir()
+    fresh = run_ssw(
+        tmp_path / "fresh",
+        fresh_repo,
+        [*explore(), *fix_the_bug(), *approve_and_summarize()],
+        policy=policy,
+    )
+    assert fresh.record.outcome == "done"
+    assert record.totals.cost.high < fresh.record.totals.cost.high
+
+
+def test_replan_asks_the_exploring_steps_again(tmp_path: Path, bug_repo: Path) -> None:
+    first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, max_steps=6)
+    replies = [*explore(), done("the fix is already there"), *approve_and_summarize()]
+    record, lines = _continue(
+        tmp_path / "again", bug_repo, first.record.run_id, replies, max_steps=20, replan=True
+    )
+
+    assert record.outcome == "done", record.reason
+    again = load_run(bug_repo / ".ssw" / "runs" / record.run_id)
+    assert [s.step_type for s in again.model_steps][:4] == ["plan", "navigate", "read", "run"]
+    assert any("it plans and explores again" in line for line in lines)

@@ -217,6 +217,7 @@ def test_the_next_rung_sees_every_gate_report_not_only_the_latest(tmp_path: Path
 
     replies: list[Reply] = [
         *EXPLORE,
+        answer("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),  # a change, for the gates
         done("edit 1"),
         done("triage 1"),
         done("edit 2"),
@@ -226,7 +227,7 @@ def test_the_next_rung_sees_every_gate_report_not_only_the_latest(tmp_path: Path
     ]
     record, _, _, sink = library_run(tmp_path, checkout, replies, gates=CountingGates(fail=2))
 
-    assert record.outcome == "done"
+    assert record.outcome == "done", record.reason
     [context] = seen
     assert "check: failed (run 1)" in context and "check: failed (run 2)" in context
     assert context.index("check: failed (run 1)") < context.index("check: failed (run 2)")
@@ -236,14 +237,16 @@ def test_the_next_rung_sees_every_gate_report_not_only_the_latest(tmp_path: Path
 
 def test_the_last_rung_out_of_steps_ends_the_run_as_a_limit(tmp_path: Path, checkout: Path):
     policy = _policy(limits={"max_steps": 40, "steps_per_rung": 2})
-    # plan (large) and navigate (small) are not on the ladder; read, run, edit are.
-    replies = [done("plan"), done("files"), *[done(str(i)) for i in range(20)]]
+    # plan (large), navigate and read (small) are not the rung's; its run and edit are: the
+    # edit step reads until each rung's two steps are spent.
+    looking = answer("read", path="calc/ops.py")
+    replies = [done("plan"), done("files"), done("notes"), done("ran"), *[looking] * 20]
     record, _, _, _ = library_run(
         tmp_path, checkout, replies, policy=policy, gates=CountingGates(fail=99)
     )
 
     assert record.outcome == "limit", record.reason
-    assert "used its 2 steps, and no rung is left to take over" in record.reason
+    assert "used its 2 steps (edit, run and triage calls on it), and no rung" in record.reason
     assert record.totals.gate_failures == 0  # nothing to do with the gates
 
 

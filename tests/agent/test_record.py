@@ -47,7 +47,7 @@ def test_a_recorded_run_replays_with_no_key_and_gives_the_same_steps_and_change(
         env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": KEY}
         first = ssw("run", first_repo, "--model", f"tokenfactory:{LIGHTNING}",
                     "--task", "fix mean", "--record", recorded, "--json",
-                    env_extra=env)  # fmt: skip
+                    "--trust-endpoint", "127.0.0.1", env_extra=env)  # fmt: skip
     assert first.returncode == 0, first.stderr
     original = json.loads(first.stdout)
     assert original["outcome"] == "done" and original["scripted"] is False

@@ -176,7 +176,9 @@ def test_a_run_stops_before_the_call_that_could_pass_its_budget(
     assert run.steps[2].attempts == 0
     assert run.record.cost.low == pytest.approx(0.04) and run.record.cost.low <= 0.08
     assert run.saved.outcome == "limit"
-    assert git(bug_repo, "rev-parse", run.record.branch).strip() == run.record.commit
+    # Nothing was changed: no "unfinished" commit claims anything; the branch is the base.
+    assert run.record.commit is None
+    assert git(bug_repo, "rev-parse", run.record.branch).strip() == run.record.base_commit
 
 
 def test_a_provider_that_reports_no_usage_stops_the_run_with_the_reason(

@@ -127,7 +127,8 @@ def test_a_run_reads_unknown_prices_from_the_model_list_and_says_so_in_run_json(
         preset.write_text(text.replace("https://api.tokenfactory.nebius.com/v1/", server.base_url))
         env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": KEY}
         result = ssw("run", bug_repo, "--model", f"tokenfactory:{LIGHTNING}",
-                     "--task", "fix mean", "--json", env_extra=env)  # fmt: skip
+                     "--task", "fix mean", "--json", "--trust-endpoint", "127.0.0.1",
+                     env_extra=env)  # fmt: skip
         requests = list(server.requests)
 
     assert result.returncode == 0, result.stderr
@@ -141,6 +142,8 @@ def test_a_run_reads_unknown_prices_from_the_model_list_and_says_so_in_run_json(
     assert record["totals"]["cost"]["low"] > 0  # the ledger priced every call
     said = [line for line in result.stderr.splitlines() if line.startswith("prices: read")]
     assert len(said) == 1 and LIGHTNING in said[0] and listed in said[0]
+    keys = f"keys: NEBIUS_API_KEY -> {server.base_url.removesuffix('/v1/')}"
+    assert result.stderr.index(keys) < result.stderr.index(said[0])  # named before it is sent
     assert requests[0].method == "GET"  # the list first, before any call
     assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in requests)
     assert KEY not in result.stdout + result.stderr

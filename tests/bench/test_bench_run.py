@@ -55,7 +55,9 @@ def test_oracle_passes_and_null_fails_and_both_are_labelled_as_built_ins(six: Be
     rows = rows_by_name(six)
     assert six.status == "complete" and six.exit_code == 0
     assert (rows["oracle"].passed, rows["oracle"].outcome) == (True, "done")
-    assert (rows["null"].passed, rows["null"].outcome) == (False, "done")
+    # null changes nothing: never `done` (ADR 0050), and graded on the untouched start.
+    assert (rows["null"].passed, rows["null"].outcome) == (False, "no_change")
+    assert rows["null"].verdict  # graded: the hidden tests ran on the start and failed
     assert rows["oracle"].contestant_kind == "oracle" and rows["null"].contestant_kind == "null"
     assert rows["cheat"].contestant_kind == "policy"
     assert rows["oracle"].dollars_high == rows["null"].dollars_high == 0.0
@@ -177,7 +179,7 @@ def test_resume_keeps_finished_runs_and_reruns_one_that_never_called_a_model(tmp
     # A previous session started null's run and died before its first call (no ledger row).
     journal.append(root / journal.JOURNAL, "started", RunKey("suite/t1", "null", 0), pid=1)
     first = bench(root, tmp_path / "suite", [NULL])
-    assert [(r.contestant, r.outcome) for r in first.rows] == [("null", "done")]
+    assert [(r.contestant, r.outcome) for r in first.rows] == [("null", "no_change")]
     events = [json.loads(line)["event"] for line in (root / journal.JOURNAL).open()]
     assert events == ["started", "released", "started", "finished"]
 

@@ -24,16 +24,18 @@ import pytest
 import tomli_w
 import yaml
 
+from stepswitch.agent.workers import check_keys
 from stepswitch.bench import journal
+from stepswitch.bench.cluster_access import scheduler_access
 from stepswitch.bench.contestants import BuiltinContestant, PolicyContestant
 from stepswitch.bench.executor import inline_executor
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.runner import BenchResult, BenchSpec, run_bench
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.travel import RemoteJob, TaskFiles, TravellingContestant
-from stepswitch.errors import UsageError
+from stepswitch.errors import AuthError, UsageError
 from stepswitch.ledger import open_ledger
-from stepswitch.registry.presets import clear_cache
+from stepswitch.registry.presets import clear_cache, load_registry
 
 distributed = pytest.importorskip("distributed")
 
@@ -256,11 +258,11 @@ def test_a_travelling_task_whose_files_changed_on_the_way_is_refused(tmp_path: P
 def test_a_scheduler_address_that_is_not_one_or_not_there_is_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    with pytest.raises(UsageError, match="give the scheduler's address, tcp://HOST:PORT"):
-        cluster.connect("127.0.0.1:8786")
+    with pytest.raises(UsageError, match="give the scheduler's address, tls://HOST:PORT"):
+        scheduler_access("127.0.0.1:8786", None)
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
     with pytest.raises(UsageError, match=r"tcp://127\.0\.0\.1:9: cannot reach the scheduler"):
-        cluster.connect("tcp://127.0.0.1:9")
+        cluster.connect(scheduler_access("tcp://127.0.0.1:9", None, insecure_loopback=True))
 
 
 def test_a_policy_without_a_cap_cannot_go_to_a_cluster(tmp_path: Path) -> None:
@@ -291,7 +293,8 @@ def test_ctrl_c_stops_the_runs_on_the_workers_and_the_same_command_resumes(
         command = [
             sys.executable, "-m", "stepswitch", "bench", "run", "--suite", str(TASK),
             "--contestant", "oracle", "--contestant", slow.path, "--script", f"slow={slow.script}",
-            "--scheduler", lc.scheduler_address, "--out", str(out), "--sandbox", "auto",
+            "--scheduler", lc.scheduler_address, "--insecure-loopback-scheduler",
+            "--out", str(out), "--sandbox", "auto",
         ]  # fmt: skip
         first = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -317,11 +320,43 @@ def test_ctrl_c_stops_the_runs_on_the_workers_and_the_same_command_resumes(
         assert not [r for r in ledger.rows() if r.status == "reserved"]
 
 
+KEY = "SSW_TEST_CLUSTER_KEY"
+
+
+def _own_environment(name: str) -> str | None:
+    """Run on a worker: the variable in that process's environment."""
+    return os.environ.get(name)
+
+
 @pytest.mark.slow
-def test_a_worker_without_the_policys_key_is_refused_by_name_before_anything_runs(
-    client: Any, monkeypatch: pytest.MonkeyPatch
+def test_a_worker_started_without_keys_runs_a_policy_whose_provider_needs_one(
+    registry: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    policy = PolicyContestant("ladder", str(REPO / "bench/policies/tokenfactory-ladder.toml"))
-    with pytest.raises(UsageError, match=r"on worker tcp://127\.0\.0\.1:\d+: .*NEBIUS_API_KEY"):
-        cluster.check_worker_keys(client, [ORACLE, policy])
-    cluster.check_worker_keys(client, [ORACLE, NULL])  # the built-ins need no key
+    """The key goes with the task run: the workers' environment never holds it."""
+    keyed = tmp_path / "registry"
+    shutil.copytree(os.environ["SSW_REGISTRY"], keyed)
+    preset = keyed / "providers/scripted.toml"
+    preset.write_text(f'api_key_env = "{KEY}"\n' + preset.read_text())
+    monkeypatch.setenv("SSW_REGISTRY", str(keyed))
+    monkeypatch.delenv(KEY, raising=False)
+    monkeypatch.setenv("SSW_TEST_CLUSTER_MARK", "inherited")  # control: the probe sees env
+    clear_cache()
+    contestant = ladder(tmp_path / "p")
+    try:
+        with pytest.raises(AuthError, match=KEY):  # control: its provider needs the key
+            check_keys(contestant.load_policy(), load_registry(), {})
+        with local_cluster() as lc, distributed.Client(lc, set_as_default=False) as c:
+            monkeypatch.setenv(KEY, "key-for-this-bench")  # here only, after the workers started
+            result = bench(tmp_path / "b6", [contestant], cluster.cluster_executor(c), workers=1)
+            held = c.run(_own_environment, KEY)
+            marks = c.run(_own_environment, "SSW_TEST_CLUSTER_MARK")
+            assert cluster.workers_holding_keys(c) == {}
+    finally:
+        clear_cache()
+    (row,) = result.rows
+    assert (row.outcome, row.passed) == ("done", True), row.reason
+    assert set(marks.values()) == {"inherited"}
+    assert set(held.values()) == {None}  # the workers' own environment: no key
+    assert "key-for-this-bench" not in "".join(
+        p.read_text(errors="replace") for p in result.root.rglob("*") if p.is_file()
+    )

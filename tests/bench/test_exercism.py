@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from stepswitch.bench.exercism import import_exercism
+from stepswitch.bench.import_source import LINKS_NOT_FOLLOWED
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
 from tests.ssw_cli import run_ssw_cli
@@ -131,7 +132,7 @@ def test_a_config_that_names_a_file_outside_the_exercise_or_a_link_is_refused(
     (tmp_path / "ex" / "linked" / "linked.py").symlink_to(tmp_path / "secret.py")
     found = import_exercism(tmp_path / "ex", tmp_path / "suite")
     assert [(e.name, e.why) for e in found] == [
-        ("linked", "the stub file linked.py is a link: only files are taken"),
+        ("linked", f"linked.py {LINKS_NOT_FOLLOWED}"),
         ("outside", "../../secret.py: a path outside the exercise"),
     ]
     assert not (tmp_path / "suite").exists() or not any((tmp_path / "suite").iterdir())

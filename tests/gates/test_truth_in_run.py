@@ -139,6 +139,9 @@ def test_bytecode_planted_by_the_run_tool_is_not_what_the_gates_test(tmp_path: P
         done("mean divides by n + 1"),
         tool("run", command=PLANT),
         done("fixed, without touching the source"),
+        # The edit: a comment (the bug stays), or the run would end no_change before any gate
+        # ran; the planted bytecode holds the fix.
+        tool("edit", path="calc/ops.py", old=BUG_LINE, new=f"{BUG_LINE}  # see the bytecode"),
         done("the tests still fail"),  # triage, on the last rung
         tool("run", command=PLANT),
         done("tried again"),

@@ -3,10 +3,12 @@
 plan -> navigate -> read -> run -> edit -> GATES -> (triage -> edit -> GATES)* -> review ->
 summarize
 
-After `after_gate_failures` failures on one rung, or when a rung runs out of steps, the next
-rung of the ladder takes the task over with every failure report so far; past the last rung the
-run stops (`gates_failed` or `limit`). A rejecting review sends the task back to edit once; a
-review that gives no verdict never approves.
+After `after_gate_failures` failures on one rung, as many edit steps that changed nothing, or
+when a rung runs out of its own steps (its edit, run and triage calls), the next rung of the
+ladder takes the task over with every failure report so far; past the last rung the run stops
+(`gates_failed`, `no_change` or `limit`). An empty change is never gated, reviewed or `done`. A
+rejecting review sends the task back to edit once; a review that gives no verdict never
+approves.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from stepswitch.agent.ladder import RungExhausted
+from stepswitch.agent.ladder import EscalationRule, RungExhausted
 from stepswitch.agent.phase import PhaseResult, review_change, run_phase
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
@@ -80,7 +82,7 @@ class StepMachine:
         self.read_diff = read_diff
         self.result = MachineResult()
 
-    def _escalate(self, reason: str, outcome_at_top: str) -> None:
+    def _escalate(self, reason: str, outcome_at_top: str, rule: EscalationRule) -> None:
         s = self.session
         level = s.ladder.climb(reason, outcome_at_top)
         s.events.emit(
@@ -91,6 +93,7 @@ class StepMachine:
                 to_level=level,
                 to_worker=s.ladder.worker,
                 reason=reason,
+                rule=rule,
             )
         )
 
@@ -100,7 +103,7 @@ class StepMachine:
                 return run_phase(self.session, self.ws, step_type, self.brief)
             except RungExhausted as exc:
                 # The last rung out of steps is a limit, not a gate failure.
-                self._escalate(str(exc), "limit")
+                self._escalate(str(exc), "limit", exc.rule)
 
     def _summary(self, outcome: PhaseResult) -> str:
         if outcome.finished:
@@ -109,10 +112,11 @@ class StepMachine:
 
     def run(self) -> MachineResult:
         b = self.brief
-        b.plan = self._summary(self._phase(StepType.PLAN))
-        b.files = self._summary(self._phase(StepType.NAVIGATE))
-        b.notes = self._summary(self._phase(StepType.READ))
-        b.observed = self._summary(self._phase(StepType.RUN))
+        # A continued run's brief holds what the earlier run's steps answered: not asked again.
+        b.plan = b.plan or self._summary(self._phase(StepType.PLAN))
+        b.files = b.files or self._summary(self._phase(StepType.NAVIGATE))
+        b.notes = b.notes or self._summary(self._phase(StepType.READ))
+        b.observed = b.observed or self._summary(self._phase(StepType.RUN))
         sent_back = False
         while True:
             before_edit = getattr(self.gates, "before_edit", None)
@@ -120,6 +124,9 @@ class StepMachine:
                 before_edit()
             self._phase(StepType.EDIT)
             b.diff, b.changed = self.read_diff()
+            if not b.changed:
+                self._changed_nothing()
+                continue
             if not self._gates_pass():
                 b.diagnosis = self._summary(self._phase(StepType.TRIAGE))
                 continue
@@ -177,8 +184,26 @@ class StepMachine:
         b.gate_report = suite.report
         reason = s.ladder.gates_failed()
         if reason is not None:
-            self._escalate(reason, "gates_failed")
+            self._escalate(reason, "gates_failed", "gate_failures")
         return False
+
+    def _changed_nothing(self) -> None:
+        """The edit step left the tree as the base commit has it: nothing to gate or review.
+        The editor is told so; the rung's tries for it are its tries for failing gates."""
+        s, b = self.session, self.brief
+        s.events.notice(f"the edit step changed no file (rung {s.ladder.level})")
+        if b.gate_report:
+            b.earlier_gate_reports = [*b.earlier_gate_reports, b.gate_report][
+                -EARLIER_REPORTS_KEPT:
+            ]
+        b.gate_report = (
+            "Your edit step changed no file: the tree is exactly as the task found it (an edit "
+            "whose old text did not match is refused and changes nothing). Make the change "
+            "with `edit` (exact old text, as `read` shows it) or `write_file`."
+        )
+        reason = s.ladder.changed_nothing()
+        if reason is not None:
+            self._escalate(reason, "no_change", "no_change")
 
     def _review(self) -> tuple[Verdict, str]:
         s = self.session

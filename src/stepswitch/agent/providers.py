@@ -9,6 +9,7 @@ import httpx
 
 from stepswitch.policy.model import WorkerConfig
 from stepswitch.registry.presets import ProviderSpec
+from stepswitch.registry.trust import Destination, Trust, check_destination
 from stepswitch.wire.client import HttpProvider, new_http_client, warm_up_http
 from stepswitch.wire.open import open_provider
 from stepswitch.wire.provider import Provider
@@ -19,7 +20,8 @@ ProviderFactory = Callable[[str, WorkerConfig], Provider]
 
 class HttpProviders:
     """A ProviderFactory over the registry: keys from `env`, base URLs overridable per preset
-    (the scripted preset's loopback server), one httpx client for the https workers and one for
+    (the scripted preset's loopback server), every URL checked against `trust` before its
+    first call (registry/trust.py), one httpx client for the https workers and one for
     the plain-http ones (local servers: no CA bundle to load), each made on first use."""
 
     def __init__(
@@ -28,9 +30,11 @@ class HttpProviders:
         *,
         env: Mapping[str, str] | None = None,
         base_urls: Mapping[str, str] | None = None,
+        trust: Trust | None = None,
     ) -> None:
         self.registry = registry
         self.env = env
+        self.trust = trust or Trust()
         self.base_urls = dict(base_urls or {})
         self._clients: dict[bool, httpx.Client] = {}  # tls -> one connection pool
         self._open: dict[str, HttpProvider] = {}
@@ -46,6 +50,8 @@ class HttpProviders:
         if name not in self._open:
             spec = self.registry[worker.provider]
             base_url = self.base_urls.get(worker.provider, worker.base_url) or spec.base_url
+            where = f"workers.{name} ({spec.name})"
+            check_destination(Destination(where, spec.api_key_env, base_url), self.trust)
             self._open[name] = open_provider(
                 spec,
                 worker.model,

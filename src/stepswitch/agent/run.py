@@ -21,6 +21,7 @@ from stepswitch.agent.session import Session
 from stepswitch.agent.tier_memory import KIND_TAG, recall
 from stepswitch.agent.tools.execute import execute_call
 from stepswitch.agent.workers import is_scripted, worker_models
+from stepswitch.agent.workspace.continued import Resume
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.agent.workspace.stops import run_ending
 from stepswitch.agent.workspace.worktree import (
@@ -29,6 +30,7 @@ from stepswitch.agent.workspace.worktree import (
     commit_all,
     diff_stats,
     diff_text,
+    unsaved_paths,
 )
 from stepswitch.errors import HarnessError, Interrupted, RunStopped, SswError, UsageError
 from stepswitch.ledger import Budget, Ledger
@@ -84,8 +86,7 @@ def run_task(
     allow_dirty: bool = False,
     baseline_gates: Sequence[Mapping[str, object]] = (),  # the gates before any edit (pre-flight)
     tree: TreeGit | None = None,  # the work tree's git, named outright; None: the checkout's own
-    earlier: str = "",  # `--continue`: what the steps are told of the earlier run
-    continues: str | None = None,  # `--continue`: the earlier run's id
+    resume: Resume | None = None,  # `--continue`: where the earlier run stopped
     prices_read: Sequence[PricesRead] = (),  # prices read from model lists for this run
 ) -> RunRecord:
     if not task.strip():
@@ -108,6 +109,8 @@ def run_task(
         policy_path=_policy_path(policy, repo_root),
         policy_sha256=policy_sha256(policy),
         policy=policy.model_dump(mode="json"),
+        policy_flags=policy.flags,
+        policy_before_flags=policy.before_flags,
         prices={
             name: m.price.model_dump(mode="json") if isinstance(m.price, Price) else None
             for name, m in models.items()
@@ -115,7 +118,7 @@ def run_task(
         prices_read=list(prices_read),
         scripted=is_scripted(policy),
         allow_dirty=allow_dirty,
-        continues=continues,
+        continues=resume.run_id if resume else None,
         baseline_gates=[GateRecord.model_validate(g) for g in baseline_gates],
         tags=dict(tags or {}),
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -139,7 +142,7 @@ def run_task(
         deadline=deadline,
         tags=tags,
         min_output_tokens=policy.limits.min_output_tokens,
-        start_level=record.tier_memory.level if record.tier_memory else 0,
+        start_level=_start_level(record, resume, policy),
     )
 
     def read_diff() -> tuple[str, list[str]]:
@@ -149,7 +152,7 @@ def run_task(
     machine = StepMachine(
         session,
         workspace,
-        TaskBrief(task=f"{task}\n\n{earlier}" if earlier else task, layout=layout.output),
+        _brief(task, layout.output, resume),
         gates,
         read_diff,
     )
@@ -213,11 +216,31 @@ def run_task(
         return record
 
 
+def _brief(task: str, layout: str, resume: Resume | None) -> TaskBrief:
+    """What the first step is told; a continued run's, with what its earlier steps answered."""
+    if resume is None:
+        return TaskBrief(task=task, layout=layout)
+    brief = TaskBrief(task=f"{task}\n\n{resume.note}", layout=layout)
+    for name, text in resume.brief.items():
+        setattr(brief, name, text)
+    return brief
+
+
+def _start_level(record: RunRecord, resume: Resume | None, policy: Policy) -> int:
+    """The rung the run starts on: where a continued run stopped, else tier memory's, else 0."""
+    if resume is not None:
+        return min(resume.level, len(policy.escalation.ladder) - 1)
+    return record.tier_memory.level if record.tier_memory else 0
+
+
 def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path | None) -> None:
     """Commit what the work tree holds. When that fails (git failing, a full disk), the run
     ends as `error` saying so and where the work is, and the caller keeps the work tree."""
     try:
-        record.commit = commit_all(worktree, message)
+        made = commit_all(worktree, message)
+        # Nothing new to commit: a continued run's branch may still hold the change it judged.
+        head = made or worktree.git.head()
+        record.commit = head if head != record.base_commit else None
     except Exception as exc:
         why = str(exc)
         if repo_root is not None:
@@ -229,6 +252,8 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
         )
         _ended(record, outcome, reason, 1)
         return
+    if record.commit is None:
+        return  # the tree is the base commit's: no commit, no changed file
     try:
         stats = diff_stats(worktree.git, record.commit)
     except (SswError, OSError):
@@ -238,8 +263,10 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
 
 def _where(record: RunRecord, worktree: Worktree) -> str:
     """Where a run whose record could not be written left its work, in words."""
-    if record.commit is None:
+    if record.commit is None and unsaved_paths(worktree):
         return f"its work is not committed: it stays in {worktree.path}"
+    if record.commit is None:
+        return f"it changed nothing (branch {worktree.branch})"
     if not record.changed_files:
         return f"it changed nothing (branch {worktree.branch})"
     return f"its work is committed on branch {worktree.branch} at {record.commit[:12]}"

@@ -128,7 +128,7 @@ class Session:
             raise RunStopped("limit", f"the run used its {limits.max_steps} steps (max_steps)")
         if time.monotonic() >= self.deadline:
             raise RunStopped("limit", f"the run used its wall time ({limits.wall_time_s:g} s)")
-        if on_rung:  # reviewer and second opinion are named workers, outside the ladder
+        if on_rung:  # only the rung's own edit, run and triage calls use its steps
             self.ladder.take_step()
 
     def call(self, spec: CallSpec) -> tuple[Completion, CallFacts]:
@@ -184,7 +184,11 @@ class Session:
             cache=w.cache,
             carry_reasoning=w.carry_reasoning,
         )
-        self._check_limits(on_rung=spec.worker is None)
+        routed_to = came_from[0] if came_from else choice.name
+        # A named worker (reviewer, second opinion) is outside the ladder, whatever its name.
+        self._check_limits(
+            on_rung=spec.worker is None and self.ladder.counts(spec.step_type, routed_to)
+        )
         prompt = prompt_text(spec)
         previous = self._last_prompt.get(choice.name, "")
         self._last_prompt[choice.name] = prompt

@@ -1,4 +1,5 @@
-"""Task runs on a Dask distributed cluster: `ssw bench run --scheduler tcp://HOST:PORT` (ADR 0029).
+"""Task runs on a Dask distributed cluster: `ssw bench run --scheduler tls://HOST:PORT` (ADR 0029,
+0049: who may reach the scheduler is cluster_access.py's).
 
 The machine that runs `ssw bench run` keeps the bench: its folder, journal and ledger. Before a
 task run is sent, its whole dollar cap (the policy's `limits.budget_usd`) is reserved in that
@@ -9,8 +10,9 @@ place of the reservation. A run whose worker is lost is counted at its whole res
 never sent again: the first try of a submission marks it started on the scheduler, and a second
 try (Dask re-runs a task whose worker died) finds the mark and refuses.
 
-Keys come from each worker's own environment; none travels through the scheduler. Ctrl-C sets a
-stop event per run out: its worker sends SIGTERM to the run's process group, and the run
+Keys go from this machine with each task run, only those its policy names, over the scheduler's
+TLS connection, and on the worker only into the process that runs it (cluster_keys.py). Ctrl-C
+sets a stop event per run out: its worker sends SIGTERM to the run's process group, and the run
 records itself as interrupted, as in a local bench.
 """
 
@@ -24,7 +26,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -34,7 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.bench import journal
-from stepswitch.bench.contestants import BuiltinContestant, Contestant
+from stepswitch.bench.cluster_access import SchedulerAccess
+from stepswitch.bench.cluster_keys import TaskRunKeys, keys_for, secret_names
+from stepswitch.bench.contestants import BuiltinContestant, Contestant, provider_env
 from stepswitch.bench.readback import lost_row, scrubbed
 from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.bench.travel import (
@@ -75,13 +78,18 @@ def _distributed() -> Any:
 # --- the machine that runs the bench ---
 
 
-def connect(address: str) -> Any:
-    """A client of the scheduler at `address`, once every worker runs this same ssw."""
-    if not address.startswith(("tcp://", "tls://")):
-        raise UsageError(f"--scheduler {address!r}: give the scheduler's address, tcp://HOST:PORT")
+def connect(access: SchedulerAccess) -> Any:
+    """A client of the scheduler `access` names (checked before: cluster_access.py), once every
+    worker runs this same ssw."""
+    address = access.address
     distributed = _distributed()
     try:
-        client = distributed.Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        client = distributed.Client(
+            address,
+            security=access.security(),
+            timeout=CONNECT_TIMEOUT_S,
+            set_as_default=False,
+        )
     except (OSError, TimeoutError) as exc:
         raise UsageError(f"--scheduler {address}: cannot reach the scheduler ({exc})") from None
     try:
@@ -95,7 +103,8 @@ def connect(address: str) -> Any:
         if not identities:
             raise UsageError(
                 f"--scheduler {address}: the scheduler has no workers; start one on each "
-                f"machine with `dask worker {address}` (the provider keys in its environment)"
+                f"machine with `dask worker {address}` and the worker's certificate (ssw bench "
+                "cluster-certs prints the line), no provider key in its environment"
             )
         mine = code_identity()
         for worker, theirs in sorted(identities.items()):
@@ -110,44 +119,30 @@ def connect(address: str) -> Any:
     return client
 
 
-def check_worker_keys(client: Any, contestants: list[Contestant]) -> None:
-    """Every worker holds the provider keys the policies need, in its own environment: a
-    UsageError naming the worker and the variable (never a value) when one does not."""
-    policies = [
-        TravellingContestant.of(c).policy
-        for c in contestants
-        if not isinstance(c, BuiltinContestant)
-    ]
-    if not policies:
-        return
-    try:
-        answers = client.run(_missing_keys, policies)
-    except Exception as exc:
-        raise UsageError(
-            f"--scheduler: a worker could not check its keys ({type(exc).__name__}: {exc})"
-        ) from None
-    for worker, missing in sorted(answers.items()):
-        if missing:
-            raise UsageError(f"--scheduler: on worker {worker}: {missing}")
-
-
-def _missing_keys(policies: list[str]) -> str:
-    """On a worker: the first provider key its environment lacks, in words; '' when none."""
-    from stepswitch.agent.workers import check_keys
-    from stepswitch.errors import SswError
-    from stepswitch.policy.model import load_policy
+def run_keys(contestant: Contestant) -> TaskRunKeys:
+    """The provider keys a task run of `contestant` needs, from this machine (an AuthError
+    naming the first missing one); none for the built-ins."""
+    if isinstance(contestant, BuiltinContestant):
+        return TaskRunKeys()
     from stepswitch.registry.presets import load_registry
 
-    registry = load_registry()
-    with tempfile.TemporaryDirectory(prefix="ssw-keys-") as tmp:
-        for n, text in enumerate(policies):
-            path = Path(tmp) / f"policy-{n}.toml"
-            path.write_text(text, encoding="utf-8")
-            try:
-                check_keys(load_policy(path), registry, os.environ)
-            except SswError as exc:
-                return str(exc)
-    return ""
+    policy = contestant.load_policy()
+    providers = [worker.provider for worker in policy.workers.values()]
+    return keys_for(providers, load_registry(), provider_env())
+
+
+def workers_holding_keys(client: Any) -> dict[str, list[str]]:
+    """The workers whose own environment holds variables that look like keys, and their names
+    (never a value): a worker needs none, so each is a key exposed for its whole life."""
+    try:
+        found: dict[str, list[str]] = client.run(_secret_names_here)
+    except Exception:  # a notice only: a worker that cannot say is not a reason to stop
+        return {}
+    return {worker: names for worker, names in sorted(found.items()) if names}
+
+
+def _secret_names_here() -> list[str]:
+    return secret_names(os.environ)
 
 
 def worker_threads(client: Any) -> int:
@@ -222,6 +217,7 @@ class ClusterExecutor(Executor):
                 sandbox=ctx.sandbox,
                 network=ctx.network,
                 identity=code_identity(),
+                keys=run_keys(job.contestant),
             )
         except BaseException:
             release_task_run(ledger, reservation)
@@ -360,7 +356,7 @@ def run_on_worker(job: RemoteJob) -> RemoteOutcome:
             job.key.attempt,
         )
         (tmp / "job.pickle").write_bytes(pickle.dumps(task_job))
-        code = _run_child(tmp, stop)
+        code = _run_child(tmp, stop, job.keys)
         return _outcome(job, root, tmp / "result.pickle", code)
 
 
@@ -396,10 +392,12 @@ def _answered(runner: subprocess.Popen[bytes], wait_s: float) -> bool | None:
     return runner.stdout.readline() == b"done\n"
 
 
-def _run_child(tmp: Path, stop: Any) -> int:
+def _run_child(tmp: Path, stop: Any, keys: TaskRunKeys) -> int:
     runner = _runner()
     assert runner.stdin is not None
-    job = f"{tmp / 'job.pickle'}\t{tmp / 'result.pickle'}\t{tmp / 'child.log'}\n"
+    # The keys down the pipe with the job: never in job.pickle, the worker's environment or argv.
+    paths = f"{tmp / 'job.pickle'}\t{tmp / 'result.pickle'}\t{tmp / 'child.log'}"
+    job = f"{paths}\t{keys.as_line()}\n"
     try:
         runner.stdin.write(job.encode())
         runner.stdin.flush()

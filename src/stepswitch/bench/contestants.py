@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -25,6 +25,7 @@ from stepswitch.errors import UsageError
 from stepswitch.fakes.scripted import load_script, start_scripted_server
 from stepswitch.policy.model import Policy, load_policy, validate_policy
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec
+from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
 from stepswitch.util.keys import held_keys
 
 BUILTINS: tuple[str, ...] = ("oracle", "null")
@@ -118,6 +119,7 @@ class PolicyContestant:
     name: str
     path: str  # the policy file as given (relative to where the bench runs)
     script: str | None = None  # replies for workers on the scripted provider, per task run
+    trust: Trust = field(default_factory=Trust)  # hosts the user trusts with a key (ADR 0048)
 
     @property
     def kind(self) -> ContestantKind:
@@ -144,7 +146,9 @@ class PolicyContestant:
             server, _ = start_scripted_server(load_script(Path(self.script)))
             stack.callback(server.stop)
             base_urls[SCRIPTED_PROVIDER] = server.base_url
-        providers = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
+        providers = HttpProviders(
+            registry, env=provider_env(), base_urls=base_urls, trust=self.trust
+        )
         stack.callback(providers.close)
         return providers
 
@@ -157,9 +161,12 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def parse_contestants(specs: list[str], scripts: dict[str, Path]) -> list[Contestant]:
+def parse_contestants(
+    specs: list[str], scripts: dict[str, Path], trust: Trust | None = None
+) -> list[Contestant]:
     """`oracle`, `null` or a policy file (named by its file's stem); `scripts` maps a policy
-    contestant's name to its script. Every problem is a UsageError before anything runs."""
+    contestant's name to its script; `trust`, the hosts the user trusts with a key. Every
+    problem is a UsageError before anything runs."""
     if not specs:
         raise UsageError("name at least one --contestant: oracle, null or a policy file")
     found: list[Contestant] = []
@@ -186,7 +193,8 @@ def parse_contestants(specs: list[str], scripts: dict[str, Path]) -> list[Contes
             )
         if script is not None:
             load_script(script)
-        found.append(PolicyContestant(name, _shown(path), _shown(script) if script else None))
+        shown_script = _shown(script) if script else None
+        found.append(PolicyContestant(name, _shown(path), shown_script, trust or Trust()))
     names = [c.name for c in found]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -195,3 +203,17 @@ def parse_contestants(specs: list[str], scripts: dict[str, Path]) -> list[Contes
     if unused:
         raise UsageError(f"--script names no contestant: {', '.join(unused)}")
     return found
+
+
+def keys_line(
+    contestants: list[Contestant], registry: dict[str, ProviderSpec], trust: Trust
+) -> str | None:
+    """Every policy contestant's workers checked against the hosts the user trusts
+    (registry/trust.py): the line naming each host that will receive a key, or None."""
+    destinations = [
+        destination
+        for contestant in contestants
+        if isinstance(contestant, PolicyContestant)
+        for destination in worker_destinations(contestant.load_policy().workers, registry)
+    ]
+    return check_destinations(destinations, trust)

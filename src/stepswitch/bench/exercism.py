@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from stepswitch.bench.humaneval import patch_of
+from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder
 from stepswitch.bench.task import imported_pyproject, imported_task_toml, write_task_folder
 from stepswitch.errors import UsageError
 
@@ -128,24 +130,30 @@ def exercise_files(folder: Path, source: str) -> tuple[str, dict[str, str]]:
 
 
 def import_exercism(source: Path, out: Path) -> list[Exercise]:
-    """Every exercise folder of `source` (one holding .docs/ or .meta/) as a task under `out`."""
+    """Every exercise folder of `source` (one holding .docs/ or .meta/) as a task under `out`,
+    each read from a copy import_source made of it (no link followed, sizes bounded)."""
     if not source.is_dir():
         raise UsageError(f"{source}: no such folder of exercises")
     marks = (".meta", ".docs")
-    folders = sorted(p for p in source.iterdir() if any((p / m).is_dir() for m in marks))
-    if not folders:
-        raise UsageError(f"{source}: no exercise folders (a folder holding .meta/ or .docs/)")
-    found = []
-    for folder in folders:
-        try:
-            task_id, files = exercise_files(folder, source.name)
-        except ValueError as why:
-            found.append(Exercise(folder.name, str(why)))
-            continue
-        dest = out / task_id
-        if dest.exists():
-            found.append(Exercise(folder.name, f"{dest} exists: import into an empty folder"))
-            continue
-        write_task_folder(dest, files)
-        found.append(Exercise(folder.name, "", dest))
-    return found
+    with SourceFolder(source) as tree, tempfile.TemporaryDirectory(prefix="ssw-import-") as tmp:
+        names, links = tree.folders()
+        folders = [n for n in names if any(tree.exists(f"{n}/{m}") for m in marks)]
+        linked = [n for n in links if any((source / n / m).is_dir() for m in marks)]
+        if not folders and not linked:
+            raise UsageError(f"{source}: no exercise folders (a folder holding .meta/ or .docs/)")
+        found = [Exercise(name, f"{name} {LINKED_TASK}") for name in linked]
+        for name in folders:
+            copy = Path(tmp) / name
+            try:
+                tree.copy(name, copy, Allowance())
+                task_id, files = exercise_files(copy, source.name)
+            except ValueError as why:
+                found.append(Exercise(name, str(why)))
+                continue
+            dest = out / task_id
+            if dest.exists():
+                found.append(Exercise(name, f"{dest} exists: import into an empty folder"))
+                continue
+            write_task_folder(dest, files)
+            found.append(Exercise(name, "", dest))
+    return sorted(found, key=lambda e: e.name)

@@ -37,6 +37,7 @@ import tomli_w
 
 from stepswitch.bench.grading_layout import copy_tree, is_test_file
 from stepswitch.bench.harbor_foreign import Refused, import_foreign, reference_patch
+from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder, SourceRefused
 from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import Task, brief_of, load_suite, load_task
 from stepswitch.errors import SswError, UsageError
@@ -280,18 +281,24 @@ def import_task(folder: Path, out: Path) -> Path:
 
 
 def import_harbor(source: Path, out: Path) -> list[Imported]:
-    """Every task folder of `source` (a folder holding task.toml) as an ssw task in `out`."""
+    """Every task folder of `source` (a folder holding task.toml) as an ssw task in `out`, each
+    read from a copy import_source made of it (no link followed, sizes bounded)."""
     if not source.is_dir():
         raise UsageError(f"{source}: no such folder of Harbor tasks")
-    folders = sorted(p for p in source.iterdir() if (p / "task.toml").is_file())
-    if not folders:
-        raise UsageError(f"{source}: no task folders (a folder holding task.toml)")
-    out.mkdir(parents=True, exist_ok=True)
-    found = []
-    for folder in folders:
-        try:
-            found.append(Imported(folder.name, import_task(folder, out)))
-        except (Refused, KeyError, tomllib.TOMLDecodeError) as exc:
-            why = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
-            found.append(Imported(folder.name, None, why))
-    return found
+    with SourceFolder(source) as tree, tempfile.TemporaryDirectory(prefix="ssw-import-") as tmp:
+        names, links = tree.folders()
+        folders = [name for name in names if tree.exists(f"{name}/task.toml")]
+        linked = [name for name in links if (source / name / "task.toml").is_file()]
+        if not folders and not linked:
+            raise UsageError(f"{source}: no task folders (a folder holding task.toml)")
+        out.mkdir(parents=True, exist_ok=True)
+        found = [Imported(name, None, f"{name} {LINKED_TASK}") for name in linked]
+        for name in folders:
+            copy = Path(tmp) / name
+            try:
+                tree.copy(name, copy, Allowance())
+                found.append(Imported(name, import_task(copy, out)))
+            except (Refused, SourceRefused, KeyError, tomllib.TOMLDecodeError) as exc:
+                why = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+                found.append(Imported(name, None, why))
+    return sorted(found, key=lambda task: task.name)

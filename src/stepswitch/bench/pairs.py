@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.bench.humaneval import patch_of
+from stepswitch.bench.import_source import Allowance, SourceFolder, text_of
 from stepswitch.bench.task import imported_pyproject, imported_task_toml, write_task_folder
 from stepswitch.errors import UsageError
 
@@ -81,44 +82,57 @@ def _defines(text: str, name: str, which: str) -> None:
         raise ValueError(f"the {which} program defines no function {name}")
 
 
-def _cases(path: Path) -> str:
+def _cases(text: str, file: str) -> str:
     """The data's lines, checked to be [[args], expected]; the text as it is."""
-    if not path.is_file() or path.is_symlink():
-        raise ValueError(f"no test data {path.name}")
-    text = path.read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
-        raise ValueError(f"{path.name} has no test case")
+        raise ValueError(f"{file} has no test case")
     for n, line in enumerate(lines, start=1):
         try:
             case = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path.name} line {n} is not JSON ({exc.msg})") from exc
+            raise ValueError(f"{file} line {n} is not JSON ({exc.msg})") from exc
         if not (isinstance(case, list) and len(case) == 2 and isinstance(case[0], list)):
-            raise ValueError(f"{path.name} line {n} is not [[args], expected]")
+            raise ValueError(f"{file} line {n} is not [[args], expected]")
     return "\n".join(lines) + "\n"
 
 
-def pair_files(name: str, buggy: Path, correct: Path, tests: Path) -> dict[str, str]:
-    """The task folder's files for program `name`; raises ValueError why it cannot be one."""
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        raise ValueError(f"{name!r} is not a module name ssw can give a task")
-    fixed = correct / f"{name}.py"
-    if not fixed.is_file() or fixed.is_symlink():
-        raise ValueError(f"no correct program {name}.py in {correct}")
-    try:
-        before, after = (buggy / f"{name}.py").read_text("utf-8"), fixed.read_text("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError("a program is not UTF-8 text") from exc
+@dataclass(frozen=True)
+class PairSources:
+    """The three folders of a pairs set, each read without following a link."""
+
+    buggy: SourceFolder
+    correct: SourceFolder
+    tests: SourceFolder
+
+    def read(self, name: str) -> tuple[str, str, str]:
+        """Program `name`'s buggy and correct text and its test data, within one allowance."""
+        allowance = Allowance()
+        found = []
+        for folder, file, what in (
+            (self.buggy, f"{name}.py", "buggy program"),
+            (self.correct, f"{name}.py", "correct program"),
+            (self.tests, f"{name}.json", "test data"),
+        ):
+            if not folder.exists(file):
+                raise ValueError(f"no {what} {file}")
+            shown = f"{folder.root.name}/{file}"
+            found.append(text_of(folder.read(file, allowance, shown), shown))
+        return found[0], found[1], found[2]
+
+
+def pair_files(name: str, before: str, after: str, data: str, source: str) -> dict[str, str]:
+    """The task folder's files for program `name` from `source` (the buggy folder's name);
+    raises ValueError why it cannot be one."""
     _defines(before, name, "buggy")
     _defines(after, name, "correct")
     if before == after:
         raise ValueError("the buggy and the correct program are the same")
-    cases = _cases(tests / f"{name}.json")
-    fields = {"name": name, "id": name.replace("_", "-"), "source": buggy.name}
+    cases = _cases(data, f"{name}.json")
+    fields = {"name": name, "id": name.replace("_", "-"), "source": source}
     return {
         "task.toml": imported_task_toml(
-            f"Program {name!r}, a buggy/correct pair from {buggy.name} (ssw bench import pairs).",
+            f"Program {name!r}, a buggy/correct pair from {source} (ssw bench import pairs).",
             fields["id"],
             "bugfix",
             timeout_s=300,
@@ -135,26 +149,30 @@ def pair_files(name: str, buggy: Path, correct: Path, tests: Path) -> dict[str, 
 
 
 def import_pairs(buggy: Path, correct: Path, tests: Path, out: Path) -> list[Pair]:
-    """Every `<name>.py` of `buggy` (but `__init__.py`) as a task under `out`."""
+    """Every `<name>.py` of `buggy` (but `__init__.py`) as a task under `out`; every file read
+    through import_source (no link followed, sizes bounded)."""
     for flag, folder in (("--buggy", buggy), ("--correct", correct), ("--tests", tests)):
         if not folder.is_dir():
             raise UsageError(f"{flag} {folder}: no such folder")
-    programs = sorted(
-        p.stem for p in buggy.glob("*.py") if p.name != "__init__.py" and not p.is_symlink()
-    )
-    if not programs:
-        raise UsageError(f"--buggy {buggy}: no <name>.py programs")
-    found = []
-    for name in programs:
-        try:
-            files = pair_files(name, buggy, correct, tests)
-        except ValueError as why:
-            found.append(Pair(name, str(why)))
-            continue
-        dest = out / name.replace("_", "-")
-        if dest.exists():
-            found.append(Pair(name, f"{dest} exists: import into an empty folder"))
-            continue
-        write_task_folder(dest, files)
-        found.append(Pair(name, "", dest))
+    with SourceFolder(buggy) as b, SourceFolder(correct) as c, SourceFolder(tests) as t:
+        sources = PairSources(b, c, t)
+        entries = [e for e in b.tree.entries(".") if e.name.endswith(".py")]
+        programs = sorted(e.name[:-3] for e in entries if e.name != "__init__.py")
+        if not programs:
+            raise UsageError(f"--buggy {buggy}: no <name>.py programs")
+        found = []
+        for name in programs:
+            try:
+                if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+                    raise ValueError(f"{name!r} is not a module name ssw can give a task")
+                files = pair_files(name, *sources.read(name), buggy.name)
+            except ValueError as why:
+                found.append(Pair(name, str(why)))
+                continue
+            dest = out / name.replace("_", "-")
+            if dest.exists():
+                found.append(Pair(name, f"{dest} exists: import into an empty folder"))
+                continue
+            write_task_folder(dest, files)
+            found.append(Pair(name, "", dest))
     return found

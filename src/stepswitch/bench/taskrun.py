@@ -303,14 +303,14 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
         return _release(job, why, budget_stop=budget_stop, interrupted=interrupted)
     loaded = loaded_run(record_dir)
     _from_record(row, record, loaded)
-    if record.commit:
-        (record_dir / "change.patch").write_text(
-            change_patch(copy, base, record.commit), encoding="utf-8", errors="surrogateescape"
-        )
+    patch = change_patch(copy, base, record.commit) if record.commit else ""  # no change: empty
+    (record_dir / "change.patch").write_text(patch, encoding="utf-8", errors="surrogateescape")
     if interrupted:
         row.reason = f"interrupted: {record.reason}; kept as a failure, not run again"
-    elif record.commit and row.outcome != "harness_error":
-        _grade_into(row, task, copy, record.commit, scratch, record_dir, sandbox)
+    elif row.outcome != "harness_error":
+        # A run that changed nothing has no commit: its tree is the base's, graded as such
+        # (null's runs check this way that the hidden tests fail on the untouched start).
+        _grade_into(row, task, copy, record.commit or base, scratch, record_dir, sandbox)
     gates = sum(g.duration_s for e in (loaded.of(GateVerdicts) if loaded else []) for g in e.gates)
     row.timings = {
         "setup_s": set_up - began,  # the copy, its base commit, the contestant's providers

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from stepswitch import __version__
+from stepswitch.bench.cluster_keys import TaskRunKeys
 from stepswitch.bench.contestants import BuiltinContestant, Contestant, PolicyContestant
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.results import ResultRow
@@ -135,6 +136,8 @@ class RemoteJob:
     sandbox: str
     network: bool
     identity: str  # code_identity() of the sender
+    # The provider keys this run needs (cluster_keys.py); never in a repr, a file or an env.
+    keys: TaskRunKeys = field(default_factory=TaskRunKeys, repr=False)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from stepswitch.cli.help import SswGroup
 from stepswitch.cli.init import init_command
 from stepswitch.cli.runs import runs_app
 from stepswitch.cli.site import serve_command, site_app
+from stepswitch.cli.trust_option import TrustEndpoints
 from stepswitch.errors import SswError, UsageError
 
 # Click's own errors (a bad option value, an unknown command), caught in main() below. Typer
@@ -118,6 +119,7 @@ def prices(ctx: typer.Context) -> None:
 def prices_refresh(
     provider: Annotated[str, typer.Argument(help="A provider preset name, e.g. tokenfactory.")],
     base_url: Annotated[str | None, typer.Option(help="Ask this URL instead.")] = None,
+    trust_endpoint: TrustEndpoints = None,
 ) -> None:
     """Read the provider's model list with pricing and rewrite the preset's prices."""
     from datetime import date
@@ -125,15 +127,18 @@ def prices_refresh(
     from stepswitch.registry.presets import clear_cache, get_provider, load_registry, preset_path
     from stepswitch.registry.price_list import not_refreshable
     from stepswitch.registry.refresh import refresh_prices
+    from stepswitch.registry.trust import Trust, check_sender
     from stepswitch.wire.open import api_key_from_env
 
     spec = get_provider(provider)
     if not spec.prices_endpoint:  # before asking for a key this could never use
         raise not_refreshable(spec, list(load_registry().values()))
+    url = _checked_url("--base-url", base_url)
+    check_sender(spec, url, Trust.named(trust_endpoint), typer.echo)
     changes = refresh_prices(
         spec,
         preset_path(provider),
-        base_url=_checked_url("--base-url", base_url),
+        base_url=url,
         api_key=api_key_from_env(spec),
         today=date.today(),
     )
@@ -160,12 +165,14 @@ def probe(
     timeout: Annotated[
         float, typer.Option("--timeout", min=0.1, help="Seconds each check's call may take.")
     ] = 60.0,
+    trust_endpoint: TrustEndpoints = None,
 ) -> None:
     """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache;
     each check's line printed as it ends. Exit 1 when a check the registry claims fails, or
     when no check got an answer."""
     from stepswitch.cli.outputs import writable_folder
     from stepswitch.registry.presets import get_provider, registry_dir
+    from stepswitch.registry.trust import Trust, check_sender
     from stepswitch.util.text import escape_controls
     from stepswitch.wire.probe import run_probe
     from stepswitch.wire.probe_report import (
@@ -179,6 +186,7 @@ def probe(
     spec = get_provider(provider)
     url = _checked_url("--base-url", base_url)
     root = writable_folder("--out", out or registry_dir())  # before the calls it would waste
+    check_sender(spec, url, Trust.named(trust_endpoint), typer.echo)
     typer.echo(f"probe {provider} / {model} at {url or spec.base_url}, {timeout:g} s a call")
     typer.echo(check_header())
     report = run_probe(
@@ -414,23 +422,34 @@ def run(
         typer.Option(
             "--continue",
             metavar="ID",
-            help="Go on from run ID (interrupted, limit or error): its change, task and policy; "
-            "its dollars count against the budget.",
+            help="Go on from run ID (interrupted, limit or error) where it stopped: its change, "
+            "task, policy, plan and summaries, on its rung; its dollars count against the "
+            "budget. Flags given now win.",
         ),
     ] = None,
+    replan: Annotated[
+        bool,
+        typer.Option(
+            "--replan", help="With --continue: plan and explore again instead of going on."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print run.json at the end.")] = False,
+    trust_endpoint: TrustEndpoints = None,
 ) -> None:
     """Run a task in a git worktree of PATH on a new branch ssw/<run-id>; commit the change.
     PATH must have no uncommitted changes (they would be left out) unless --allow-dirty."""
     from stepswitch.agent.task_input import read_task_file
     from stepswitch.cli.live import progress_output
     from stepswitch.cli.run import RunOptions, run_local
+    from stepswitch.registry.trust import Trust
     from stepswitch.util.text import escape_json_controls
 
     if task is not None and task_file is not None:
         raise UsageError("give the task with one of --task TEXT or --task-file F, not both")
     if task is None and task_file is None and continue_from is None:
         raise UsageError("give the task with exactly one of --task TEXT or --task-file F")
+    if replan and continue_from is None:
+        raise UsageError("--replan goes with --continue ID")
     if task_file is not None:
         task = read_task_file(task_file)
     options = RunOptions(
@@ -448,6 +467,8 @@ def run(
         network=network,
         model=model,
         continue_from=continue_from,
+        replan=replan,
+        trust=Trust.named(trust_endpoint),
     )
     with progress_output(as_json) as (print_line, sinks):
         record = run_local(options, print_line, extra_sinks=sinks)
@@ -479,7 +500,7 @@ def demo(
 ) -> None:
     """A full task on a sample repository with a SCRIPTED model: no key, no network needed.
     With --repo PATH, a scripted tour of your own repository instead."""
-    from stepswitch.cli.demo import run_demo, run_tour
+    from stepswitch.cli.demo import run_demo, run_tour, tour_exit_code
     from stepswitch.cli.live import progress_output
     from stepswitch.util.text import escape_json_controls
 
@@ -496,7 +517,7 @@ def demo(
             record = run_demo(directory, print_line, sandbox, sinks)
     if as_json:
         typer.echo(escape_json_controls(record.model_dump_json(indent=2)))
-    raise typer.Exit(record.exit_code or 0)
+    raise typer.Exit(tour_exit_code(record) if repo is not None else record.exit_code or 0)
 
 
 def _command_names(exc: ClickException) -> list[str]:

@@ -23,7 +23,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from stepswitch.cli.bench_cluster import cluster_certs as make_cluster_certs
+from stepswitch.cli.bench_cluster import connect_cluster, scheduler_access
 from stepswitch.cli.outputs import writable_file, writable_folder
+from stepswitch.cli.trust_option import TrustEndpoints
 from stepswitch.errors import UsageError
 from stepswitch.util.text import escape_controls, escape_json_controls
 
@@ -306,10 +309,21 @@ def run(
     scheduler: Annotated[
         str | None,
         typer.Option(
-            help="tcp://HOST:PORT of a Dask scheduler: run the task runs on its workers "
+            help="tls://HOST:PORT of a Dask scheduler: run the task runs on its workers "
             "(pip install 'stepswitch[cluster]'); the bench folder and ledger stay here."
         ),
     ] = None,
+    cluster_certs: Annotated[
+        Path | None,
+        typer.Option(help="For a tls:// scheduler: the folder ssw bench cluster-certs made."),
+    ] = None,
+    insecure_loopback_scheduler: Annotated[
+        bool,
+        typer.Option(
+            help="Allow a tcp:// scheduler on this machine's loopback: any local process can "
+            "then run code on its workers and read the keys the task runs carry."
+        ),
+    ] = False,
     out: Annotated[
         Path | None,
         typer.Option(help="The bench folder (default: bench/runs/<contestants.suites.kK>)."),
@@ -331,11 +345,12 @@ def run(
             "recorded in run.json; only those claims may use the bench as evidence."
         ),
     ] = None,
+    trust_endpoint: TrustEndpoints = None,
 ) -> None:
     """Run every contestant on every task, interleaved task by task, each run in a fresh copy of
     the task's repo, graded outside it; the same command resumes an interrupted bench."""
     from stepswitch.agent.workers import check_keys
-    from stepswitch.bench.contestants import parse_contestants, provider_env
+    from stepswitch.bench.contestants import keys_line, parse_contestants, provider_env
     from stepswitch.bench.executor import local_executor
     from stepswitch.bench.report import render_summary
     from stepswitch.bench.runner import BenchSpec, ExecutorFactory, run_bench
@@ -343,17 +358,24 @@ def run(
     from stepswitch.cli.run import sigterm_interrupts
     from stepswitch.ledger import Budget
     from stepswitch.registry.presets import load_registry
+    from stepswitch.registry.trust import Trust
     from stepswitch.util.keys import secrets_notice
     from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
+    # Before anything connects or runs.
+    access = scheduler_access(scheduler, cluster_certs, insecure_loopback_scheduler)
     claims = _registered_claims(claim or [])  # before anything runs: exit 2
     tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
-    contestants = parse_contestants(contestant, _scripts(script or []))
+    trust = Trust.named(trust_endpoint)
+    if trust.hosts and scheduler is not None:  # a cluster's workers trust the shipped hosts only
+        raise UsageError("--trust-endpoint is not carried to a cluster's workers; drop one of them")
+    contestants = parse_contestants(contestant, _scripts(script or []), trust)
     registry = load_registry()
+    keys = keys_line(contestants, registry, trust)  # a host no one trusts refuses here
     for c in contestants:
-        if c.kind == "policy" and scheduler is None:  # with one: each worker's own keys
+        if c.kind == "policy":  # on a cluster too: each task run takes its keys from here
             check_keys(c.load_policy(), registry, provider_env())  # AuthError: exit 2
     if budget_usd_total is not None:
         Budget("bench", "check", budget_usd_total)  # a UsageError for 0, inf, nan
@@ -370,29 +392,18 @@ def run(
             typer.echo(NONE_NOTICE, err=True)
             home = Path("<task run home>")  # only its name goes in: no folder to leave behind
             typer.echo(escape_controls(secrets_notice(child_env(os.environ, home))), err=True)
+        if keys:
+            typer.echo(keys, err=True)
         notice = cleaned_notice(clean_abandoned())  # what killed ssw processes left in $TMPDIR
         if notice:
             typer.echo(notice, err=True)
 
     executor: ExecutorFactory = local_executor
     client = None
-    if scheduler is not None:
-        from stepswitch.bench.cluster import (
-            cap_usd,
-            check_worker_keys,
-            cluster_executor,
-            connect,
-            worker_threads,
-        )
+    if access is not None:
+        from stepswitch.bench.cluster import cluster_executor, worker_threads
 
-        for c in contestants:
-            cap_usd(c)  # a UsageError for a policy without [limits] budget_usd
-        client = connect(scheduler)  # every worker on this ssw, or a UsageError
-        try:
-            check_worker_keys(client, contestants)
-        except BaseException:
-            client.close()
-            raise
+        client = connect_cluster(access, contestants)
         executor = cluster_executor(client)
         workers = workers or worker_threads(client)
     spec = BenchSpec(
@@ -552,6 +563,9 @@ def _report_import(target: Path, found: Sequence[Imported | Exercise | Pair]) ->
     )
     if taken < len(found):
         raise typer.Exit(1)
+
+
+bench_app.command("cluster-certs")(make_cluster_certs)
 
 
 @bench_app.command("export")

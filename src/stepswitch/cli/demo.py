@@ -63,7 +63,7 @@ def run_tour(
     as_if = AsIfBill(as_if_models(load_registry()), show)
     show(
         "scripted tour: every reply is canned (no model, no key); it changes nothing, and the "
-        "gates give this repository's real verdict on its untouched tree"
+        "gates give this repository's real verdict on its untouched tree before any step"
     )
     record = run_local(
         RunOptions(
@@ -73,12 +73,22 @@ def run_tour(
         extra_sinks=(as_if, *extra_sinks),
     )
     show(
+        f"the tour changed nothing, so it ended {record.outcome} (no change is never `done`); "
+        "the `gates:` lines above give your repository's verdict on its untouched tree"
+    )
+    show(
         "that was the tour; for a real run: `ssw init PROVIDER`, then "
         "`ssw run . --policy .ssw/policy.toml --task TEXT`, or `ssw run . --model "
         "PROVIDER:MODEL_ID --task TEXT`"
     )
     _replay_page(repo, record, show)
     return record
+
+
+def tour_exit_code(record: RunRecord) -> int:
+    """0 when the tour ended as a tour ends (it changes nothing: `no_change`); the run's own
+    code for any other end (a refused pre-flight, an interruption, a broken script)."""
+    return 0 if record.outcome == "no_change" else record.exit_code or 0
 
 
 def _replay_page(repo: Path, record: RunRecord, show: Callable[[str], None]) -> None:

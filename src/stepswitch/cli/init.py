@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from stepswitch.cli.trust_option import TrustEndpoints
+
 # Inside the user's checkout, yet out of the way: `ssw run` leaves .ssw/ out of its dirty check.
 DEFAULT_OUT = Path(".ssw") / "policy.toml"
 
@@ -20,6 +22,7 @@ def init_command(
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite the file if it exists.")
     ] = False,
+    trust_endpoint: TrustEndpoints = None,
 ) -> None:
     """Write a starter policy for PROVIDER: its cheapest model finds, reads and summarises, a
     mid-priced one edits, runs and triages, the dearest plans, reviews and takes over."""
@@ -30,6 +33,7 @@ def init_command(
     from stepswitch.policy.starter import starter_policy
     from stepswitch.registry.first_use import key_in, read_missing_prices
     from stepswitch.registry.presets import load_registry
+    from stepswitch.registry.trust import Trust
     from stepswitch.util.keys import held_keys
 
     show = escaped(typer.echo)
@@ -45,7 +49,8 @@ def init_command(
     env = {**os.environ, **held_keys()}
     spec = registry[provider]
     wanted = [(provider, model_id, None) for model_id in spec.models]
-    for read in read_missing_prices(registry, wanted, env):  # rank by price where it can
+    trust = Trust.named(trust_endpoint)
+    for read in read_missing_prices(registry, wanted, env, trust):  # rank by price where it can
         show(read.line)
         registry = load_registry()
     text = starter_policy(provider, registry)

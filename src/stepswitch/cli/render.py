@@ -187,6 +187,9 @@ def format_run_view(view: RunView) -> list[str]:
             f"review: {run.review_verdict or '-'}"
             + (f", second opinion {second}" if second is not None else "")
         )
+    if view.apply_refused is not None:
+        refused = "; ".join(view.apply_refused)
+        verdicts.append(f"apply: would refuse: {refused}" if refused else "apply: ok")
     change = ["change:", *view.diff_stat.splitlines()] if view.diff_stat else []
     if view.no_diff is not None:
         change = [f"change: none to show ({view.no_diff})"]

@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
@@ -23,9 +23,10 @@ from stepswitch.agent.run import run_task
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
 from stepswitch.agent.workspace.continued import (
     Continued,
-    earlier_note,
     find_continued,
     restore_earlier_work,
+    resume_notice,
+    resume_point,
     spent_notice,
 )
 from stepswitch.agent.workspace.runs import abandoned_notice
@@ -54,6 +55,7 @@ from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import PricesRead, RunIds, RunRecord
 from stepswitch.registry.first_use import PricesReading, read_missing_prices
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec, load_registry
+from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
 from stepswitch.util.keys import held_keys, secrets_notice
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.util.sandbox import NONE_NOTICE, Sandbox, child_env, choose_sandbox, sandbox_home
@@ -74,7 +76,9 @@ class RunOptions:
     network: bool = False  # let what the agent and the gates run reach the network
     model: str | None = None  # PROVIDER:MODEL_ID: a one-model policy built in memory
     continue_from: str | None = None  # an earlier run's id (agent/workspace/continued.py)
+    replan: bool = False  # with continue_from: plan and explore again instead of going on
     record: Path | None = None  # write the replies as a script that replays the run (ADR 0036)
+    trust: Trust = field(default_factory=Trust)  # hosts the user trusts with a key (ADR 0048)
 
 
 def new_run_id() -> str:
@@ -148,9 +152,12 @@ def _policy(
     if options.model is not None:
         return one_model_policy(options.model, registry)
     if options.policy_path is None and continued is not None:
-        # As the earlier run loaded it: its file may have changed since, or be elsewhere.
+        # As the earlier run loaded it, before its own --max-steps/--budget-usd: its file may
+        # have changed since, or be elsewhere. Its flags apply again unless given anew (_check).
         record = continued.record
-        return validate_policy(record.policy, record.policy_path, registry)
+        return validate_policy(
+            record.policy_before_flags or record.policy, record.policy_path, registry
+        )
     if options.policy_path is None and script is not None and script.policy is not None:
         # A script from --record: the recorded run's policy, every worker on the scripted provider.
         # A script may come from anyone: a worker elsewhere would be sent the user's key.
@@ -175,16 +182,18 @@ def _policy(
     return load_policy(options.policy_path)
 
 
-def _read_prices(policy: Policy, registry: dict[str, ProviderSpec]) -> list[PricesReading]:
+def _read_prices(
+    policy: Policy, registry: dict[str, ProviderSpec], trust: Trust
+) -> list[PricesReading]:
     """Prices of the policy's unpriced models, read from their providers' model lists where
     the key is set (registry/first_use.py); said in the record."""
     if policy.ledger.allow_unpriced:
         return []
     wanted = [(w.provider, w.model, w.base_url) for w in policy.workers.values()]
-    return read_missing_prices(registry, wanted, provider_env())
+    return read_missing_prices(registry, wanted, provider_env(), trust)
 
 
-def _check(options: RunOptions) -> _Checked:
+def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     repo = options.repo.resolve()
     if not repo.is_dir():
         raise UsageError(f"{options.repo} is not a folder")
@@ -201,11 +210,14 @@ def _check(options: RunOptions) -> _Checked:
             raise UsageError("give --record FILE or --script FILE, not both")
         check_record_path(options.record)
     given_script = load_script(options.script) if options.script is not None else None
-    policy = with_overrides(
-        _policy(options, registry, continued, given_script),
-        max_steps=options.max_steps,
-        budget_usd=options.budget_usd,
-    )
+    flags = {"max_steps": options.max_steps, "budget_usd": options.budget_usd}
+    if continued is not None and options.policy_path is None and options.model is None:
+        # The earlier run's flags, unless given now: today's win.
+        flags = {
+            k: v if v is not None else continued.record.policy_flags.get(k)
+            for k, v in flags.items()
+        }
+    policy = with_overrides(_policy(options, registry, continued, given_script), **flags)
     script = None
     if is_scripted(policy):
         if given_script is None:
@@ -216,7 +228,10 @@ def _check(options: RunOptions) -> _Checked:
             f"--script {options.script}: no worker of this policy is on the scripted provider, "
             "so no reply of it would be used; drop --policy/--model to replay a recorded run"
         )
-    prices_read = _read_prices(policy, registry)
+    keys = check_destinations(worker_destinations(policy.workers, registry), options.trust)
+    if keys:  # before the first request that carries a key: the prices read on first use
+        print_line(keys)
+    prices_read = _read_prices(policy, registry, options.trust)
     if prices_read:
         registry = load_registry()  # the presets now hold them
     # unpriced or unknown models refuse before anything is made
@@ -243,7 +258,7 @@ def run_local(
     """`ssw run` as a function: everything checked before anything is made; at every end the
     worktree goes only when its branch holds all it has, and a run stopped or refused before
     its first record takes its branch with it."""
-    checked = _check(options)
+    checked = _check(options, print_line)
     folder = RunFolder(checked.repo / ".ssw" / "runs" / new_run_id())
     left = _Left()
     with sigterm_interrupts(), run_ending("cleaning up after the run") as ending:
@@ -298,7 +313,7 @@ def _run(
     ):
         if notice:
             show(notice)
-    http = HttpProviders(registry, env=provider_env(), base_urls=base_urls)
+    http = HttpProviders(registry, env=provider_env(), base_urls=base_urls, trust=options.trust)
     cleanup.callback(http.close)
     providers: ProviderFactory = http
     if options.record is not None:
@@ -327,14 +342,15 @@ def _run(
         network=options.network,
     )
     cleanup.callback(run_ws.gates.close)
-    earlier = ""
+    resume = None
     if continued is not None:  # after the pre-flight, which judges the base commit's files
         changed = restore_earlier_work(worktree.git, continued.tip)
-        earlier = earlier_note(continued, changed)
+        resume = resume_point(continued, changed, options.replan)
         show(
             f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
             f"change ({len(changed)} files) is in the tree; this run's branch starts after it"
         )
+        show(resume_notice(resume, policy))
     # Modules, registry, policy and gate config live as long as the process: no garbage
     # collection needs to walk them again during the run (about 40,000 objects).
     gc.freeze()
@@ -356,8 +372,7 @@ def _run(
         tags=dict(options.tags),
         repo_root=repo,
         allow_dirty=bool(checked.dirty),
-        earlier=earlier,
-        continues=continued.run_id if continued else None,
+        resume=resume,
         prices_read=[
             PricesRead(provider=r.provider, url=r.url, at=r.at.isoformat(timespec="seconds"))
             for r in checked.prices_read

@@ -193,17 +193,32 @@ def apply(
         bool,
         typer.Option("--cherry-pick", help="Cherry-pick the run's commits instead of merging."),
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Apply a run whose gates did not pass, or whose change holds links, "
+            "submodules, big files, .gitattributes/.gitmodules/.lfsconfig or hooks (said first).",
+        ),
+    ] = False,
+    max_file_mb: Annotated[
+        float,
+        typer.Option("--max-file-mb", help="The largest file the change may write, in MB."),
+    ] = 10.0,
     repo: RepoOption = None,
 ) -> None:
     """Apply a finished run's commits (its branch ssw/ID) to the checkout's current branch: a
     merge commit (`git merge --no-ff`), or with --cherry-pick the commits themselves. Refuses a
-    checkout with uncommitted changes, a run still running, one with no commit or whose branch
-    is gone (exit 2). A change that does not apply is aborted, the checkout left as it was
-    (exit 1). No git hook runs, not even the checkout's own."""
+    checkout with uncommitted changes or with anything git does not track (ignored or not)
+    where the change writes, a run still running, one with no commit or whose branch is gone;
+    unless --force, a run whose gates did not pass and the changes --force names (exit 2). A
+    change that does not apply, or whose files in the checkout are not the bytes its gates ran,
+    is undone, the checkout left as it was (exit 1). No hook, filter or merge driver runs."""
     from stepswitch.agent.workspace.apply import applied_lines, apply_run
     from stepswitch.agent.workspace.runs import repo_top
 
     outer_repo, _ = ctx.obj or (None, None)
     top = repo_top(repo or outer_repo or Path.cwd())
-    for line in applied_lines(apply_run(top, run_id, cherry_pick=cherry_pick)):
+    done = apply_run(top, run_id, cherry_pick=cherry_pick, force=force, max_file_mb=max_file_mb)
+    for line in applied_lines(done):
         typer.echo(line)

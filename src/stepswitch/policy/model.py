@@ -127,10 +127,23 @@ class Policy(_Strict):
     review: Review | None = None
     ledger: Ledger = Ledger()
     _source: str = PrivateAttr(default="(policy)")  # the file, for error messages
+    # The command-line limits in force (--max-steps, --budget-usd) and the policy as its file
+    # had it before them: a continued run applies today's flags to that, not to the earlier
+    # run's already lowered limits.
+    _flags: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _before_flags: dict[str, Any] | None = PrivateAttr(default=None)
 
     @property
     def source(self) -> str:
         return self._source
+
+    @property
+    def flags(self) -> dict[str, Any]:
+        return dict(self._flags)
+
+    @property
+    def before_flags(self) -> dict[str, Any] | None:
+        return self._before_flags
 
     @property
     def in_memory(self) -> bool:
@@ -333,7 +346,10 @@ def with_overrides(policy: Policy, **limits: object) -> Policy:
     if isinstance(steps, int) and not isinstance(steps, bool) and steps > 0:
         data["limits"]["steps_per_rung"] = min(data["limits"]["steps_per_rung"], steps)
     try:
-        return validate_policy(data, policy.source)
+        flagged = validate_policy(data, policy.source)
+        flagged._flags = given
+        flagged._before_flags = policy.model_dump(mode="json")
+        return flagged
     except ConfigError as exc:
         name = exc.key.removeprefix("limits.")
         if name in given:

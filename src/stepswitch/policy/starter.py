@@ -1,6 +1,8 @@
 """`ssw init`: a commented starter policy for one provider preset, its ladder chosen from the
-registry: the cheapest model finds, reads and summarises; a mid-priced one edits, runs and
-triages; the dearest plans, reviews and takes over after gate failures (ADR 0032)."""
+registry: the small model finds, reads and summarises; the mid one edits, runs and triages; the
+large one plans, reviews and takes over after gate failures (ADR 0032). A preset that names its
+models' tiers gets the same ladder with or without prices; one that does not is ranked by list
+price (ADR 0052)."""
 
 from __future__ import annotations
 
@@ -72,28 +74,50 @@ def rank_models(spec: ProviderSpec) -> Ranked:
     return Ranked(tuple(order), how)
 
 
-def _second_opinion(spec: ProviderSpec, reviewer: str, ranked: Ranked) -> str | None:
-    """The cheapest tool-calling model of another family than the reviewer's, if any: priced,
-    unless no model of the ladder is priced either."""
+def _second_opinion(
+    spec: ProviderSpec, reviewer: str, ranked: Ranked, ladder: set[str]
+) -> str | None:
+    """A tool-calling model of another family than the reviewer's that has no rung of its own,
+    if any. With tiers in the preset, the first such in its order (the same with or without
+    prices); else the cheapest, priced unless no model of the ladder is priced either."""
     family = spec.models[reviewer].family
-    with_prices = any(spec.models[i].priced for i in ranked.models)
-    pool = {
-        i: m.price
+    others = {
+        i: m
         for i, m in spec.models.items()
         if m.family != family
+        and i not in ladder
         and ("tools" in m.capabilities or i in ranked.models)
-        and (m.priced or not with_prices)
     }
+    if _tiered(spec):
+        return next(iter(others), None)
+    with_prices = any(spec.models[i].priced for i in ranked.models)
+    pool = {i: m.price for i, m in others.items() if m.priced or not with_prices}
     if not pool:
         return None
     return min(pool, key=lambda i: _weight(p) if isinstance(p := pool[i], Price) else 0.0)
 
 
+def _tiered(spec: ProviderSpec) -> bool:
+    return any(m.tier is not None for m in spec.models.values())
+
+
+_TIER_OF = {CHEAP: "small", MID: "mid", LARGE: "large"}
+
+
 def choose_tiers(spec: ProviderSpec) -> tuple[Ranked, dict[Tier, str]]:
-    """Which model each tier gets: cheapest, middle and dearest of the ranked models."""
+    """Which model each tier gets: the first model of the preset that names that tier (prices
+    never change it), else the cheapest, middle and dearest of the models ranked by price."""
     ranked = rank_models(spec)
     order = ranked.models
-    return ranked, {CHEAP: order[0], MID: order[(len(order) - 1) // 2], LARGE: order[-1]}
+    by_price = {CHEAP: order[0], MID: order[(len(order) - 1) // 2], LARGE: order[-1]}
+    if not _tiered(spec):
+        return ranked, by_price
+    named = {
+        tier: next((i for i, m in spec.models.items() if m.tier == name), by_price[tier])
+        for tier, name in _TIER_OF.items()
+    }
+    how = "by the tier the preset names for each (prices shown, never deciding)"
+    return Ranked(tuple(spec.models), how), named
 
 
 def _q(text: str) -> str:
@@ -176,7 +200,7 @@ def starter_policy(provider: str, registry: Mapping[str, ProviderSpec]) -> str:
             "",
         ]
         reviewer = "large"
-    second = _second_opinion(spec, tiers[LARGE], ranked)
+    second = _second_opinion(spec, tiers[LARGE], ranked, set(tiers.values()))
     if second is not None:
         lines += _worker_lines(SECOND, spec, second)
     lines += ["[limits]", "max_steps = 40", f"steps_per_rung = {40 if one else 15}"]

@@ -22,7 +22,9 @@ from stepswitch.records.steps import (
 # failed on every rung; limit: steps, time, dollars or the last rung's steps ran out;
 # interrupted: Ctrl-C or SIGTERM; harness_error: a bug or breakage in ssw itself; error: a
 # provider or model failure that ended the run.
-Outcome = Literal["done", "gates_failed", "limit", "interrupted", "harness_error", "error"]
+Outcome = Literal[
+    "done", "gates_failed", "no_change", "limit", "interrupted", "harness_error", "error"
+]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
 
@@ -122,6 +124,9 @@ class RunRecord(_Record):
     policy_path: str  # as given; relative to the repository when inside it
     policy_sha256: str
     policy: dict[str, Any]  # the policy as loaded, so the run can be read without the file
+    # --max-steps/--budget-usd as given, and the policy before them (None: no flag changed it).
+    policy_flags: dict[str, Any] = Field(default_factory=dict)
+    policy_before_flags: dict[str, Any] | None = None
     prices: dict[str, dict[str, Any] | None] = Field(default_factory=dict)  # worker -> list price
     prices_read: list[PricesRead] = Field(default_factory=list)  # from a model list, for this run
     scripted: bool = False

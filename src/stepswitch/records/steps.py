@@ -133,6 +133,9 @@ class Escalation(_Event):
     to_level: int
     to_worker: str
     reason: str
+    # Which rule fired: the rung's gate failures, its own steps spent, or edits that changed
+    # nothing; None in records written before the rule was recorded.
+    rule: Literal["gate_failures", "rung_steps", "no_change"] | None = None
 
 
 class Finish(_Event):

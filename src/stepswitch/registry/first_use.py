@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from stepswitch.errors import UsageError
 from stepswitch.registry.presets import ProviderSpec, clear_cache, preset_path
 from stepswitch.registry.refresh import PriceChange, prices_url, refresh_prices
+from stepswitch.registry.trust import Destination, Trust, check_destination
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,13 @@ def read_missing_prices(
     registry: Mapping[str, ProviderSpec],
     wanted: Iterable[tuple[str, str, str | None]],
     env: Mapping[str, str],
+    trust: Trust,
 ) -> list[PricesReading]:
     """For each provider of `wanted` (provider, model id, base URL or None for the preset's)
     whose wanted model has no known price and that can list prices with the key in `env`:
-    refresh its preset from its model list. Providers that cannot are left for the caller's
-    refusal to name. The registry cache is cleared when a preset changed."""
+    refresh its preset from its model list, asked only where `trust` lets its key go.
+    Providers that cannot are left for the caller's refusal to name. The registry cache is
+    cleared when a preset changed."""
     todo: dict[str, str | None] = {}
     for provider, model_id, base_url in wanted:
         spec = registry.get(provider)
@@ -63,6 +66,8 @@ def read_missing_prices(
     reads = []
     for provider, base_url in todo.items():
         spec = registry[provider]
+        where = f"reading {provider}'s prices"  # the URL asked, not only its base
+        check_destination(Destination(where, spec.api_key_env, prices_url(spec, base_url)), trust)
         preset = preset_path(provider)
         try:
             changes = refresh_prices(

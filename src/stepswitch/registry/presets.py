@@ -101,6 +101,8 @@ class ModelSpec(_Strict):
     # "unknown" must be written out: a missing price is an error, never zero.
     price: Price | Literal["unknown"]
     wire_format: WireFormatName | None = None  # overrides the provider's default
+    # The rung `ssw init` gives it in a starter ladder (ADR 0052); None: ranked by price.
+    tier: Literal["small", "mid", "large"] | None = None
 
     @property
     def priced(self) -> bool:
@@ -144,6 +146,11 @@ def registry_dir() -> Path:
     override = os.environ.get(REGISTRY_VARIABLE)
     if override:
         return Path(override)
+    return shipped_registry_dir()
+
+
+def shipped_registry_dir() -> Path:
+    """The presets ssw ships (the wheel's copy, else the source checkout's): where keys may go."""
     packaged = Path(__file__).parents[1] / "_registry"
     if packaged.is_dir():
         return packaged
@@ -192,6 +199,11 @@ def _load_all(root: Path) -> dict[str, ProviderSpec]:
 
 def load_registry(root: Path | None = None) -> dict[str, ProviderSpec]:
     return _load_all((root or registry_dir()).resolve())
+
+
+def load_shipped_registry() -> dict[str, ProviderSpec]:
+    """The shipped presets, whatever SSW_REGISTRY says."""
+    return _load_all(shipped_registry_dir().resolve())
 
 
 def clear_cache() -> None:

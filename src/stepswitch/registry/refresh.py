@@ -111,6 +111,14 @@ def _fetch(url: str, provider: ProviderSpec, api_key: str | None, http: httpx.Cl
             raw_body=body,
             request_id=request_id,
         )
+    if response.is_redirect:
+        raise ProviderError(
+            f"{provider.name}: {url} answered HTTP {response.status_code}, a redirect; not "
+            "followed (the key is for this host alone): fix the preset's base_url",
+            status=response.status_code,
+            raw_body=body,
+            request_id=request_id,
+        )
     if response.status_code >= 400:
         raise ProviderError(
             f"{provider.name}: {url} answered HTTP {response.status_code}",
@@ -209,7 +217,8 @@ def refresh_prices(
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(preset_file), "(syntax)", str(exc), "fix the TOML syntax") from exc
 
-    client = http or httpx.Client(timeout=30.0, follow_redirects=True)
+    # A redirect is an error, not a second request: the key is for this URL's host alone.
+    client = http or httpx.Client(timeout=30.0, follow_redirects=False)
     try:
         text = _fetch(url, provider, api_key, client)
     finally:

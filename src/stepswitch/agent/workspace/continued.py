@@ -2,33 +2,60 @@
 run starts from the earlier run's base commit (the gates' truth and the pre-flight stay that
 commit's, never the earlier run's model-written change) on a new branch after the earlier
 branch's last commit; its work tree then gets that commit's files before the first step. Its
-calls count against the same task budget as the earlier run's (one task id)."""
+calls count against the same task budget as the earlier run's (one task id). It takes up the
+work where the earlier run stopped: the plan and the summaries its records hold are not asked
+for again, and it starts on the rung the earlier run stood on (ADR 0051)."""
 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.agent.workspace.runs import valid_run_id
 from stepswitch.errors import UsageError
 from stepswitch.ledger.book import Ledger, counted
+from stepswitch.policy.model import Policy
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
+from stepswitch.records.steps import GateVerdicts, ModelStep, StepEvent
+from stepswitch.steps import StepType
 from stepswitch.util.git import discover, run_git
 from stepswitch.util.git_tree import TreeGit
 
 CONTINUABLE = ("interrupted", "limit", "error")
 
 
+# The brief's fields each exploring step answers, and triage's diagnosis (step type values,
+# as the records keep them).
+ANSWERS = {
+    StepType.PLAN.value: "plan",
+    StepType.NAVIGATE.value: "files",
+    StepType.READ.value: "notes",
+    StepType.RUN.value: "observed",
+    StepType.TRIAGE.value: "diagnosis",
+}
+
+
 @dataclass(frozen=True)
 class Continued:
     record: RunRecord  # the earlier run's
     tip: str  # the last commit on its branch: its work, committed as it ended
+    steps: list[StepEvent] = field(default_factory=list)  # its steps.jsonl
 
     @property
     def run_id(self) -> str:
         return self.record.run_id
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a continued run takes up the earlier one's work."""
+
+    run_id: str  # the earlier run's
+    note: str  # what the steps are told of it
+    brief: dict[str, str]  # TaskBrief fields its steps answered: not asked for again
+    level: int  # the rung it stood on when it stopped
 
 
 def find_continued(repo: Path, run_id: str) -> Continued:
@@ -38,7 +65,8 @@ def find_continued(repo: Path, run_id: str) -> Continued:
     folder = repo / ".ssw" / "runs" / run_id
     if not (folder / "run.json").is_file():
         raise UsageError(f"--continue {run_id}: no such run in {repo} (see `ssw runs`)")
-    record = load_run(folder).run
+    loaded = load_run(folder)
+    record = loaded.run
     if record.outcome not in CONTINUABLE:
         raise UsageError(
             f"--continue {run_id}: it ended {record.outcome}; only a run that ended "
@@ -59,7 +87,38 @@ def find_continued(repo: Path, run_id: str) -> Continued:
             f"--continue {run_id}: its branch {record.branch} moved after the run "
             f"(at {tip[:12]}, the run committed {record.commit[:12]}); continue from a new run"
         )
-    return Continued(record, tip)
+    return Continued(record, tip, loaded.steps)
+
+
+def _answered(step: ModelStep) -> str | None:
+    """The summary a step's `done` call gave (its output is the summary, as the next step was
+    shown it); None if it gave none."""
+    for call in step.tool_calls:
+        if call.name == "done" and call.ok and not call.refused:
+            return call.output.strip() or None
+    return None
+
+
+def resume_point(continued: Continued, changed: list[str], replan: bool) -> Resume:
+    """What the continued run is told and keeps of the earlier one: with `replan`, only the
+    note; else also each exploring step's last answer, the last diagnosis and failing gates."""
+    brief: dict[str, str] = {}
+    level = 0
+    for event in continued.steps:
+        level = event.escalation
+        if replan:
+            continue
+        if isinstance(event, ModelStep):
+            name = ANSWERS.get(event.step_type)
+            answer = _answered(event)
+            if name and answer:
+                brief[name] = answer
+        elif isinstance(event, GateVerdicts):
+            failing = [g.report for g in event.gates if not g.passed and g.report]
+            brief["gate_report"] = "\n".join(failing) if not event.passed else ""
+    brief = {k: v for k, v in brief.items() if v}
+    note = earlier_note(continued, changed)
+    return Resume(continued.run_id, note, brief, level)
 
 
 def restore_earlier_work(tree: TreeGit, tip: str) -> list[str]:
@@ -85,6 +144,17 @@ def earlier_note(continued: Continued, changed: list[str]) -> str:
         f"are already in the tree ({files or 'no file changed'}): check them, keep what is "
         "right, and finish the task."
     )
+
+
+def resume_notice(resume: Resume, policy: Policy) -> str:
+    """The line that says where the continued run takes up the work."""
+    kept = [name for name in ("plan", "files", "notes", "observed") if name in resume.brief]
+    rung = min(resume.level, len(policy.escalation.ladder) - 1)
+    if not kept:
+        head = "it plans and explores again"
+    else:
+        head = f"it keeps the earlier {', '.join(kept)} (--replan asks again)"
+    return f"{head}; it starts on rung {rung} ({policy.escalation.ladder[rung]})"
 
 
 def spent_notice(continued: Continued, ledger: Ledger, limit: float | None) -> str:

@@ -1,6 +1,7 @@
 """What one run did, from its records and its branch (`ssw runs show`): the task, the policy,
 each step, the bill, the gates' and the review's verdicts, and its commit's change against the
-commit it started from. Read only: nothing is written, and git only compares two commits."""
+commit it started from, and what `ssw runs apply` would refuse. Read only: nothing is written,
+and git only reads (apply's checks read the checkout, they change nothing)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stepswitch.agent.workspace.apply import apply_refusals
 from stepswitch.agent.workspace.runs import RunEntry, find_run
 from stepswitch.agent.workspace.spend import LedgerRead
 from stepswitch.errors import UsageError
@@ -26,6 +28,7 @@ class RunView:
     diff_stat: str | None  # `git diff --stat base commit`; None: no change to show
     diff: str | None = None  # the whole diff, when asked for
     no_diff: str | None = None  # why there is no diff stat
+    apply_refused: list[str] | None = None  # what `ssw runs apply` would refuse; [] it would not
 
     @property
     def gates(self) -> list[GateVerdicts]:
@@ -80,6 +83,9 @@ class RunView:
             "diff_stat": self.diff_stat,
             "no_diff": self.no_diff,
             "diff": self.diff,
+            "apply": None
+            if self.apply_refused is None
+            else {"ok": not self.apply_refused, "would_refuse": self.apply_refused},
         }
 
 
@@ -119,8 +125,9 @@ def view_run(repo: Path, run_id: str, spend: LedgerRead, with_diff: bool = False
         no_diff = "its record does not name the commit it started from"
     elif not (_has_commit(repo, run.base_commit) and _has_commit(repo, run.commit)):
         no_diff = f"commit {run.commit[:12]} or its base is not in the repository any more"
+    refused = apply_refusals(repo, run_id)
     if no_diff is not None:
-        return RunView(entry, loaded, None, no_diff=no_diff)
+        return RunView(entry, loaded, None, no_diff=no_diff, apply_refused=refused)
     assert run.commit is not None
     commits = (run.base_commit, run.commit)
     stat = run_git(repo, *_DIFF, "--stat", *commits)
@@ -132,4 +139,4 @@ def view_run(repo: Path, run_id: str, spend: LedgerRead, with_diff: bool = False
         if full.status != 0:
             raise UsageError(f"{repo}: git diff failed: {full.err}")
         diff = full.out
-    return RunView(entry, loaded, stat.out or "(no change)", diff=diff)
+    return RunView(entry, loaded, stat.out or "(no change)", diff=diff, apply_refused=refused)

@@ -221,10 +221,14 @@ def diff_text(worktree: Worktree, limit: int = 40_000) -> str:
     return text if len(text) <= limit else text[:limit] + "\n[diff cut]"
 
 
-def commit_all(worktree: Worktree, message: str) -> str:
-    """Commit everything the work tree holds on the run's branch; the commit's id. Control
-    characters in the message are escaped, and paths git cannot hold are named in it."""
+def commit_all(worktree: Worktree, message: str) -> str | None:
+    """Commit everything the work tree holds on the run's branch; the commit's id, or None when
+    it holds exactly what the branch's last commit has (no empty commit claims anything).
+    Control characters in the message are escaped, and paths git cannot hold are named in it."""
     tree, left_out = worktree.git.write_tree()
+    head_tree = worktree.git.git_ok("rev-parse", f"{worktree.git.head()}^{{tree}}")
+    if not left_out and tree == head_tree.decode().strip():
+        return None
     # What was left out is said in the commit itself, where whoever takes the change sees it.
     return worktree.git.commit(commit_message(message, left_out), AUTHOR, tree)
 
