@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.errors import UnsafeCheckout
+from stepswitch.errors import SswError, UnsafeCheckout
 from stepswitch.util.git_tree import TreeGit
 
 _ENV = {"GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@l"}
@@ -155,3 +155,24 @@ def test_a_link_already_in_the_folder_is_not_followed_by_a_write(repo: Path, tmp
         checkout.check_out(commit, dest)
 
     assert list(outside.iterdir()) == []
+
+
+def test_a_git_file_entry_pointing_elsewhere_is_refused(repo: Path, tmp_path: Path):
+    gitfile = ("100644", _blob(repo, b"gitdir: ../../elsewhere\n"), ".git")
+    commit = _commit(repo, _tree(repo, gitfile))
+    checkout = _checkout(repo, tmp_path, commit)
+
+    with pytest.raises(UnsafeCheckout, match=r"the path '\.git', which git cannot hold"):
+        checkout.check_out()
+
+    assert list(checkout.work_tree.iterdir()) == []
+
+
+def test_an_entry_with_an_empty_name_writes_nothing(repo: Path, tmp_path: Path):
+    commit = _commit(repo, _tree(repo, ("040000", _evil(repo), "")))  # `git mktree` takes it
+    checkout = _checkout(repo, tmp_path, commit)
+
+    with pytest.raises(SswError, match="empty filename"):  # git itself will not list it
+        checkout.check_out()
+
+    assert not any(tmp_path.rglob("evil.txt"))
