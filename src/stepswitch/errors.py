@@ -34,6 +34,11 @@ class GitTimedOut(UsageError):
     """A git command that did not finish in its time (its process group was killed)."""
 
 
+class UnsafeCheckout(UsageError):
+    """A commit ssw was asked to check out holds a path it would write outside the folder or
+    through a link (a `..` or `.git` entry, a name twice): refused, the message names the path."""
+
+
 class ChangeConflicts(SswError):
     """A run's change does not apply to the checkout's branch (`ssw runs apply`): the merge or
     cherry-pick was aborted and the checkout is as it was. Exit 1: nothing asked was wrong."""

@@ -18,6 +18,7 @@ import tomli_w
 
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers
 from stepswitch.gates.shadowing import shadowing_modules, twin_modules
+from stepswitch.util.toml import parse_toml
 
 # Restored wherever they are (`.pytest.ini` comes before pyproject.toml in pytest's search).
 TEST_NAMES = ("conftest.py", "pytest.ini", ".pytest.ini")
@@ -52,7 +53,7 @@ def is_test_file(rel: Path) -> bool:
 
 def _pytest_table_of(path: Path) -> tuple[bool, object]:
     try:
-        tool = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
+        tool = parse_toml(path.read_text(encoding="utf-8")).get("tool", {})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False, None
     return True, tool.get("pytest") if isinstance(tool, dict) else None
@@ -65,7 +66,7 @@ def _restore_pytest_config(start: Path, dest: Path) -> bool:
     _, ours = _pytest_table_of(start / "pyproject.toml")
     if not ok or theirs == ours:
         return False
-    data = tomllib.loads(target.read_text(encoding="utf-8"))
+    data = parse_toml(target.read_text(encoding="utf-8"))
     tool = data.setdefault("tool", {})
     if ours is None:
         tool.pop("pytest", None)

@@ -41,6 +41,7 @@ from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder,
 from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import Task, brief_of, load_suite, load_task
 from stepswitch.errors import SswError, UsageError
+from stepswitch.util.toml import parse_toml
 
 HARBOR_SCHEMA = "1.4"
 IMAGE = "python:3.11-slim"
@@ -236,7 +237,7 @@ def _instruction(folder: Path, failing_at_start: list[str]) -> str:
 
 
 def import_task(folder: Path, out: Path) -> Path:
-    config = tomllib.loads((folder / "task.toml").read_text("utf-8"))
+    config = parse_toml((folder / "task.toml").read_text("utf-8"))
     if "ssw" not in config.get("metadata", {}):
         return import_foreign(folder, config, out)
     ssw = _ssw_fields(config)

@@ -55,6 +55,7 @@ from stepswitch.errors import UsageError
 from stepswitch.records.abandoned import mark_abandoned
 from stepswitch.records.money import CostRange
 from stepswitch.registry.presets import load_registry
+from stepswitch.util.text import escape_json_controls
 
 STOP_WAIT_S = 120.0  # how long a Ctrl-C waits for the runs it stopped to record themselves
 GITIGNORE = "# the bench's ledger: every call is in the task runs' records too\nledger.sqlite*\n"
@@ -138,7 +139,7 @@ def _new_record(spec: BenchSpec, root: Path, planned: int, session: Session) -> 
 
 def _write_json(path: Path, data: str) -> None:
     staged = path.with_suffix(".json.tmp")
-    staged.write_text(data, encoding="utf-8")
+    staged.write_text(escape_json_controls(data), encoding="utf-8")
     staged.replace(path)
 
 

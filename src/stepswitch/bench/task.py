@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stepswitch.errors import ConfigError
 from stepswitch.gates.config import OWN_FILE, GateConfig, _parse_gates, read_gate_config
+from stepswitch.util.toml import parse_toml
 
 TASK_FILE = "task.toml"
 INSTRUCTION = "instruction.md"
@@ -353,7 +354,7 @@ def load_task(folder: Path, suite: str | None = None) -> Task:
     if not folder.is_dir():
         raise ConfigError(str(folder), "(folder)", "no such task folder", "check the path")
     try:
-        data = tomllib.loads(_text(folder / TASK_FILE, TASK_FILE))
+        data = parse_toml(_text(folder / TASK_FILE, TASK_FILE))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(file, "(syntax)", str(exc), "fix the TOML syntax") from exc
     try:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stepswitch.errors import ConfigError
+from stepswitch.util.text import escape_json_controls
 
 SCHEMA_VERSION = 1
 Verdict = Literal["accepted", "rejected", "not_proved", "withdrawn"]
@@ -101,7 +102,9 @@ class Evidence(_Strict):
 
 def dump_evidence(evidence: Evidence) -> str:
     data = evidence.model_dump(mode="json")
-    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return (
+        escape_json_controls(json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False)) + "\n"
+    )
 
 
 def read_evidence(path: Path, rel: str) -> Evidence | None:

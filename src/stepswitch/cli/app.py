@@ -442,6 +442,7 @@ def run(
     from stepswitch.cli.live import progress_output
     from stepswitch.cli.run import RunOptions, run_local
     from stepswitch.registry.trust import Trust
+    from stepswitch.util.text import escape_json_controls
 
     if task is not None and task_file is not None:
         raise UsageError("give the task with one of --task TEXT or --task-file F, not both")
@@ -472,7 +473,7 @@ def run(
     with progress_output(as_json) as (print_line, sinks):
         record = run_local(options, print_line, extra_sinks=sinks)
     if as_json:
-        typer.echo(record.model_dump_json(indent=2))
+        typer.echo(escape_json_controls(record.model_dump_json(indent=2)))
     raise typer.Exit(record.exit_code or 0)
 
 
@@ -501,6 +502,7 @@ def demo(
     With --repo PATH, a scripted tour of your own repository instead."""
     from stepswitch.cli.demo import run_demo, run_tour, tour_exit_code
     from stepswitch.cli.live import progress_output
+    from stepswitch.util.text import escape_json_controls
 
     if repo is not None and directory is not None:
         raise UsageError("give --repo PATH (your repository) or --dir D (the sample's), not both")
@@ -514,7 +516,7 @@ def demo(
         else:
             record = run_demo(directory, print_line, sandbox, sinks)
     if as_json:
-        typer.echo(record.model_dump_json(indent=2))
+        typer.echo(escape_json_controls(record.model_dump_json(indent=2)))
     raise typer.Exit(tour_exit_code(record) if repo is not None else record.exit_code or 0)
 
 

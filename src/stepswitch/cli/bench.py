@@ -28,7 +28,7 @@ from stepswitch.cli.bench_cluster import connect_cluster, scheduler_access
 from stepswitch.cli.outputs import writable_file, writable_folder
 from stepswitch.cli.trust_option import TrustEndpoints
 from stepswitch.errors import UsageError
-from stepswitch.util.text import escape_controls
+from stepswitch.util.text import escape_controls, escape_json_controls
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -135,7 +135,7 @@ def validate(
             jobs=workers,
             sandbox=confinement.name,
         )
-        text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+        text = escape_json_controls(json.dumps(record, indent=2, ensure_ascii=False)) + "\n"
         if out is not None:
             staged = out.with_name(out.name + ".tmp")
             staged.write_text(text, encoding="utf-8", newline="\n")

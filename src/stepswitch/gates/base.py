@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepswitch.errors import UsageError
+from stepswitch.errors import UnsafeCheckout, UsageError
 from stepswitch.util.git import GitResult, run_git
 from stepswitch.util.git_checkouts import checkout_tree
 from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE
@@ -77,6 +77,8 @@ class BaseTree:
         """The user's checkout holding `root`, or None when it is in none (a plain folder)."""
         try:
             tree = checkout_tree(root)
+        except UnsafeCheckout:
+            raise  # a commit made to write outside its folder: refused, not taken for no checkout
         except UsageError:
             return None
         return cls(tree) if tree is not None else None

@@ -22,6 +22,7 @@ from stepswitch.gates.config import (
 )
 from stepswitch.gates.impacted import is_test_file, python_files
 from stepswitch.gates.tools import environment_tool, pytest_command
+from stepswitch.util.toml import parse_toml
 
 
 def load_gates(root: Path) -> GateConfig:
@@ -40,7 +41,7 @@ def _ini_section(path: Path, section: str) -> dict[str, str] | None:
 
 def _quiet_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return parse_toml(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}
 

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.errors import ConfigError, UsageError
+from stepswitch.util.toml import parse_toml
 
 PYTHON_KEY = "python"
 PROBE_TIMEOUT_S = 60.0
@@ -91,7 +92,7 @@ def _executable(path: Path) -> bool:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return parse_toml(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(path.name, "(syntax)", str(exc), "fix the TOML syntax") from exc
     except OSError:

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from stepswitch.util.toml import parse_toml
+
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
 # In the order pytest looks for them in a folder (pytest 9; older ones skip the .toml two).
 CONFIG_NAMES = (
@@ -95,7 +97,7 @@ def from_options(options: Mapping[str, object]) -> PytestConfig:
 
 def _toml(data: bytes) -> dict[str, object] | None:
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        return parse_toml(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return None
 

@@ -26,6 +26,7 @@ from stepswitch.records.steps import (
     StepEvent,
     ToolCallRecord,
 )
+from stepswitch.util.text import escape_json_controls
 
 _EVENT = TypeAdapter[StepEvent](StepEvent)
 
@@ -45,7 +46,9 @@ class RunFolder:
         staged = self.run_path.with_suffix(".json.tmp")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            staged.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+            staged.write_text(
+                escape_json_controls(record.model_dump_json(indent=2)), encoding="utf-8"
+            )
             staged.replace(self.run_path)
         except OSError as exc:
             with contextlib.suppress(OSError):
@@ -56,7 +59,7 @@ class RunFolder:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             with self.steps_path.open("a", encoding="utf-8") as out:
-                out.write(event.model_dump_json() + "\n")
+                out.write(escape_json_controls(event.model_dump_json()) + "\n")
         except OSError as exc:
             raise RecordNotWritten(f"cannot write {self.steps_path}: {_why(exc)}") from exc
 
@@ -91,7 +94,9 @@ def load_run(folder: Path) -> LoadedRun:
     lines = []
     steps_path = folder / "steps.jsonl"
     if steps_path.exists():
-        lines = [ln for ln in steps_path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        # "\n" alone ends a line: splitlines would also cut at a U+0085 or U+2028 a record held raw.
+        text = steps_path.read_text(encoding="utf-8")
+        lines = [ln for ln in text.split("\n") if ln.strip()]
     try:
         if data.get("schema_version", 1) == 1:
             old = v1.RunRecord.model_validate(data)

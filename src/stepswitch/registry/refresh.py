@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from stepswitch.errors import AuthError, ConfigError, ProviderError, UsageError
 from stepswitch.registry.presets import ProviderSpec, parse_preset
 from stepswitch.util.secrets import bearer_headers, redact
+from stepswitch.util.toml import parse_toml
 
 # Listings quote dollars per token; presets store dollars per million tokens.
 _PER_MILLION = Decimal(1_000_000)
@@ -210,7 +211,7 @@ def refresh_prices(
     if preset_file.stem != provider.name:
         raise UsageError(f"{preset_file} is not the preset of provider {provider.name!r}")
     try:
-        data = tomllib.loads(preset_file.read_text(encoding="utf-8"))
+        data = parse_toml(preset_file.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(str(preset_file), "(file)", "no such preset", "run `ssw models`") from exc
     except tomllib.TOMLDecodeError as exc:

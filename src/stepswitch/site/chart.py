@@ -5,8 +5,8 @@ links to its task's steps."""
 from __future__ import annotations
 
 import math
-from html import escape
 
+from stepswitch.site.shown import escape
 from stepswitch.site.sources import ReplayRun
 from stepswitch.site.view import Board, labels, money
 

@@ -7,12 +7,12 @@ inject markup."""
 from __future__ import annotations
 
 import json
-from html import escape
 from importlib.resources import files
 from typing import Any
 
 from stepswitch.bench.files import Paired
 from stepswitch.site.chart import caption, dollars_chart, legend
+from stepswitch.site.shown import escape, shown
 from stepswitch.site.sources import ReplayRun
 from stepswitch.site.view import (
     Board,
@@ -47,7 +47,8 @@ def badges(tags: list[str] | set[str]) -> str:
 
 def json_block(block_id: str, data: Any) -> str:
     # "<" as \u003c: no "</script>" or "<!--" inside a record can end the block early.
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    text = json.dumps(shown(data), ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("<", "\\u003c")
     return f'<script type="application/json" id="{block_id}">{text}</script>'
 
 

@@ -14,7 +14,6 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, fields
-from html import escape
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,6 +25,7 @@ from stepswitch.ledger import GroupRow, ledger_command
 from stepswitch.site.dollars import dollars_text, priced
 from stepswitch.site.liveness import process_gone
 from stepswitch.site.page import CSP, badges, document, render_page
+from stepswitch.site.shown import escape
 from stepswitch.site.sources import Kind, RunCache, Source, load_source, locate
 from stepswitch.site.view import boards, labels, tokens_text
 

@@ -42,14 +42,23 @@ def _scratch() -> Path:
 def checkout_tree(root: Path) -> TreeGit | None:
     """The user's checkout holding `root` (a folder in it, or its top) as a TreeGit at its
     HEAD commit (the empty tree before the first commit), for `ssw gates`, the library and the
-    gates' own tests; None outside a repository."""
+    gates' own tests; None outside a repository. UnsafeCheckout when that commit holds a path
+    no check-out may write (util/tree_checkout.py)."""
     found = discover(root)
     if found is None:
         return None
     prefix = root.resolve().relative_to(found.top.resolve()).as_posix()
     run = _RUN_WORKTREE.match(prefix + "/")
     if run is not None:  # a run's work tree: git would take it for a folder of the checkout
-        return _run_tree(found, run.group(1), run.group(2))
+        tree = _run_tree(found, run.group(1), run.group(2))
+    else:
+        tree = _checkout_tree(found, prefix)
+    if tree is not None:
+        tree.tree_entries(tree.base_commit)  # UnsafeCheckout now, not in the middle of the gates
+    return tree
+
+
+def _checkout_tree(found: Checkout, prefix: str) -> TreeGit:
     return TreeGit(
         git_dir=found.git_dir,  # its own: HEAD is this checkout's, the rest is found from it
         work_tree=found.top,

@@ -39,9 +39,9 @@ def blob_id(data: bytes, sha256: bool) -> str:
 
 
 def holdable(path: str) -> bool:
-    """Whether git can hold `path` in a tree (no empty, `.`, `..` or `.git` component)."""
+    """Whether git can hold `path` in a tree (no empty, `.`, `..` or `.git` component, no NUL)."""
     parts = path.split("/")
-    return all(p not in ("", ".", "..") and p.lower() != ".git" for p in parts)
+    return "\0" not in path and all(p not in ("", ".", "..") and p.lower() != ".git" for p in parts)
 
 
 def read_entry(parent: int, name: str) -> tuple[str, bytes, os.stat_result] | None:

@@ -22,7 +22,6 @@ from pathlib import Path
 from stepswitch.errors import GitFailed, GitTimedOut, UsageError
 from stepswitch.util.git import GIT_TIMEOUT_S, GitResult, run_git
 from stepswitch.util.git_objects import (
-    LINK_MODE,
     MAX_FILE_BYTES,
     RACY_NS,
     SUBMODULE_MODE,
@@ -35,6 +34,7 @@ from stepswitch.util.git_objects import (
     stamp,
 )
 from stepswitch.util.safe_fs import Beneath, UnsafePath
+from stepswitch.util.tree_checkout import FolderWriter, listed_entries
 
 # Listing a tree takes a second or two; far longer means git waits on something the tree holds.
 LIST_TIMEOUT_S = 30.0
@@ -117,13 +117,9 @@ class TreeGit:
         if rev in self._trees:
             return self._trees[rev]
         spec = f"{rev}:{self.prefix.rstrip('/')}" if self.prefix else rev
-        out = self.git_ok("ls-tree", "-r", "-z", "--full-tree", spec)
-        entries: Entries = {}
-        for record in out.split(b"\0"):
-            if record:
-                meta, _, name = record.partition(b"\t")
-                mode, _kind, oid = meta.decode().split()
-                entries[name.decode("utf-8", "surrogateescape")] = TreeEntry(mode, oid)
+        # -t: the folders too, so a name holding '/' or a path named twice shows (and is refused).
+        out = self.git_ok("ls-tree", "-r", "-t", "-z", "--full-tree", spec)
+        entries = listed_entries(out, rev)
         if len(rev) in (40, 64):  # an object id names the same tree for ever
             self._trees[rev] = entries
         return entries
@@ -131,28 +127,19 @@ class TreeGit:
     def check_out(self, rev: str | None = None, dest: Path | None = None) -> None:
         """Write commit `rev`'s files (default the base commit) into the empty folder `dest`
         (default the work tree, whose files' stamps are then remembered), as their bytes are
-        stored: no filter, no end-of-line conversion, no attribute."""
+        stored: no filter, no end-of-line conversion, no attribute; nothing outside the folder
+        or through a link in it (UnsafeCheckout, util/tree_checkout.py)."""
         self.state.mkdir(parents=True, exist_ok=True)
         entries = self.tree_entries(rev or self.base_commit)
         blobs = [(p, e) for p, e in entries.items() if e.mode != SUBMODULE_MODE]
         contents = self._cat_blobs(e.oid for _, e in blobs)
         folder = dest or self.work_tree
         folder.mkdir(parents=True, exist_ok=True)
-        for path, entry in entries.items():
-            target = folder / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if entry.mode == SUBMODULE_MODE:
-                target.mkdir(exist_ok=True)
-                continue
-            data = contents[entry.oid]
-            if entry.mode == LINK_MODE:
-                os.symlink(os.fsdecode(data), target)
-            else:
-                target.write_bytes(data)
-                if entry.mode == "100755":
-                    target.chmod(0o755)
-            if dest is None:
-                self._remember(path, target.lstat(), entry)
+        with FolderWriter(folder) as writer:  # every path was checked when it was listed
+            for path, entry in entries.items():
+                written = writer.write(path, entry.mode, contents.get(entry.oid, b""))
+                if dest is None:
+                    self._remember(path, written, entry)
         self._written |= {e.oid for e in entries.values()}  # the commit's blobs are stored
 
     def _cat_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:

@@ -32,3 +32,17 @@ def escape_controls(text: str, *, keep_newlines: bool = True) -> str:
     if keep_newlines:
         return _UNSAFE.sub(_escape, text.replace("\r\n", "\n"))
     return _UNSAFE_OR_LAYOUT.sub(_escape, text)
+
+
+# What json.dumps and pydantic leave raw in a JSON text that a terminal acts on (both escape C0
+# already): DEL, the C1 controls, the bidi embeddings, overrides and isolates; and the line and
+# paragraph separators, which str.splitlines takes for line ends as it does U+0085.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028-\u202e\u2066-\u2069]")
+
+
+def escape_json_controls(json_text: str) -> str:
+    """A JSON text with DEL, C1 and bidi controls (and U+2028, U+2029) written as `\\uXXXX`
+    escapes: it loads back to the same value, and a file of it shown by `cat`, `less` or `grep`
+    cannot drive the terminal or reorder a line. Outside its strings JSON is ASCII, so every one
+    replaced is inside a string, where the escape means the character itself."""
+    return _RAW_IN_JSON.sub(lambda char: f"\\u{ord(char.group()):04x}", json_text)

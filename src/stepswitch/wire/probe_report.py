@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from stepswitch.util.text import escape_json_controls
+
 TRANSIENT = "unknown: transient error"  # how a check left unknown by a 429, 5xx or timeout begins
 
 
@@ -46,7 +48,7 @@ def probe_path(root: Path, provider: str, model_id: str) -> Path:
 def write_probe(report: ProbeReport, root: Path) -> Path:
     path = probe_path(root, report.provider, report.model)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    path.write_text(escape_json_controls(report.model_dump_json(indent=2)) + "\n", encoding="utf-8")
     return path
 
 

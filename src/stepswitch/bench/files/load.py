@@ -10,6 +10,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from stepswitch.errors import UsageError
+from stepswitch.util.text import escape_json_controls
 
 RESULTS_FILE = "results.csv"
 SUMMARY_FILE = "summary.json"
@@ -66,7 +67,7 @@ def read_json(model: type[M], path: Path, name: str | None = None) -> M:
 
 
 def json_text(model: BaseModel) -> str:
-    return model.model_dump_json(indent=2) + "\n"
+    return escape_json_controls(model.model_dump_json(indent=2)) + "\n"
 
 
 def write_file(path: Path, text: str) -> None:
