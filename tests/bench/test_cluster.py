@@ -17,6 +17,7 @@ import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from stepswitch.bench.travel import RemoteJob, TaskFiles, TravellingContestant
 from stepswitch.errors import AuthError, UsageError
 from stepswitch.ledger import open_ledger
 from stepswitch.registry.presets import clear_cache, load_registry
+from stepswitch.registry.trust import Trust
 
 distributed = pytest.importorskip("distributed")
 
@@ -341,7 +343,8 @@ def test_a_worker_started_without_keys_runs_a_policy_whose_provider_needs_one(
     monkeypatch.delenv(KEY, raising=False)
     monkeypatch.setenv("SSW_TEST_CLUSTER_MARK", "inherited")  # control: the probe sees env
     clear_cache()
-    contestant = ladder(tmp_path / "p")
+    # The user trusts the loopback server with the key; the trust travels with the contestant.
+    contestant = replace(ladder(tmp_path / "p"), trust=Trust.named(["127.0.0.1"]))
     try:
         with pytest.raises(AuthError, match=KEY):  # control: its provider needs the key
             check_keys(contestant.load_policy(), load_registry(), {})

@@ -19,6 +19,7 @@ from stepswitch.bench.contestants import BuiltinContestant, Contestant, PolicyCo
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.results import ResultRow
 from stepswitch.errors import UsageError
+from stepswitch.registry.trust import Trust
 
 
 @cache
@@ -100,6 +101,7 @@ class TravellingContestant:
     policy: str = ""  # the policy file's text
     script: str | None = None  # the scripted replies' text
     population: str | None = None  # the simulated population file's text
+    trusted: tuple[str, ...] = ()  # the hosts the user trusts with a key (--trust-endpoint)
 
     @classmethod
     def of(cls, contestant: Contestant) -> TravellingContestant:
@@ -114,7 +116,8 @@ class TravellingContestant:
         sim = contestant.population
         population = Path(sim).read_text("utf-8") if sim else None
         policy = Path(contestant.path).read_text("utf-8")
-        return cls(contestant.name, False, policy, script, population)
+        trusted = tuple(sorted(contestant.trust.hosts))
+        return cls(contestant.name, False, policy, script, population, trusted)
 
     def at(self, where: Path) -> Contestant:
         """The contestant again, its files written under `where`."""
@@ -136,6 +139,7 @@ class TravellingContestant:
             str(policy),
             str(script) if script else None,
             str(population) if population else None,
+            Trust(frozenset(self.trusted)),
         )
 
 

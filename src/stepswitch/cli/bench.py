@@ -375,9 +375,7 @@ def run(
     access = scheduler_access(scheduler, cluster_certs, insecure_loopback_scheduler)
     claims = _registered_claims(claim or [])  # before anything runs: exit 2
     tasks = [task for folder in suite for task in load_suite(folder)]  # ConfigError: exit 2
-    trust = Trust.named(trust_endpoint)
-    if trust.hosts and scheduler is not None:  # a cluster's workers trust the shipped hosts only
-        raise UsageError("--trust-endpoint is not carried to a cluster's workers; drop one of them")
+    trust = Trust.named(trust_endpoint)  # travels with each contestant to a cluster's workers
     contestants = parse_contestants(contestant, _scripts(script or []), sim_population, trust)
     registry = load_registry()
     keys = keys_line(contestants, registry, trust)  # a host no one trusts refuses here
