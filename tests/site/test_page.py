@@ -220,6 +220,9 @@ def test_a_bench_run_shows_contestants_side_by_side_with_totals_grades_and_the_p
         "<dt>task_runs</dt><dd>4</dd>" in html
         and "schema_version" not in html.split("Paired summary")[1].split("</dl>")[0]
     )
+    dollars = html.split("<table class='dollars'>")[1].split("</table>")[0]
+    assert "<th>$ per passed task</th><th>$ on runs not done</th>" in dollars
+    assert "<tr><td>ladder</td><td>100.0%</td>" in dollars
 
 
 def test_the_chart_is_inline_svg_with_a_bar_per_contestant_linking_to_each_task(

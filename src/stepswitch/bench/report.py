@@ -15,6 +15,8 @@ COLUMNS = (
     "passed",
     "harness",
     "$ per run",
+    "$ per pass",
+    "$ not done",
     "tokens/run",
     "uncached",
     "min/run",
@@ -28,6 +30,10 @@ def _usd(pair: dict[str, float]) -> str:
     return format_usd(pair["low"], pair["high"])
 
 
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
 def _cells(name: str, suite: str, s: dict[str, Any]) -> tuple[str, ...]:
     return (
         name,
@@ -36,6 +42,8 @@ def _cells(name: str, suite: str, s: dict[str, Any]) -> tuple[str, ...]:
         f"{100 * s['pass_rate']:.1f}%",
         str(s["harness_errors"]),
         _usd(s["dollars_per_task_run"]),
+        _usd(s["dollars_per_passed_task"]) if s.get("dollars_per_passed_task") else "-",
+        _share(s.get("not_done_dollars_share")),
         f"{s['tokens_per_task_run']:,.0f}",
         f"{s['uncached_tokens_per_task_run']:,.0f}",
         f"{s['minutes_per_task_run']:.2f}",

@@ -69,6 +69,17 @@ def group_stats(rows: Sequence[ResultRow]) -> dict[str, Any]:
         "outcomes": _outcomes(rows),
         "dollars_total": {"low": round(low, 6), "high": round(high, 6)},
         "dollars_per_task_run": {"low": round(_mean(low, n), 6), "high": round(_mean(high, n), 6)},
+        # What one passed task cost, every run's dollars counted; None when none passed.
+        "dollars_per_passed_task": (
+            {"low": round(low / passed, 6), "high": round(high / passed, 6)} if passed else None
+        ),
+        # The share of the dollars spent on runs that did not end `done`: paid for no change
+        # that could be taken. None when nothing was spent.
+        "not_done_dollars_share": (
+            round(sum(r.dollars_high for r in rows if r.outcome != "done") / high, 4)
+            if high > 0
+            else None
+        ),
         "unpriced_steps": sum(r.unpriced_steps for r in rows),
         "tokens_per_task_run": round(_mean(sum(r.tokens for r in rows), n), 1),
         "cached_tokens_per_task_run": round(_mean(sum(r.cached_tokens for r in rows), n), 1),

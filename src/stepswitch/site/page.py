@@ -10,7 +10,7 @@ import json
 from importlib.resources import files
 from typing import Any
 
-from stepswitch.bench.files import Paired
+from stepswitch.bench.files import Paired, SummaryFile
 from stepswitch.site.chart import caption, dollars_chart, legend
 from stepswitch.site.shown import escape, shown
 from stepswitch.site.sources import ReplayRun
@@ -145,9 +145,30 @@ def _summary(board: Board) -> str:
         if isinstance(v, str | int | float)
     ]
     body = f"<ul class='paired'>{''.join(lines)}</ul>" if lines else "<p>no paired comparison</p>"
-    return f"<h3>Paired summary</h3>{body}" + (
-        f"<dl class='kv'>{''.join(rest)}</dl>" if rest else ""
+    return (
+        _contestant_dollars(s)
+        + f"<h3>Paired summary</h3>{body}"
+        + (f"<dl class='kv'>{''.join(rest)}</dl>" if rest else "")
     )
+
+
+def _contestant_dollars(s: SummaryFile) -> str:
+    """Per contestant: the pass rate, what a run and a passed task cost, and the share of the
+    dollars spent on runs that did not end `done`."""
+    head = "<tr><th>contestant</th><th>passed</th><th>$ per run</th><th>$ per passed task</th>"
+    head += "<th>$ on runs not done</th></tr>"
+    rows = []
+    for name, c in s.contestants.items():
+        a = c.all
+        per_pass = a.dollars_per_passed_task
+        share = a.not_done_dollars_share
+        rows.append(
+            f"<tr><td>{escape(name)}</td><td>{100 * a.pass_rate:.1f}%</td>"
+            f"<td>{_number(a.dollars_per_task_run.high, True)}</td>"
+            f"<td>{_number(per_pass.high, True) if per_pass else '—'}</td>"
+            f"<td>{'—' if share is None else f'{100 * share:.0f}%'}</td></tr>"
+        )
+    return f"<h3>Dollars</h3><table class='dollars'>{head}{''.join(rows)}</table>"
 
 
 def _cell(board_id: str, ti: int, runs: list[ReplayRun]) -> str:

@@ -36,6 +36,8 @@ class GroupStats(Ours):
     outcomes: dict[str, int]
     dollars_total: Bounds
     dollars_per_task_run: Bounds
+    dollars_per_passed_task: Bounds | None = None  # None: none passed, or an older summary
+    not_done_dollars_share: float | None = None  # None: nothing spent, or an older summary
     unpriced_steps: int
     tokens_per_task_run: float
     cached_tokens_per_task_run: float
