@@ -17,6 +17,7 @@ from pathlib import Path
 
 from stepswitch.gates.config import TestsGate
 from stepswitch.gates.context import GateContext
+from stepswitch.gates.plugins import plugin_env
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import LOG_CAP_CHARS, Gate, GateResult, gate_result
 from stepswitch.gates.test_config import pin_test_config
@@ -44,7 +45,10 @@ class PytestRuns:
 
     def pytest_env(self) -> dict[str, str]:
         """The environment of every test stage but the two names each stage sets."""
-        env = dict(self.context.gate_env)
+        context = self.context
+        tree = context.tree.work_tree if context.tree is not None else context.root
+        # No plugin the tree carries: autoload off, the declared ones named (gates.plugins).
+        env = plugin_env(context.gate_env, context.interpreter.python, tree)
         # pytest cuts its summary lines to the terminal width; without a terminal that is 80.
         env.setdefault("COLUMNS", str(TEST_COLUMNS))
         env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(PLUGIN_DIR)]).strip(

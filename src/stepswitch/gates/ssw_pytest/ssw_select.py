@@ -17,6 +17,9 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
   collection). The gates read it: a pytest that exits 0 without writing it ended before its
   session did (`os._exit` in code the tests import), and one that exits 0 with failures in it
   had its status changed after the tests ran.
+- SSW_PYTEST_PLUGINS (JSON: entry point name -> `module[:attr]`) names the plugins of the
+  project's environment: the gates turn pytest's autoload off (gates.plugins), and they are
+  registered here under those names when this plugin is loaded, before any conftest file.
 - With "calls" ({"root": folder, "out": path}), the Python functions under `root` each test
   calls (setup and teardown included) are recorded and written to `out` when the session ends:
   the call map the gates use to run first the tests that ran a changed line. The run goes past
@@ -27,6 +30,7 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import sys
@@ -48,6 +52,22 @@ _session: list[pytest.Session] = []
 # collector's sight, as in a warm stage, so the collections a fresh pytest makes walk only what
 # the project's code and tests make (ADR 0019 addendum).
 gc.freeze()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The plugins SSW_PYTEST_PLUGINS names (entry point name -> `module[:attr]`), registered
+    under their names as pytest's autoload would, which the gates turn off: loaded when this
+    plugin is, before the project's conftest files."""
+    declared = json.loads(os.environ.get("SSW_PYTEST_PLUGINS") or "{}")
+    for name, value in declared.items():
+        if pluginmanager.is_blocked(name) or pluginmanager.has_plugin(name):
+            continue
+        module, _, attr = str(value).partition(":")
+        pluginmanager.rewrite_hook.mark_rewrite(module)
+        plugin: object = importlib.import_module(module.strip())
+        for part in attr.strip().split(".") if attr.strip() else ():
+            plugin = getattr(plugin, part)
+        pluginmanager.register(plugin, name=name)
 
 
 def pytest_configure(config: pytest.Config) -> None:
