@@ -40,6 +40,7 @@ class GateContext:
     confinement: Confinement | None  # the run's sandbox, for every gate command
     base: BaseTree | None
     tree: TreeGit | None
+    judges_commit: bool = False  # a run's: files its commit leaves out fail the gates
 
     def command(
         self, name: str, command: str, timeout_s: float, env: dict[str, str] | None = None

@@ -5,7 +5,9 @@ fails, and then no gate runs.
 files, protected paths) compared with the base commit, and new symbolic links. `ssw:shadowing`:
 modules the change added that shadow the standard library or an installed distribution, and
 packages beside a module of the same name (`gates.shadowing`). `ssw:test-config`: pytest's
-configuration and conftest files (`gates.test_config.check_test_config`).
+configuration and conftest files (`gates.test_config.check_test_config`). `ssw:left-out`, in a
+run's worktree only: files the run's commit leaves out that Python or pytest would load
+(`gates.left_out`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 
 from stepswitch.gates.base import BaseUnreadable, is_commit_id
 from stepswitch.gates.context import GateContext
+from stepswitch.gates.left_out import LEFT_OUT_CHECK, LEFT_OUT_FIX, loadable_left_out
 from stepswitch.gates.protected import protected_verdict
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules, twin_modules
@@ -81,4 +84,22 @@ def shadow_check(context: GateContext, base: str) -> GateResult | None:
         time.monotonic() - began,
         "the change adds modules imported instead of the standard library's or a package's",
         SHADOW_FIX,
+    )
+
+
+def left_out_check(context: GateContext) -> GateResult | None:
+    """Files below an import root of the run's worktree that its commit leaves out (ignored, or
+    not holdable) and Python or pytest would load: any fails, naming them. None without the
+    run's work tree."""
+    if context.tree is None or not context.judges_commit:
+        return None
+    began = time.monotonic()
+    committed, _ = context.tree.snapshot()
+    problems = loadable_left_out(context.root, set(committed))
+    return protected_verdict(
+        LEFT_OUT_CHECK,
+        problems,
+        time.monotonic() - began,
+        "the tree holds files the commit leaves out, which the tests would load",
+        LEFT_OUT_FIX,
     )

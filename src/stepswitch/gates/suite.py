@@ -54,7 +54,8 @@ from stepswitch.gates.interpreter import (
     gate_environment,
     project_layout,
 )
-from stepswitch.gates.pre_checks import TRUTH_CHECK, shadow_check, truth_check
+from stepswitch.gates.left_out import LEFT_OUT_CHECK
+from stepswitch.gates.pre_checks import TRUTH_CHECK, left_out_check, shadow_check, truth_check
 from stepswitch.gates.progress import SuiteProgress, TestStage, keep
 from stepswitch.gates.protected_check import ProtectedCheck
 from stepswitch.gates.pytest_runs import PytestRuns
@@ -158,6 +159,7 @@ class GateSuite:
             confinement=confinement,
             base=base,
             tree=base.tree if base is not None else None,
+            judges_commit=tree is not None,  # a run's worktree: only its commit is judged
         )
         self.truth_patterns = protected_patterns(config)
         self.keep_warm = False  # `ssw run`: a warm pytest is started ahead of each gate run
@@ -302,6 +304,7 @@ class GateSuite:
             (TRUTH_CHECK, lambda: self.truth_check(base_commit)),
             (SHADOW_CHECK, lambda: self.shadow_check(base_commit)),
             (TEST_CONFIG_CHECK, lambda: check_test_config(self.base, self.root, base_commit)),
+            (LEFT_OUT_CHECK, lambda: left_out_check(self.context)),
         ]
         for name, pre_check in pre_checks:
             found = self._guarded(name, pre_check)

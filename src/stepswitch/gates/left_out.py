@@ -1,0 +1,68 @@
+"""Files in a run's worktree that its commit leaves out and that Python or pytest would load
+(ADR 0047).
+
+The gates run in the agent's worktree, a plain folder; the run's commit is what git builds from
+it, and that leaves out whatever the tree's ignore patterns (which the agent can write) name, or
+git cannot hold. A module, a `conftest.py`, a `.pth` or a distribution's metadata
+(`*.dist-info`, `*.egg-info`: entry points, what `importlib.metadata` reports) below an import
+root would be judged by the gates without being in the change: the commit would show only the
+wrong line. Such a file fails the gates naming it. Bytecode is not listed: it is removed before
+each gate run (`gates.bytecode`).
+
+What counts as below an import root: any folder reached from the worktree's root through
+folders whose names Python can import (packages, namespace packages, the folders pytest puts on
+sys.path for its test files), but not into a virtual environment (`pyvenv.cfg`), whose files
+nothing imports from the tree. A link to a folder is named, not followed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from stepswitch.util.git_objects import leftover
+
+LEFT_OUT_CHECK = "ssw:left-out"
+LEFT_OUT_FIX = (
+    "Remove these files, or let the commit carry them (an ignore pattern leaves them out): "
+    "the gates judge only what the commit holds, and Python or pytest would load these."
+)
+# Files Python imports or runs from a folder on sys.path (bytecode aside: it is removed).
+LOADABLE_SUFFIXES = (".py", ".pyw", ".so", ".pyd", ".pth")
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
+
+
+def _walked(name: str) -> bool:
+    """A folder whose files an import could reach."""
+    return name.isidentifier() or name.endswith(METADATA_SUFFIXES)
+
+
+def loadable_left_out(root: Path, committed: set[str]) -> list[str]:
+    """One line per path under `root` that `committed` (the commit's paths, relative to
+    `root`) leaves out and Python or pytest would load."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        rel_here = here.relative_to(root)
+        meta = any(part.endswith(METADATA_SUFFIXES) for part in rel_here.parts)
+        walk_on = []
+        for name in sorted(dirs):
+            path = here / name
+            rel = (rel_here / name).as_posix()
+            if not _walked(name) or (path / "pyvenv.cfg").exists():
+                continue
+            if path.is_symlink():
+                if rel not in committed and name.isidentifier():
+                    found.append(f"{rel}: a link to a folder, which the commit leaves out")
+                continue
+            walk_on.append(name)
+        dirs[:] = walk_on
+        for name in sorted(files):
+            rel = (rel_here / name).as_posix()
+            if rel in committed or leftover(rel):
+                continue
+            if meta:
+                found.append(f"{rel}: a distribution's metadata, which the commit leaves out")
+            elif name.endswith(LOADABLE_SUFFIXES):
+                found.append(f"{rel}: importable, and the commit leaves it out")
+    return found
