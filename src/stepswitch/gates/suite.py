@@ -320,7 +320,8 @@ class GateSuite:
                 self._guarded(gate.name, run_one)
         tests = self._tests_gate()
         if tests is not None and progress.full_ran and all(r.passed for r in progress.results):
-            kept = self._guarded(AS_BEFORE, lambda: self.as_before(tests, base_commit))
+            skips = progress.skipped
+            kept = self._guarded(AS_BEFORE, lambda: self.as_before(tests, base_commit, skips))
             if kept is not None:
                 progress.record(kept)
         return SuiteResult(
@@ -378,10 +379,13 @@ class GateSuite:
         GoldenFormatError saying why they cannot be read."""
         return GoldenCheck(gate, self.context).expected(base)
 
-    def as_before(self, gate: TestsGate, base: str) -> GateResult | None:
+    def as_before(
+        self, gate: TestsGate, base: str, skipped: tuple[str, ...] = ()
+    ) -> GateResult | None:
         """The base commit's test files the change edited or deleted, run as the base commit has
-        them (`StagedTests.as_before`); None when there are none, or `test_changes = "allowed"`."""
-        return self.staged_tests.as_before(gate, base)
+        them, and the `skipped` tests that passed there (`StagedTests.as_before`); None when
+        there are none, or `test_changes = "allowed"`."""
+        return self.staged_tests.as_before(gate, base, skipped)
 
     def truth_check(self, base: str) -> GateResult | None:
         """The `ssw:protected` check against the base commit (`pre_checks.truth_check`); None
