@@ -1,9 +1,11 @@
 """A pytest plugin the worktree carries (a `*.dist-info` or `*.egg-info` with a `pytest11` entry
 point, and its module at the root) is not loaded by the gates' pytest, fresh or warm: a broken
-change stays failing. The control shows the route is real: plain pytest in the same tree reports
-a pass. A plugin the project's environment declares (installed in the gates' interpreter,
-outside the tree) still loads, and a tree's dist-info that declares that plugin's name does not
-take its place (ADR 0047)."""
+tree stays failing, even where the plugin is the base commit's own; one the change adds fails
+`ssw:shadowing` naming it before pytest starts (pytest would still load it for a `-p NAME`).
+The controls show each route is real: plain pytest in the same tree reports a pass. A plugin
+the project's environment declares (installed in the gates' interpreter, outside the tree)
+still loads, and a tree's dist-info that declares that plugin's name does not take its place
+(ADR 0047)."""
 
 from __future__ import annotations
 
@@ -16,8 +18,9 @@ import pytest
 
 from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.interpreter import Interpreter
+from stepswitch.gates.shadowing import SHADOW_CHECK
 from stepswitch.gates.suite import GateSuite
-from tests.gates import scratch_env, write_repo
+from tests.gates import run_git, scratch_env, write_repo
 
 BUGGY = {
     "calc/__init__.py": "",
@@ -46,6 +49,13 @@ def plant_plugin(root: Path, folder: str, entry_name: str = "x", module: str = "
     )
     (meta / "entry_points.txt").write_text(f"[pytest11]\n{entry_name} = {module}\n")
     (root / f"{module}.py").write_text(RIGGING)
+
+
+def commit_all(root: Path) -> None:
+    """Commit what the tree holds: the plugin is then the base commit's, which the pre-checks
+    (they judge what the change adds) leave to pytest's configuration."""
+    run_git(root, "add", "-A")
+    run_git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "x")
 
 
 def _suite(
@@ -79,6 +89,7 @@ def test_a_plugin_the_tree_carries_does_not_turn_a_failing_test_into_a_pass(
 ) -> None:
     root = write_repo(tmp_path / "repo", BUGGY, git=True)
     plant_plugin(root, folder)
+    commit_all(root)
     suite = _suite(root, tmp_path / "home", warm=warm)
     try:
         result = suite.run(None)
@@ -156,6 +167,7 @@ def test_a_trees_dist_info_naming_a_declared_plugin_does_not_take_its_place(
     python = environment_with_plugin(tmp_path / "env")
     root = write_repo(tmp_path / "repo", BUGGY, git=True)
     plant_plugin(root, "y-1.0.dist-info", entry_name="declared")
+    commit_all(root)
     suite = _suite(root, tmp_path / "home", python)
     try:
         result = suite.run(None)
@@ -164,3 +176,62 @@ def test_a_trees_dist_info_naming_a_declared_plugin_does_not_take_its_place(
 
     assert not result.passed and "test_add" in result.report
     assert _plain_pytest(root, python).returncode == 0  # control: autoload takes the tree's
+
+
+# -- a plugin named with -p in the base commit's configuration -----------------------------------
+
+NAMES_PYTESTER = {
+    **BUGGY,
+    "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p pytester"\ntestpaths = ["tests"]\n',
+}
+
+
+@pytest.mark.parametrize("where", ["root", "tests"])
+def test_a_dist_info_the_change_adds_cannot_answer_for_a_plugin_the_configuration_names(
+    tmp_path: Path, where: str
+) -> None:
+    # pytest looks a `-p NAME` up among the entry points of every distribution on sys.path
+    # first, the tree's folders among them: `-p pytester` would load the tree's `xplug`.
+    root = write_repo(tmp_path / "repo", NAMES_PYTESTER, git=True)
+    plant_plugin(root if where == "root" else root / "tests", "y-1.0.dist-info", "pytester")
+    suite = _suite(root, tmp_path / "home")
+    try:
+        result = suite.run(None)
+    finally:
+        suite.close()
+
+    assert not result.passed and result.stages == (SHADOW_CHECK,)
+    folder = "y-1.0.dist-info" if where == "root" else "tests/y-1.0.dist-info"
+    assert f"{folder}/entry_points.txt: added, a distribution's metadata" in result.report
+
+
+def test_control_with_autoload_off_pytest_loads_the_trees_plugin_for_its_p_name(
+    tmp_path: Path,
+) -> None:
+    root = write_repo(tmp_path, NAMES_PYTESTER, git=True)
+    plant_plugin(root, "y-1.0.dist-info", "pytester")
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout  # the failing test "passed"
+
+
+@pytest.mark.parametrize("folder", ["x-1.0.dist-info", "x.egg-info"])
+def test_a_plugin_the_change_adds_fails_naming_its_metadata(tmp_path: Path, folder: str) -> None:
+    root = write_repo(tmp_path / "repo", BUGGY, git=True)
+    plant_plugin(root, folder)
+    suite = _suite(root, tmp_path / "home")
+    try:
+        result = suite.run(None)
+    finally:
+        suite.close()
+
+    assert not result.passed and result.stages == (SHADOW_CHECK,)
+    assert f"{folder}/entry_points.txt: added, a distribution's metadata" in result.report

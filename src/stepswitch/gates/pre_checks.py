@@ -19,7 +19,13 @@ from stepswitch.gates.context import GateContext
 from stepswitch.gates.left_out import LEFT_OUT_CHECK, LEFT_OUT_FIX, loadable_left_out
 from stepswitch.gates.protected import protected_verdict
 from stepswitch.gates.runner import GateResult
-from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules, twin_modules
+from stepswitch.gates.shadowing import (
+    SHADOW_CHECK,
+    SHADOW_FIX,
+    added_metadata,
+    shadowing_modules,
+    twin_modules,
+)
 from stepswitch.gates.tree_diff import TreeView
 
 # The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
@@ -78,6 +84,7 @@ def shadow_check(context: GateContext, base: str) -> GateResult | None:
     if context.tree is not None:
         changed = context.tree.changed_paths(commit)
         problems += twin_modules(context.root, changed, base_paths)
+        problems += added_metadata(context.root, changed)
     return protected_verdict(
         SHADOW_CHECK,
         problems,
