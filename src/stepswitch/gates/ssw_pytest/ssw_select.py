@@ -66,10 +66,15 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     for name, value in declared.items():
         if pluginmanager.is_blocked(name) or pluginmanager.has_plugin(name):
             continue
-        module, _, attr = str(value).partition(":")
+        module, _, attr = (part.strip() for part in str(value).partition(":"))
         pluginmanager.rewrite_hook.mark_rewrite(module)
-        plugin: object = importlib.import_module(module.strip())
-        for part in attr.strip().split(".") if attr.strip() else ():
+        try:
+            plugin: object = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module.split(".")[0]:
+                raise
+            continue  # a pytest of another environment (the tests command's own): not there
+        for part in attr.split(".") if attr else ():
             plugin = getattr(plugin, part)
         pluginmanager.register(plugin, name=name)
 
