@@ -1,7 +1,8 @@
 """Tests that stop testing: a change whose code calls `pytest.skip()` or `pytest.xfail()` (or
 skips the test module whole) where the test would fail passes its full stage ("1 passed,
-1 skipped"); `tests:as-before` then fails, naming each test that passed at the base commit. A
-test already skipped at the base commit, and a new test that skips, are no failure (ADR 0047)."""
+1 skipped"); `tests:as-before` then fails, naming each test that ran at the base commit, passing
+or failing (the test a task starts from). A test already skipped at the base commit, and a new
+test that skips, are no failure (ADR 0047)."""
 
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ def test_a_test_that_passed_at_the_base_and_is_skipped_after_the_change_fails_as
     # Control: the full suite passes with the bug in place; only the skip hid it.
     assert verdicts["tests:full"] is True
     assert verdicts[AS_BEFORE] is False
-    assert "tests that passed at the base commit are skipped or xfailed" in report
+    assert "tests that ran at the base commit are skipped or xfailed" in report
     assert named in report
     assert "test_add_floats" not in report  # skipped at the base commit: still a skip
 
@@ -97,3 +98,17 @@ def test_a_correct_change_with_a_skip_of_the_base_and_a_new_skipping_test_passes
 
     assert all(verdicts.values()), report
     assert verdicts["tests:full"] is True
+
+
+def test_a_test_that_failed_at_the_base_and_is_skipped_after_the_change_fails_as_before(
+    tmp_path: Path,
+) -> None:
+    buggy = {**BASE, "calc/ops.py": "def add(a, b):\n    return a - b\n"}
+    root = write_repo(tmp_path / "repo", buggy, git=True)
+    (root / "calc/ops.py").write_text(SKIPS)
+
+    verdicts, report = _gates(root, tmp_path / "home")
+
+    assert verdicts["tests:full"] is True  # control: the skip makes the failing suite pass
+    assert verdicts[AS_BEFORE] is False
+    assert "tests/test_ops.py::test_add" in report

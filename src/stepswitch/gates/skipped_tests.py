@@ -1,14 +1,15 @@
-"""Tests that stop testing: a test that passed at the base commit and is skipped or xfailed after
-the change fails `tests:as-before`, named by its id (ADR 0047).
+"""Tests that stop testing: a test that ran at the base commit (passed or failed) and is skipped
+or xfailed after the change fails `tests:as-before`, named by its id (ADR 0047).
 
 The full stage's `ssw_select` writes which tests it skipped or xfailed (a module skipped whole
 counts as its file's id). When it passes with some, the base commit's files of those tests run,
 every test past failures, in a check-out of the base commit (in the gates' TMPDIR; the agent's
-worktree is never written), and each id of which a test passed there is a failure: the change
-made code that was tested stop being tested (`pytest.skip()` in the changed code, an xfail
-marker, a skipif whose condition the change made true). A test already skipped or xfailed at
-the base commit stays a skip, and so does a test the base commit does not have (a new test may
-skip: nothing it checked before is lost).
+worktree is never written), and each id of which a test ran there is a failure: the change made
+a test stop testing (`pytest.skip()` in the changed code, an xfail, a skipif whose condition the
+change made true). A test that failed at the base counts too: a task usually starts from one,
+and skipping it is not fixing it. A test already skipped or xfailed at the base commit stays a
+skip, and so does a test the base commit does not have (a new test may skip: nothing it checked
+before is lost).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ OUTCOMES_CAP_BYTES = 64 * 1024 * 1024
 
 
 def read_outcomes(path: Path) -> tuple[set[str], list[str]]:
-    """The ids of the tests that passed, and of those skipped or xfailed, as `ssw_select` wrote
-    them to `path`; empty when it wrote nothing readable."""
+    """The ids of the tests that ran (passed or failed), and of those skipped or xfailed, as
+    `ssw_select` wrote them to `path`; empty when it wrote nothing readable."""
     try:
         if path.is_symlink() or path.stat().st_size > OUTCOMES_CAP_BYTES:
             return set(), []
@@ -42,19 +43,17 @@ def read_outcomes(path: Path) -> tuple[set[str], list[str]]:
         return set(), []
     if not isinstance(data, dict):
         return set(), []
-    passed, skipped = data.get("passed"), data.get("skipped")
-    if not isinstance(passed, list) or not isinstance(skipped, list):
+    ran, skipped = data.get("ran"), data.get("skipped")
+    if not isinstance(ran, list) or not isinstance(skipped, list):
         return set(), []
-    return {str(p) for p in passed}, list(dict.fromkeys(str(s) for s in skipped))
+    return {str(r) for r in ran}, list(dict.fromkeys(str(s) for s in skipped))
 
 
-def stopped_testing(skipped: Sequence[str], passed_at_base: set[str]) -> list[str]:
-    """The ids among `skipped` (tests, or modules skipped whole) of which a test passed at the
-    base commit."""
+def stopped_testing(skipped: Sequence[str], ran_at_base: set[str]) -> list[str]:
+    """The ids among `skipped` (tests, or modules skipped whole) of which a test ran at the base
+    commit."""
     return [
-        s
-        for s in skipped
-        if s in passed_at_base or any(p.startswith(s + "::") for p in passed_at_base)
+        s for s in skipped if s in ran_at_base or any(r.startswith(s + "::") for r in ran_at_base)
     ]
 
 
@@ -62,7 +61,7 @@ def skipped_at_base_check(
     context: GateContext, runs: PytestRuns, gate: TestsGate, commit: str, skipped: Sequence[str]
 ) -> GateResult | None:
     """`skipped` (the full stage's skips and xfails) against a run of their files at `commit`:
-    a failing `tests:as-before` naming each that passed there, else None."""
+    a failing `tests:as-before` naming each that ran there, else None."""
     if context.base is None or context.tree is None or not skipped:
         return None
     began = time.monotonic()
@@ -90,15 +89,15 @@ def skipped_at_base_check(
         env[DEFERRED_PATH] = there[DEFERRED_PATH]
         command = Gate(AS_BEFORE, gate.stage_command(None), gate.timeout_s)
         ran = run_gate(command, root, env, context.confinement)
-        passed, _ = read_outcomes(outcomes)
+        ran_at_base, _ = read_outcomes(outcomes)
     finally:
         shutil.rmtree(copy, ignore_errors=True)
         shutil.rmtree(stage, ignore_errors=True)
-    stopped = stopped_testing(skipped, passed)
+    stopped = stopped_testing(skipped, ran_at_base)
     if not stopped:
         return None
     report = (
-        f"{AS_BEFORE}: failed: tests that passed at the base commit are skipped or xfailed after "
+        f"{AS_BEFORE}: failed: tests that ran at the base commit are skipped or xfailed after "
         f"the change: {', '.join(stopped)}. A test that stops testing is a failure, not a pass: "
         "make the change pass them instead of skipping them"
     )

@@ -244,7 +244,7 @@ class StagedTests:
     ) -> GateResult | None:
         """The base commit's test files the change edited or deleted, run as the base commit has
         them against the changed code (gates/as_before.py), then the `skipped` tests (the full
-        stage's skips and xfails) that passed at the base commit (gates/skipped_tests.py); None
+        stage's skips and xfails) that ran at the base commit (gates/skipped_tests.py); None
         when there is nothing to run, or `test_changes = "allowed"`."""
         context = self.context
         if gate.test_changes == "allowed" or context.base is None or context.tree is None:

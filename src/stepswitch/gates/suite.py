@@ -383,7 +383,7 @@ class GateSuite:
         self, gate: TestsGate, base: str, skipped: tuple[str, ...] = ()
     ) -> GateResult | None:
         """The base commit's test files the change edited or deleted, run as the base commit has
-        them, and the `skipped` tests that passed there (`StagedTests.as_before`); None when
+        them, and the `skipped` tests that ran there (`StagedTests.as_before`); None when
         there are none, or `test_changes = "allowed"`."""
         return self.staged_tests.as_before(gate, base, skipped)
 

@@ -20,8 +20,9 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
 - SSW_PYTEST_PLUGINS (JSON: entry point name -> `module[:attr]`) names the plugins of the
   project's environment: the gates turn pytest's autoload off (gates.plugins), and they are
   registered here under those names when this plugin is loaded, before any conftest file.
-- With "outcomes" (a path), the ids of the tests that passed and of those skipped or xfailed
-  (a module skipped whole: its file's id) are written there when the session ends:
+- With "outcomes" (a path), the ids of the tests that ran (passed or failed) and of those
+  skipped or xfailed (a module skipped whole: its file's id) are written there when the session
+  ends:
   `tests:as-before` compares them with the base commit's. "every_test": true undoes -x.
 - With "calls" ({"root": folder, "out": path}), the Python functions under `root` each test
   calls (setup and teardown included) are recorded and written to `out` when the session ends:
@@ -49,7 +50,7 @@ _rank: dict[str, int] = {}
 _times: dict[str, float] = {}
 _counts = {"tests": 0, "failed": 0, "errors": 0}
 _session: list[pytest.Session] = []
-_outcomes: dict[str, list[str]] = {"passed": [], "skipped": []}
+_outcomes: dict[str, list[str]] = {"ran": [], "skipped": []}
 
 # Loaded before the project's conftest files and tests (PYTEST_ADDOPTS comes first): what exists
 # now (pytest, its plugins, the standard library) lives as long as the run. Out of the
@@ -88,7 +89,7 @@ def pytest_configure(config: pytest.Config) -> None:
     files = _spec.get("files")
     if files is not None:
         _rank.update({str(Path(f)): i for i, f in enumerate(files)})
-    _outcomes.update(passed=[], skipped=[])
+    _outcomes.update(ran=[], skipped=[])
     if _spec.get("every_test"):
         config.option.maxfail = 0  # every test's outcome, past failures too (-x undone)
     calls = _spec.get("calls")
@@ -136,8 +137,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _counts["failed" if report.when == "call" else "errors"] += 1
     if report.skipped:  # a skip in any phase, or an xfail
         _outcomes["skipped"].append(report.nodeid)
-    elif report.passed and report.when == "call" and not hasattr(report, "wasxfail"):
-        _outcomes["passed"].append(report.nodeid)
+    elif report.when == "call" or report.failed:  # it ran: passed, failed, or its setup erred
+        _outcomes["ran"].append(report.nodeid)
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
