@@ -18,6 +18,7 @@ nothing imports from the tree. A link to a folder is named, not followed.
 from __future__ import annotations
 
 import os
+from collections.abc import Container
 from pathlib import Path
 
 from stepswitch.util.git_objects import leftover
@@ -37,10 +38,10 @@ def _walked(name: str) -> bool:
     return name.isidentifier() or name.endswith(METADATA_SUFFIXES)
 
 
-def loadable_left_out(root: Path, committed: set[str]) -> list[str]:
-    """One line per path under `root` that `committed` (the commit's paths, relative to
-    `root`) leaves out and Python or pytest would load."""
-    found: list[str] = []
+def loadable_left_out(root: Path, committed: Container[str]) -> dict[str, str]:
+    """Each path under `root` that `committed` (paths relative to `root`) does not hold and
+    Python or pytest would load, with why it counts."""
+    found: dict[str, str] = {}
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         rel_here = here.relative_to(root)
@@ -53,7 +54,7 @@ def loadable_left_out(root: Path, committed: set[str]) -> list[str]:
                 continue
             if path.is_symlink():
                 if rel not in committed and name.isidentifier():
-                    found.append(f"{rel}: a link to a folder, which the commit leaves out")
+                    found[rel] = "a link to a folder"
                 continue
             walk_on.append(name)
         dirs[:] = walk_on
@@ -62,7 +63,7 @@ def loadable_left_out(root: Path, committed: set[str]) -> list[str]:
             if rel in committed or leftover(rel):
                 continue
             if meta:
-                found.append(f"{rel}: a distribution's metadata, which the commit leaves out")
+                found[rel] = "a distribution's metadata"
             elif name.endswith(LOADABLE_SUFFIXES):
-                found.append(f"{rel}: importable, and the commit leaves it out")
+                found[rel] = "importable"
     return found

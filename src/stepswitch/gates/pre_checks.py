@@ -95,14 +95,19 @@ def shadow_check(context: GateContext, base: str) -> GateResult | None:
 
 
 def left_out_check(context: GateContext) -> GateResult | None:
-    """Files below an import root of the run's worktree that its commit leaves out (ignored, or
-    not holdable) and Python or pytest would load: any fails, naming them. None without the
-    run's work tree."""
-    if context.tree is None or not context.judges_commit:
+    """Files below an import root of the run's worktree that its commit leaves out (ignored) and
+    Python or pytest would load: any fails, naming them. None without the run's work tree."""
+    tree = context.tree
+    if tree is None or not context.judges_commit:
         return None
     began = time.monotonic()
-    committed, _ = context.tree.snapshot()
-    problems = loadable_left_out(context.root, set(committed))
+    # What the commit holds: the base commit's files and what git does not ignore (as
+    # TreeGit.snapshot lists them); git's listing only when some file is not the base's.
+    found = loadable_left_out(context.root, set(tree.tree_entries(tree.base_commit)))
+    if found:
+        listed, _ = tree.listed_paths()
+        found = {path: why for path, why in found.items() if path not in listed}
+    problems = [f"{path}: {why}, and the commit leaves it out" for path, why in found.items()]
     return protected_verdict(
         LEFT_OUT_CHECK,
         problems,
