@@ -49,10 +49,12 @@ def _suite(root: Path, home: Path) -> GateSuite:
     return GateSuite(GateConfig((gate,), "test"), root, scratch_env(home), interpreter=interpreter)
 
 
-def _gates(root: Path, home: Path) -> tuple[dict[str, bool], str]:
+def _gates(
+    root: Path, home: Path, changed: tuple[str, ...] = ("calc/ops.py",)
+) -> tuple[dict[str, bool], str]:
     suite = _suite(root, home)
     try:
-        result = suite.run(["calc/ops.py"])
+        result = suite.run(list(changed))
     finally:
         suite.close()
     return {r.name: r.passed for r in result.results}, result.report
@@ -112,3 +114,26 @@ def test_a_test_that_failed_at_the_base_and_is_skipped_after_the_change_fails_as
     assert verdicts["tests:full"] is True  # control: the skip makes the failing suite pass
     assert verdicts[AS_BEFORE] is False
     assert "tests/test_ops.py::test_add" in report
+
+
+def test_a_parametrized_test_whose_cases_the_change_empties_fails_as_before(tmp_path: Path) -> None:
+    files = {
+        **BASE,
+        "calc/mul.py": "CASES = [(1, 2, 2), (2, 2, 4)]\n\ndef mul(a, b):\n    return a * b\n",
+        "tests/test_mul.py": """
+            import pytest
+            from calc.mul import CASES, mul
+
+            @pytest.mark.parametrize(("a", "b", "product"), CASES)
+            def test_mul(a, b, product):
+                assert mul(a, b) == product
+            """,
+    }
+    root = write_repo(tmp_path / "repo", files, git=True)
+    (root / "calc/mul.py").write_text("CASES = []\n\ndef mul(a, b):\n    return a + b\n")
+
+    verdicts, report = _gates(root, tmp_path / "home", ("calc/mul.py",))
+
+    assert verdicts["tests:full"] is True  # control: no case left, the bug passes the suite
+    assert verdicts[AS_BEFORE] is False
+    assert "tests/test_mul.py::test_mul[NOTSET]" in report

@@ -6,10 +6,10 @@ counts as its file's id). When it passes with some, the base commit's files of t
 every test past failures, in a check-out of the base commit (in the gates' TMPDIR; the agent's
 worktree is never written), and each id of which a test ran there is a failure: the change made
 a test stop testing (`pytest.skip()` in the changed code, an xfail, a skipif whose condition the
-change made true). A test that failed at the base counts too: a task usually starts from one,
-and skipping it is not fixing it. A test already skipped or xfailed at the base commit stays a
-skip, and so does a test the base commit does not have (a new test may skip: nothing it checked
-before is lost).
+change made true, a parametrization it emptied: `test[NOTSET]`). A test that failed at the base
+counts too: a task usually starts from one, and skipping it is not fixing it. A test already
+skipped or xfailed at the base commit stays a skip, and so does a test the base commit does not
+have (a new test may skip: nothing it checked before is lost).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from stepswitch.gates.runner import Gate, GateResult, run_gate
 
 OUTCOMES_FILE = "outcomes.json"
 OUTCOMES_CAP_BYTES = 64 * 1024 * 1024
+EMPTY_PARAMETERS = "[NOTSET]"  # pytest's id of a parametrized test given no parameters
 
 
 def read_outcomes(path: Path) -> tuple[set[str], list[str]]:
@@ -50,11 +51,15 @@ def read_outcomes(path: Path) -> tuple[set[str], list[str]]:
 
 
 def stopped_testing(skipped: Sequence[str], ran_at_base: set[str]) -> list[str]:
-    """The ids among `skipped` (tests, or modules skipped whole) of which a test ran at the base
-    commit."""
-    return [
-        s for s in skipped if s in ran_at_base or any(r.startswith(s + "::") for r in ran_at_base)
-    ]
+    """The ids among `skipped` (tests, modules skipped whole, and `test[NOTSET]`, pytest's id of
+    a parametrized test whose parameters are now none) of which a test ran at the base commit."""
+    return [s for s in skipped if any(_covers(s, r) for r in ran_at_base)]
+
+
+def _covers(skipped: str, ran: str) -> bool:
+    if skipped.endswith(EMPTY_PARAMETERS):
+        return ran.startswith(skipped.removesuffix(EMPTY_PARAMETERS) + "[")
+    return ran == skipped or ran.startswith(skipped + "::")
 
 
 def skipped_at_base_check(
