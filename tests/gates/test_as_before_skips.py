@@ -137,3 +137,14 @@ def test_a_parametrized_test_whose_cases_the_change_empties_fails_as_before(tmp_
     assert verdicts["tests:full"] is True  # control: no case left, the bug passes the suite
     assert verdicts[AS_BEFORE] is False
     assert "tests/test_mul.py::test_mul[NOTSET]" in report
+
+
+def test_a_skip_in_a_project_in_a_subfolder_fails_as_before(tmp_path: Path) -> None:
+    top = write_repo(tmp_path / "repo", {f"sub/{k}": v for k, v in BASE.items()}, git=True)
+    root = top / "sub"
+    (root / "calc/ops.py").write_text(SKIPS)
+
+    verdicts, report = _gates(root, tmp_path / "home")
+
+    assert verdicts["tests:full"] is True and verdicts[AS_BEFORE] is False
+    assert "tests/test_ops.py::test_add" in report

@@ -80,7 +80,7 @@ def skipped_at_base_check(
     try:
         stage.mkdir()
         context.tree.check_out(commit, copy)
-        root = copy / context.tree.prefix if context.tree.prefix else copy
+        root = copy  # check_out writes the prefix's files at the top of `copy`
         outcomes = stage / OUTCOMES_FILE
         order = [str(root / f) for f in files]
         spec: dict[str, object] = {
