@@ -151,7 +151,9 @@ def environment_with_plugin(folder: Path) -> Path:
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "fresh"])
 def test_a_plugin_the_environment_declares_still_loads(tmp_path: Path, warm: bool) -> None:
     python = environment_with_plugin(tmp_path / "env")
-    root = write_repo(tmp_path / "repo", USES_DECLARED, git=True)
+    # pytest's `required_plugins` sees it, as it sees an autoloaded one.
+    required = '[tool.pytest.ini_options]\nrequired_plugins = ["declared>=1.0"]\n'
+    root = write_repo(tmp_path / "repo", {**USES_DECLARED, "pyproject.toml": required}, git=True)
     suite = _suite(root, tmp_path / "home", python, warm=warm)
     try:
         result = suite.run(None)

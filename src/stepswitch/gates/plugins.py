@@ -7,7 +7,8 @@ sys.path, and the gates put the worktree (its root, its source folder) on sys.pa
 that can turn failures into passes. So every test stage runs with autoload off
 (PYTEST_DISABLE_PLUGIN_AUTOLOAD), and the plugins of the distributions installed in the gates'
 interpreter outside the worktree (its environment's own folders count as outside, wherever it
-lies) are named in PLUGINS_VAR: entry point name -> `module[:attr]`, read here by a Python that
+lies) are named in PLUGINS_VAR: entry point name -> [`module[:attr]`, its distribution's
+metadata folder], read here by a Python that
 sees nothing of the tree (`-I`). The `ssw_select` plugin registers each under its entry point's
 name when pytest loads it, before the project's conftest files. Not `-p NAME`: pytest looks a
 `-p` name up among the entry points of every distribution on sys.path, the tree's first, so a
@@ -43,15 +44,16 @@ for dist in metadata.distributions():
         continue
     for ep in dist.entry_points:
         if ep.group == "pytest11":
-            found.setdefault(ep.name, ep.value)
+            found.setdefault(ep.name, [ep.value, str(getattr(dist, "_path", ""))])
 print(json.dumps(found))
 """
 
 
 @functools.cache
-def declared_plugins(python: Path, tree: Path) -> dict[str, str]:
-    """The `pytest11` entry points (name -> `module[:attr]`, the first of a name on sys.path) of
-    the distributions `python` has installed outside `tree`; empty when it cannot say."""
+def declared_plugins(python: Path, tree: Path) -> dict[str, list[str]]:
+    """The `pytest11` entry points (name -> [`module[:attr]`, its distribution's metadata
+    folder], the first of a name on sys.path) of the distributions `python` has installed
+    outside `tree`; empty when it cannot say."""
     with tempfile.TemporaryDirectory(prefix="ssw-plugins-") as folder:
         script = Path(folder) / "ssw_plugins.py"
         script.write_text(_PROBE, encoding="utf-8")
@@ -71,7 +73,11 @@ def declared_plugins(python: Path, tree: Path) -> dict[str, str]:
             data = {}
     if not isinstance(data, dict):
         return {}
-    return {str(k): str(v) for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+    return {
+        str(name): [str(part) for part in found]
+        for name, found in data.items()
+        if isinstance(found, list) and len(found) == 2
+    }
 
 
 def plugin_env(env: Mapping[str, str], python: Path, tree: Path) -> dict[str, str]:

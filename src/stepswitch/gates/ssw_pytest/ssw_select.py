@@ -17,13 +17,13 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
   collection). The gates read it: a pytest that exits 0 without writing it ended before its
   session did (`os._exit` in code the tests import), and one that exits 0 with failures in it
   had its status changed after the tests ran.
-- SSW_PYTEST_PLUGINS (JSON: entry point name -> `module[:attr]`) names the plugins of the
-  project's environment: the gates turn pytest's autoload off (gates.plugins), and they are
-  registered here under those names when this plugin is loaded, before any conftest file.
+- SSW_PYTEST_PLUGINS (JSON: entry point name -> [`module[:attr]`, metadata folder]) names the
+  plugins of the project's environment: the gates turn pytest's autoload off (gates.plugins),
+  and they are registered here under those names when this plugin is loaded, before any
+  conftest file.
 - With "outcomes" (a path), the ids of the tests that ran (passed or failed) and of those
   skipped or xfailed (a module skipped whole: its file's id) are written there when the session
-  ends:
-  `tests:as-before` compares them with the base commit's. "every_test": true undoes -x.
+  ends: `tests:as-before` compares them with the base commit's. "every_test": true undoes -x.
 - With "calls" ({"root": folder, "out": path}), the Python functions under `root` each test
   calls (setup and teardown included) are recorded and written to `out` when the session ends:
   the call map the gates use to run first the tests that ran a changed line. The run goes past
@@ -60,11 +60,11 @@ gc.freeze()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    """The plugins SSW_PYTEST_PLUGINS names (entry point name -> `module[:attr]`), registered
-    under their names as pytest's autoload would, which the gates turn off: loaded when this
-    plugin is, before the project's conftest files."""
+    """The plugins SSW_PYTEST_PLUGINS names (entry point name -> [`module[:attr]`, its
+    distribution's metadata folder]), registered under their names as pytest's autoload would,
+    which the gates turn off: loaded when this plugin is, before the project's conftest files."""
     declared = json.loads(os.environ.get("SSW_PYTEST_PLUGINS") or "{}")
-    for name, value in declared.items():
+    for name, (value, metadata) in declared.items():
         if pluginmanager.is_blocked(name) or pluginmanager.has_plugin(name):
             continue
         module, _, attr = (part.strip() for part in str(value).partition(":"))
@@ -77,7 +77,27 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
             continue  # a pytest of another environment (the tests command's own): not there
         for part in attr.split(".") if attr else ():
             plugin = getattr(plugin, part)
-        pluginmanager.register(plugin, name=name)
+        if pluginmanager.register(plugin, name=name) is not None:
+            _record_distribution(pluginmanager, plugin, str(metadata))
+
+
+def _record_distribution(
+    pluginmanager: pytest.PytestPluginManager, plugin: object, path: str
+) -> None:
+    """What autoload records of a plugin's distribution (pluggy's own list): pytest's
+    `required_plugins` and its header read it."""
+    try:
+        from importlib.metadata import PathDistribution
+
+        dist = PathDistribution(Path(path))
+        known: list[Any] = pluginmanager._plugin_distinfo
+        known.append((plugin, dist))
+        if not hasattr(pluginmanager.list_plugin_distinfo()[-1][1], "project_name"):
+            from pluggy._manager import DistFacade  # type: ignore[attr-defined]  # older pluggy
+
+            known[-1] = (plugin, DistFacade(dist))
+    except (AttributeError, ImportError, IndexError):
+        pass  # then `required_plugins` cannot see it, as with any plugin named by `-p`
 
 
 def pytest_configure(config: pytest.Config) -> None:
