@@ -17,6 +17,7 @@ from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.left_out import LEFT_OUT_CHECK
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git_checkouts import checkout_tree
+from stepswitch.util.git_objects import MAX_FILE_BYTES
 from tests.gates import scratch_env, write_repo
 from tests.gates.test_tree_plugins import BUGGY, RIGGING, plant_plugin
 
@@ -135,3 +136,17 @@ def test_ssw_gates_on_the_users_checkout_does_not_judge_their_ignored_files(
     passed, _, report = _run(_suite(root, tmp_path / "home", run=False))
 
     assert passed, report
+
+
+def test_a_module_too_big_for_the_commit_fails_the_gates_naming_it(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "repo", {**BUGGY, ".gitignore": STOCK_GITIGNORE}, git=True)
+    (root / "calc/ops.py").write_text("from calc._big import add  # noqa: F401\n")
+    with (root / "calc/_big.py").open("w") as big:  # past git_objects.MAX_FILE_BYTES
+        big.write("def add(a, b):\n    return a + b\n")
+        big.truncate(MAX_FILE_BYTES + 1)
+
+    passed, stages, report = _run(_suite(root, tmp_path / "home"))
+
+    assert not passed and stages == (LEFT_OUT_CHECK,)
+    assert "calc/_big.py: importable, and the commit leaves it out" in report
+    assert "calc/_big.py" not in _committed(root)  # control: the snapshot leaves it out

@@ -13,6 +13,7 @@ run's worktree only: files the run's commit leaves out that Python or pytest wou
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from stepswitch.gates.base import BaseUnreadable, is_commit_id
 from stepswitch.gates.context import GateContext
@@ -27,6 +28,7 @@ from stepswitch.gates.shadowing import (
     twin_modules,
 )
 from stepswitch.gates.tree_diff import TreeView
+from stepswitch.util.git_objects import MAX_FILE_BYTES
 
 # The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
 TRUTH_CHECK = "ssw:protected"
@@ -101,12 +103,16 @@ def left_out_check(context: GateContext) -> GateResult | None:
     if tree is None or not context.judges_commit:
         return None
     began = time.monotonic()
-    # What the commit holds: the base commit's files and what git does not ignore (as
-    # TreeGit.snapshot lists them); git's listing only when some file is not the base's.
+    # What the commit holds: the base commit's files and what git does not ignore, but a file
+    # too big for it (as TreeGit.snapshot has them); git's listing only when some file is new.
     found = loadable_left_out(context.root, set(tree.tree_entries(tree.base_commit)))
     if found:
         listed, _ = tree.listed_paths()
-        found = {path: why for path, why in found.items() if path not in listed}
+        found = {
+            path: why
+            for path, why in found.items()
+            if path not in listed or _too_big(context.root / path)
+        }
     problems = [f"{path}: {why}, and the commit leaves it out" for path, why in found.items()]
     return protected_verdict(
         LEFT_OUT_CHECK,
@@ -115,3 +121,11 @@ def left_out_check(context: GateContext) -> GateResult | None:
         "the tree holds files the commit leaves out, which the tests would load",
         LEFT_OUT_FIX,
     )
+
+
+def _too_big(path: Path) -> bool:
+    """A file git lists but the snapshot leaves out for its size (TreeGit.snapshot)."""
+    try:
+        return path.lstat().st_size > MAX_FILE_BYTES
+    except OSError:
+        return False
