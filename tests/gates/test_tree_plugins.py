@@ -120,6 +120,9 @@ def test_control_plain_pytest_loads_the_trees_plugin_and_reports_a_pass(
 DECLARED = """
 import pytest
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "declared_marker: a marker of the declared plugin")
+
 @pytest.fixture
 def declared_answer():
     return 42
@@ -237,3 +240,21 @@ def test_a_plugin_the_change_adds_fails_naming_its_metadata(tmp_path: Path, fold
 
     assert not result.passed and result.stages == (SHADOW_CHECK,)
     assert f"{folder}/entry_points.txt: added, a distribution's metadata" in result.report
+
+
+def test_the_preflight_collection_loads_the_declared_plugins(tmp_path: Path) -> None:
+    # A marker the declared plugin registers, under --strict-markers: collection fails without it.
+    python = environment_with_plugin(tmp_path / "env")
+    strict = '[tool.pytest.ini_options]\naddopts = "--strict-markers"\n'
+    marked = "import pytest\n\n@pytest.mark.declared_marker\ndef test_marked():\n    pass\n"
+    files = {**USES_DECLARED, "pyproject.toml": strict, "tests/test_marked.py": marked}
+    root = write_repo(tmp_path / "repo", files, git=True)
+    suite = _suite(root, tmp_path / "home", python)
+    gate = suite.config.gates[0]
+    assert isinstance(gate, TestsGate)
+    try:
+        collected = suite.collect_tests(gate, "tests:collect")
+    finally:
+        suite.close()
+
+    assert collected.passed, collected.log

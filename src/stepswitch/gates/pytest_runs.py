@@ -54,6 +54,8 @@ class PytestRuns:
         env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(PLUGIN_DIR)]).strip(
             os.pathsep
         )
+        # Every pytest here, the pre-flight's collection too: it loads the declared plugins.
+        add_pytest_options(env, f"-p {PLUGIN}")
         return env
 
     def stage_env(
@@ -73,7 +75,8 @@ class PytestRuns:
         # In PYTEST_ADDOPTS, so that any pytest the tests command starts takes them.
         where = root if root is not None else self.context.root
         pinned = pin_test_config(self.context.base, where, base, self.context.confinement, folder)
-        add_pytest_options(env, shlex.join(["-p", PLUGIN, *(pinned.args if pinned else ())]))
+        if pinned is not None:
+            add_pytest_options(env, shlex.join(pinned.args))
         if pinned is not None and notes is not None:
             notes.append(pinned.note)
         env["SSW_SELECT"] = str(spec_path)
