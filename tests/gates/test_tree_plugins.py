@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.gates.config import GateConfig, TestsGate
+from stepswitch.gates.config import CommandGate, GateConfig, TestsGate
 from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.shadowing import SHADOW_CHECK
 from stepswitch.gates.suite import GateSuite
@@ -258,3 +258,23 @@ def test_the_preflight_collection_loads_the_declared_plugins(tmp_path: Path) -> 
         suite.close()
 
     assert collected.passed, collected.log
+
+
+def test_a_command_gate_that_starts_pytest_loads_no_plugin_the_tree_carries(
+    tmp_path: Path,
+) -> None:
+    root = write_repo(tmp_path / "repo", BUGGY, git=True)
+    plant_plugin(root, "x-1.0.dist-info")
+    commit_all(root)
+    gate = CommandGate(
+        name="doctests", command=f"{sys.executable} -m pytest -q -p no:cacheprovider"
+    )
+    interpreter = Interpreter(Path(sys.executable), "the test's")
+    suite = GateSuite(
+        GateConfig((gate,), "test"), root, scratch_env(tmp_path / "home"), interpreter=interpreter
+    )
+
+    result = suite.run(None)
+
+    assert not result.passed and result.stages == ("doctests",)
+    assert "test_add" in result.report

@@ -10,7 +10,8 @@ interpreter outside the worktree (its environment's own folders count as outside
 lies) are named in PLUGINS_VAR: entry point name -> [`module[:attr]`, its distribution's
 metadata folder], read here by a Python that
 sees nothing of the tree (`-I`). The `ssw_select` plugin registers each under its entry point's
-name when pytest loads it, before the project's conftest files. Not `-p NAME`: pytest looks a
+name when pytest loads it, before the project's conftest files. Command and golden gates get
+the same environment: a pytest they start obeys the same rule. Not `-p NAME`: pytest looks a
 `-p` name up among the entry points of every distribution on sys.path, the tree's first, so a
 tree's dist-info declaring that name would still be the one loaded.
 """
@@ -19,11 +20,14 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
+PLUGIN = "ssw_select"
 PLUGINS_VAR = "SSW_PYTEST_PLUGINS"
 AUTOLOAD_OFF = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
 PROBE_TIMEOUT_S = 60.0
@@ -81,9 +85,14 @@ def declared_plugins(python: Path, tree: Path) -> dict[str, list[str]]:
 
 
 def plugin_env(env: Mapping[str, str], python: Path, tree: Path) -> dict[str, str]:
-    """`env` with pytest's autoload off and the plugins declared outside `tree` named for
-    `ssw_select` to load."""
+    """`env` for any pytest a gate starts: autoload off, `ssw_select` loaded (its folder on
+    PYTHONPATH, `-p` in PYTEST_ADDOPTS after any the environment gives), and the plugins
+    declared outside `tree` named for it to register."""
     out = dict(env)
     out[AUTOLOAD_OFF] = "1"
     out[PLUGINS_VAR] = json.dumps(declared_plugins(python, tree), sort_keys=True)
+    out["PYTHONPATH"] = os.pathsep.join([out.get("PYTHONPATH", ""), str(PLUGIN_DIR)]).strip(
+        os.pathsep
+    )
+    out["PYTEST_ADDOPTS"] = f"{out.get('PYTEST_ADDOPTS', '')} -p {PLUGIN}".strip()
     return out

@@ -10,14 +10,12 @@ pytest is configured as at the base commit (`gates.test_config.pin_test_config`)
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from stepswitch.gates.config import TestsGate
 from stepswitch.gates.context import GateContext
-from stepswitch.gates.plugins import plugin_env
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import LOG_CAP_CHARS, Gate, GateResult, gate_result
 from stepswitch.gates.test_config import pin_test_config
@@ -25,8 +23,6 @@ from stepswitch.gates.warm import WarmPytest, pytest_args
 
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 TEST_COLUMNS = 200
-PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
-PLUGIN = "ssw_select"
 
 
 def add_pytest_options(env: dict[str, str], words: str) -> None:
@@ -45,17 +41,10 @@ class PytestRuns:
 
     def pytest_env(self) -> dict[str, str]:
         """The environment of every test stage but the two names each stage sets."""
-        context = self.context
-        tree = context.tree.work_tree if context.tree is not None else context.root
         # No plugin the tree carries: autoload off, the declared ones named (gates.plugins).
-        env = plugin_env(context.gate_env, context.interpreter.python, tree)
+        env = self.context.pytest_env()
         # pytest cuts its summary lines to the terminal width; without a terminal that is 80.
         env.setdefault("COLUMNS", str(TEST_COLUMNS))
-        env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(PLUGIN_DIR)]).strip(
-            os.pathsep
-        )
-        # Every pytest here, the pre-flight's collection too: it loads the declared plugins.
-        add_pytest_options(env, f"-p {PLUGIN}")
         return env
 
     def stage_env(

@@ -34,8 +34,9 @@ from stepswitch.gates.context import GateContext
 from stepswitch.gates.durations import Durations
 from stepswitch.gates.impacted import impacted_tiers, named_tests
 from stepswitch.gates.interpreter import DEFERRED_PATH, gate_environment, project_layout
+from stepswitch.gates.plugins import PLUGIN, PLUGIN_DIR
 from stepswitch.gates.progress import SuiteProgress, TestStage
-from stepswitch.gates.pytest_runs import PLUGIN, PLUGIN_DIR, PytestRuns
+from stepswitch.gates.pytest_runs import PytestRuns
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
 from stepswitch.gates.session_record import SESSION_FILE, judged_by_session
