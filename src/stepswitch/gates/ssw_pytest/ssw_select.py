@@ -183,7 +183,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    if outcomes := _spec.get("outcomes"):
+    outcomes = _spec.get("outcomes")
+    if outcomes and not hasattr(session.config, "workerinput"):  # xdist's workers: the main's
         Path(outcomes).write_text(json.dumps(_outcomes), encoding="utf-8")
     out = _spec.get("durations")
     if out and _times:
