@@ -150,3 +150,21 @@ def test_a_module_too_big_for_the_commit_fails_the_gates_naming_it(tmp_path: Pat
     assert not passed and stages == (LEFT_OUT_CHECK,)
     assert "calc/_big.py: importable, and the commit leaves it out" in report
     assert "calc/_big.py" not in _committed(root)  # control: the snapshot leaves it out
+
+
+def test_an_ignored_conftest_beside_tests_in_a_folder_python_cannot_import_is_named(
+    tmp_path: Path,
+) -> None:
+    # pytest collects `my-tests/` and reads its conftest.py, though no import reaches the folder.
+    files = {
+        **{k.replace("tests/", "my-tests/"): v for k, v in BUGGY.items()},
+        ".gitignore": f"{STOCK_GITIGNORE}conftest.py\n",
+    }
+    root = write_repo(tmp_path / "repo", files, git=True)
+    (root / "my-tests/conftest.py").write_text(RIGGING)
+
+    passed, stages, report = _run(_suite(root, tmp_path / "home"))
+
+    assert not passed and stages == (LEFT_OUT_CHECK,)
+    assert "my-tests/conftest.py: importable, and the commit leaves it out" in report
+    assert _run(_suite(root, tmp_path / "home", run=False))[0]  # control: it rigs the tests

@@ -10,17 +10,19 @@ wrong line. Such a file fails the gates naming it. Bytecode is not listed: it is
 each gate run (`gates.bytecode`).
 
 What counts as below an import root: any folder reached from the worktree's root through
-folders whose names Python can import (packages, namespace packages, the folders pytest puts on
-sys.path for its test files), but not into a virtual environment (`pyvenv.cfg`), whose files
-nothing imports from the tree. A link to a folder is named, not followed.
+folders whose names Python can import (packages, namespace packages), or that hold the base
+commit's test files (pytest puts their folders on sys.path, `my-tests/` too), but not into a
+virtual environment (`pyvenv.cfg`), whose files nothing imports from the tree. A link to a
+folder is named, not followed.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Container
-from pathlib import Path
+from collections.abc import Container, Iterable
+from pathlib import Path, PurePosixPath
 
+from stepswitch.gates.impacted import is_test_file
 from stepswitch.util.git_objects import leftover
 
 LEFT_OUT_CHECK = "ssw:left-out"
@@ -38,9 +40,22 @@ def _walked(name: str) -> bool:
     return name.isidentifier() or name.endswith(METADATA_SUFFIXES)
 
 
-def loadable_left_out(root: Path, committed: Container[str]) -> dict[str, str]:
+def test_folders(paths: Iterable[str]) -> set[str]:
+    """The folders holding the test files among `paths`, and every folder above them: pytest
+    puts a test file's folder on sys.path whatever its name (`my-tests/`)."""
+    folders: set[str] = set()
+    for path in paths:
+        if is_test_file(path):
+            folders |= {p.as_posix() for p in PurePosixPath(path).parents if p.name}
+    return folders
+
+
+def loadable_left_out(
+    root: Path, committed: Container[str], also_walked: Container[str] = ()
+) -> dict[str, str]:
     """Each path under `root` that `committed` (paths relative to `root`) does not hold and
-    Python or pytest would load, with why it counts."""
+    Python or pytest would load, with why it counts; `also_walked`: folders (relative to
+    `root`) walked whatever their names."""
     found: dict[str, str] = {}
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
@@ -50,7 +65,7 @@ def loadable_left_out(root: Path, committed: Container[str]) -> dict[str, str]:
         for name in sorted(dirs):
             path = here / name
             rel = (rel_here / name).as_posix()
-            if not _walked(name) or (path / "pyvenv.cfg").exists():
+            if not (_walked(name) or rel in also_walked) or (path / "pyvenv.cfg").exists():
                 continue
             if path.is_symlink():
                 if rel not in committed and name.isidentifier():

@@ -17,7 +17,12 @@ from pathlib import Path
 
 from stepswitch.gates.base import BaseUnreadable, is_commit_id
 from stepswitch.gates.context import GateContext
-from stepswitch.gates.left_out import LEFT_OUT_CHECK, LEFT_OUT_FIX, loadable_left_out
+from stepswitch.gates.left_out import (
+    LEFT_OUT_CHECK,
+    LEFT_OUT_FIX,
+    loadable_left_out,
+    test_folders,
+)
 from stepswitch.gates.protected import protected_verdict
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.shadowing import (
@@ -105,7 +110,8 @@ def left_out_check(context: GateContext) -> GateResult | None:
     began = time.monotonic()
     # What the commit holds: the base commit's files and what git does not ignore, but a file
     # too big for it (as TreeGit.snapshot has them); git's listing only when some file is new.
-    found = loadable_left_out(context.root, set(tree.tree_entries(tree.base_commit)))
+    base = tree.tree_entries(tree.base_commit)
+    found = loadable_left_out(context.root, set(base), test_folders(base))
     if found:
         listed, _ = tree.listed_paths()
         found = {
