@@ -39,6 +39,21 @@ def test_a_weakened_test_fails_as_the_base_commit_has_it(tmp_path: Path) -> None
     assert (root / "tests" / "test_ops.py").read_text() == WEAKENED  # the worktree untouched
 
 
+def test_a_weakened_test_of_a_project_in_a_subfolder_fails_as_the_base_commit_has_it(
+    tmp_path: Path,
+) -> None:
+    # The check-out of a subfolder's tree holds its files at the copy's top (it once looked for
+    # them under the subfolder's name there, and the gates ended with an internal error).
+    top = write_repo(tmp_path / "repo", {f"sub/{k}": v for k, v in BUGGY.items()}, git=True)
+    root = top / "sub"
+    (root / "tests" / "test_ops.py").write_text(WEAKENED)
+
+    result = _suite(root).run(["tests/test_ops.py"])
+
+    assert not result.passed and result.stages[-1] == AS_BEFORE
+    assert "tests/test_ops.py, which the change edited or deleted, fail" in result.report
+
+
 def test_a_deleted_test_folder_still_runs_as_the_base_commit_has_it(tmp_path: Path) -> None:
     files = {**BUGGY, "tests/test_more.py": "def test_more():\n    pass\n"}
     root = write_repo(tmp_path / "repo", files, git=True)

@@ -148,7 +148,7 @@ def _check_imports(suite: GateSuite) -> str:
         with tempfile.TemporaryDirectory(prefix="ssw-start-") as folder:
             start = Path(folder) / "start"
             tree.check_out("HEAD", start)
-            at_start = start / tree.prefix if tree.prefix else start
+            at_start = start  # check_out writes the prefix's files at the top of `start`
             interpreter = suite.interpreter
             env = gate_environment(at_start, suite.env, interpreter)
             check_imports(at_start, env, interpreter)  # raises: the setup, not the change

@@ -72,7 +72,7 @@ def lay_out_as_before(
     try:
         snapshot, _ = tree.write_tree()
         tree.check_out(snapshot, copy)
-        root = copy / tree.prefix if tree.prefix else copy
+        root = copy  # check_out writes the prefix's files at the top of `copy`
         entries = set(base.entries(commit))
         with Beneath(root) as folder:
             for rel in sorted({*tests, *_conftests_above(tests, entries), *conftests}):

@@ -62,7 +62,7 @@ class CallMapTracer:
             return self._trace(gate, commit, context.root, context.gate_env, timeout, None)
         copy = Path(tempfile.mkdtemp(prefix="ssw-start-", dir=context.gate_env.get("TMPDIR")))
         context.tree.check_out(commit, copy)
-        root = copy / context.tree.prefix if context.tree.prefix else copy
+        root = copy  # check_out writes the prefix's files at the top of `copy`
         env = gate_environment(root, context.env, context.interpreter, project_layout(root))
         self.tracing = BackgroundTrace(
             lambda stop: self._trace(gate, commit, root, env, gate.timeout_s, stop), copy

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from stepswitch.gates.base import BaseTree
 from stepswitch.gates.interpreter import Interpreter, Layout
+from stepswitch.gates.plugins import plugin_env
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
 from stepswitch.util.git_tree import TreeGit
@@ -40,13 +41,21 @@ class GateContext:
     confinement: Confinement | None  # the run's sandbox, for every gate command
     base: BaseTree | None
     tree: TreeGit | None
+    judges_commit: bool = False  # a run's: files its commit leaves out fail the gates
+
+    def pytest_env(self) -> dict[str, str]:
+        """The gates' environment as any pytest a gate starts takes it: no plugin the tree
+        carries, the environment's own loaded (`gates.plugins`)."""
+        tree = self.tree.work_tree if self.tree is not None else self.root
+        return plugin_env(self.gate_env, self.interpreter.python, tree)
 
     def command(
         self, name: str, command: str, timeout_s: float, env: dict[str, str] | None = None
     ) -> GateResult:
-        """A gate command in the worktree (with the gates' environment unless `env`)."""
+        """A gate command in the worktree (with the gates' environment, as a pytest it starts
+        takes it, unless `env`)."""
         gate = Gate(name, command, timeout_s)
-        result = run_gate(gate, self.root, env or self.gate_env, self.confinement)
+        result = run_gate(gate, self.root, env or self.pytest_env(), self.confinement)
         return replace(result, report=gate_report(result))
 
 

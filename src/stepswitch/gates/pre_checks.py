@@ -5,19 +5,35 @@ fails, and then no gate runs.
 files, protected paths) compared with the base commit, and new symbolic links. `ssw:shadowing`:
 modules the change added that shadow the standard library or an installed distribution, and
 packages beside a module of the same name (`gates.shadowing`). `ssw:test-config`: pytest's
-configuration and conftest files (`gates.test_config.check_test_config`).
+configuration and conftest files (`gates.test_config.check_test_config`). `ssw:left-out`, in a
+run's worktree only: files the run's commit leaves out that Python or pytest would load
+(`gates.left_out`).
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from stepswitch.gates.base import BaseUnreadable, is_commit_id
 from stepswitch.gates.context import GateContext
+from stepswitch.gates.left_out import (
+    LEFT_OUT_CHECK,
+    LEFT_OUT_FIX,
+    loadable_left_out,
+    test_folders,
+)
 from stepswitch.gates.protected import protected_verdict
 from stepswitch.gates.runner import GateResult
-from stepswitch.gates.shadowing import SHADOW_CHECK, SHADOW_FIX, shadowing_modules, twin_modules
+from stepswitch.gates.shadowing import (
+    SHADOW_CHECK,
+    SHADOW_FIX,
+    added_metadata,
+    shadowing_modules,
+    twin_modules,
+)
 from stepswitch.gates.tree_diff import TreeView
+from stepswitch.util.git_objects import MAX_FILE_BYTES
 
 # The check of the files the gates' truth lives in: not a configurable gate (names have no ":").
 TRUTH_CHECK = "ssw:protected"
@@ -75,6 +91,7 @@ def shadow_check(context: GateContext, base: str) -> GateResult | None:
     if context.tree is not None:
         changed = context.tree.changed_paths(commit)
         problems += twin_modules(context.root, changed, base_paths)
+        problems += added_metadata(context.root, changed)
     return protected_verdict(
         SHADOW_CHECK,
         problems,
@@ -82,3 +99,39 @@ def shadow_check(context: GateContext, base: str) -> GateResult | None:
         "the change adds modules imported instead of the standard library's or a package's",
         SHADOW_FIX,
     )
+
+
+def left_out_check(context: GateContext) -> GateResult | None:
+    """Files below an import root of the run's worktree that its commit leaves out (ignored) and
+    Python or pytest would load: any fails, naming them. None without the run's work tree."""
+    tree = context.tree
+    if tree is None or not context.judges_commit:
+        return None
+    began = time.monotonic()
+    # What the commit holds: the base commit's files and what git does not ignore, but a file
+    # too big for it (as TreeGit.snapshot has them); git's listing only when some file is new.
+    base = tree.tree_entries(tree.base_commit)
+    found = loadable_left_out(context.root, set(base), test_folders(base))
+    if found:
+        listed, _ = tree.listed_paths()
+        found = {
+            path: why
+            for path, why in found.items()
+            if path not in listed or _too_big(context.root / path)
+        }
+    problems = [f"{path}: {why}, and the commit leaves it out" for path, why in found.items()]
+    return protected_verdict(
+        LEFT_OUT_CHECK,
+        problems,
+        time.monotonic() - began,
+        "the tree holds files the commit leaves out, which the tests would load",
+        LEFT_OUT_FIX,
+    )
+
+
+def _too_big(path: Path) -> bool:
+    """A file git lists but the snapshot leaves out for its size (TreeGit.snapshot)."""
+    try:
+        return path.lstat().st_size > MAX_FILE_BYTES
+    except OSError:
+        return False

@@ -67,6 +67,7 @@ class SuiteProgress:
     first_failure_s: float | None = None
     test_stages: list[TestStage] = field(default_factory=list)
     warm_notes: list[str] = field(default_factory=list)
+    skipped: tuple[str, ...] = ()  # the full stage's skipped or xfailed test ids, when it passed
 
     @property
     def stopped(self) -> bool:

@@ -10,7 +10,6 @@ pytest is configured as at the base commit (`gates.test_config.pin_test_config`)
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,8 +23,6 @@ from stepswitch.gates.warm import WarmPytest, pytest_args
 
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 TEST_COLUMNS = 200
-PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
-PLUGIN = "ssw_select"
 
 
 def add_pytest_options(env: dict[str, str], words: str) -> None:
@@ -44,12 +41,10 @@ class PytestRuns:
 
     def pytest_env(self) -> dict[str, str]:
         """The environment of every test stage but the two names each stage sets."""
-        env = dict(self.context.gate_env)
+        # No plugin the tree carries: autoload off, the declared ones named (gates.plugins).
+        env = self.context.pytest_env()
         # pytest cuts its summary lines to the terminal width; without a terminal that is 80.
         env.setdefault("COLUMNS", str(TEST_COLUMNS))
-        env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(PLUGIN_DIR)]).strip(
-            os.pathsep
-        )
         return env
 
     def stage_env(
@@ -69,7 +64,8 @@ class PytestRuns:
         # In PYTEST_ADDOPTS, so that any pytest the tests command starts takes them.
         where = root if root is not None else self.context.root
         pinned = pin_test_config(self.context.base, where, base, self.context.confinement, folder)
-        add_pytest_options(env, shlex.join(["-p", PLUGIN, *(pinned.args if pinned else ())]))
+        if pinned is not None:
+            add_pytest_options(env, shlex.join(pinned.args))
         if pinned is not None and notes is not None:
             notes.append(pinned.note)
         env["SSW_SELECT"] = str(spec_path)

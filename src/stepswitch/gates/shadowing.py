@@ -6,6 +6,10 @@ test, and can rig what it reports. Such a file is a failing verdict naming it, n
 Only what the change adds counts: a module the base commit already holds at the root (many
 projects keep a `test/` package, which shadows the standard library's) is the project's own.
 
+Anywhere in the tree, a file the change adds or edits in a distribution's metadata folder
+(`*.dist-info`, `*.egg-info`) fails too: with autoload off, pytest still looks each `-p NAME` up
+among the entry points of every distribution on sys.path, the tree's root first (ADR 0047).
+
 Anywhere in the tree, a package (`stats/__init__.py`) beside a module of the same name
 (`stats.py`) makes the module dead: Python imports the package. A change that adds either half
 fails too, naming both: the tests would run the package while the module still holds the code
@@ -20,6 +24,8 @@ import subprocess
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
+
+from stepswitch.gates.left_out import METADATA_SUFFIXES
 
 SHADOW_CHECK = "ssw:shadowing"
 SHADOW_FIX = (
@@ -135,3 +141,15 @@ def twin_modules(root: Path, candidates: Iterable[str], base_paths: set[str]) ->
                 f"so {module} is not what runs"
             )
     return [found[k] for k in sorted(found)]
+
+
+def added_metadata(root: Path, changed: Iterable[str]) -> list[str]:
+    """One line per file among `changed` (relative to `root`) that is inside a distribution's
+    metadata folder and is there now (added or edited)."""
+    return [
+        f"{rel}: added, a distribution's metadata (pytest would find its entry points, "
+        "`importlib.metadata` would report it as installed)"
+        for rel in sorted(changed)
+        if any(p.endswith(METADATA_SUFFIXES) for p in PurePosixPath(rel).parts[:-1])
+        and (root / rel).is_file()
+    ]

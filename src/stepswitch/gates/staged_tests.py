@@ -15,6 +15,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,11 +34,13 @@ from stepswitch.gates.context import GateContext
 from stepswitch.gates.durations import Durations
 from stepswitch.gates.impacted import impacted_tiers, named_tests
 from stepswitch.gates.interpreter import DEFERRED_PATH, gate_environment, project_layout
+from stepswitch.gates.plugins import PLUGIN, PLUGIN_DIR
 from stepswitch.gates.progress import SuiteProgress, TestStage
-from stepswitch.gates.pytest_runs import PLUGIN, PLUGIN_DIR, PytestRuns
+from stepswitch.gates.pytest_runs import PytestRuns
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
 from stepswitch.gates.session_record import SESSION_FILE, judged_by_session
+from stepswitch.gates.skipped_tests import OUTCOMES_FILE, read_outcomes, skipped_at_base_check
 from stepswitch.util.safe_fs import UnsafePath
 
 # The test files named after a changed module run as a stage of their own before the rest of
@@ -174,6 +177,9 @@ class StagedTests:
             }
             if tests is not None:
                 spec["tests"] = tests
+            outcomes = Path(folder) / OUTCOMES_FILE
+            if files is None:  # the full stage: which tests it skipped (gates.skipped_tests)
+                spec["outcomes"] = str(outcomes)
             notes: list[str] = []
             env = self.pytest_runs.stage_env(spec, Path(folder), base, notes)
             began = time.monotonic()
@@ -184,6 +190,8 @@ class StagedTests:
             result = judged_by_session(result, record, required=one_pytest)
             seconds = progress.test_stage_done(began)
             self.durations.learn(durations)
+            if files is None and result.passed:
+                progress.skipped = tuple(read_outcomes(outcomes)[1])
         if not result.passed and PLUGIN in result.log and "Error while loading" in result.log:
             raise HarnessError(
                 f"gates: {name}: pytest could not load Stepswitch's {PLUGIN} plugin from "
@@ -232,13 +240,29 @@ class StagedTests:
             placed.append((path.relative_to(context.root).as_posix(), test))
         return placed, complete
 
-    def as_before(self, gate: TestsGate, base: str) -> GateResult | None:
+    def as_before(
+        self, gate: TestsGate, base: str, skipped: Sequence[str] = ()
+    ) -> GateResult | None:
         """The base commit's test files the change edited or deleted, run as the base commit has
-        them against the changed code (gates/as_before.py); None when there are none, or
-        `test_changes = "allowed"`."""
+        them against the changed code (gates/as_before.py), then the `skipped` tests (the full
+        stage's skips and xfails) that ran at the base commit (gates/skipped_tests.py); None
+        when there is nothing to run, or `test_changes = "allowed"`."""
         context = self.context
         if gate.test_changes == "allowed" or context.base is None or context.tree is None:
             return None
+        edited = self._edited_as_before(gate, base)
+        if edited is not None and not edited.passed:
+            return edited
+        try:
+            commit = context.base.commit(base)
+        except BaseUnreadable:
+            return edited
+        stopped = skipped_at_base_check(context, self.pytest_runs, gate, commit, skipped)
+        return stopped or edited
+
+    def _edited_as_before(self, gate: TestsGate, base: str) -> GateResult | None:
+        context = self.context
+        assert context.base is not None and context.tree is not None
         began = time.monotonic()
         try:
             commit = context.base.commit(base)

@@ -54,7 +54,8 @@ from stepswitch.gates.interpreter import (
     gate_environment,
     project_layout,
 )
-from stepswitch.gates.pre_checks import TRUTH_CHECK, shadow_check, truth_check
+from stepswitch.gates.left_out import LEFT_OUT_CHECK
+from stepswitch.gates.pre_checks import TRUTH_CHECK, left_out_check, shadow_check, truth_check
 from stepswitch.gates.progress import SuiteProgress, TestStage, keep
 from stepswitch.gates.protected_check import ProtectedCheck
 from stepswitch.gates.pytest_runs import PytestRuns
@@ -158,6 +159,7 @@ class GateSuite:
             confinement=confinement,
             base=base,
             tree=base.tree if base is not None else None,
+            judges_commit=tree is not None,  # a run's worktree: only its commit is judged
         )
         self.truth_patterns = protected_patterns(config)
         self.keep_warm = False  # `ssw run`: a warm pytest is started ahead of each gate run
@@ -302,6 +304,7 @@ class GateSuite:
             (TRUTH_CHECK, lambda: self.truth_check(base_commit)),
             (SHADOW_CHECK, lambda: self.shadow_check(base_commit)),
             (TEST_CONFIG_CHECK, lambda: check_test_config(self.base, self.root, base_commit)),
+            (LEFT_OUT_CHECK, lambda: left_out_check(self.context)),
         ]
         for name, pre_check in pre_checks:
             found = self._guarded(name, pre_check)
@@ -317,7 +320,8 @@ class GateSuite:
                 self._guarded(gate.name, run_one)
         tests = self._tests_gate()
         if tests is not None and progress.full_ran and all(r.passed for r in progress.results):
-            kept = self._guarded(AS_BEFORE, lambda: self.as_before(tests, base_commit))
+            skips = progress.skipped
+            kept = self._guarded(AS_BEFORE, lambda: self.as_before(tests, base_commit, skips))
             if kept is not None:
                 progress.record(kept)
         return SuiteResult(
@@ -375,10 +379,13 @@ class GateSuite:
         GoldenFormatError saying why they cannot be read."""
         return GoldenCheck(gate, self.context).expected(base)
 
-    def as_before(self, gate: TestsGate, base: str) -> GateResult | None:
+    def as_before(
+        self, gate: TestsGate, base: str, skipped: tuple[str, ...] = ()
+    ) -> GateResult | None:
         """The base commit's test files the change edited or deleted, run as the base commit has
-        them (`StagedTests.as_before`); None when there are none, or `test_changes = "allowed"`."""
-        return self.staged_tests.as_before(gate, base)
+        them, and the `skipped` tests that ran there (`StagedTests.as_before`); None when
+        there are none, or `test_changes = "allowed"`."""
+        return self.staged_tests.as_before(gate, base, skipped)
 
     def truth_check(self, base: str) -> GateResult | None:
         """The `ssw:protected` check against the base commit (`pre_checks.truth_check`); None

@@ -17,6 +17,13 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
   collection). The gates read it: a pytest that exits 0 without writing it ended before its
   session did (`os._exit` in code the tests import), and one that exits 0 with failures in it
   had its status changed after the tests ran.
+- SSW_PYTEST_PLUGINS (JSON: entry point name -> [`module[:attr]`, metadata folder]) names the
+  plugins of the project's environment: the gates turn pytest's autoload off (gates.plugins),
+  and they are registered here under those names when this plugin is loaded, before any
+  conftest file.
+- With "outcomes" (a path), the ids of the tests that ran (passed or failed) and of those
+  skipped or xfailed (a module skipped whole: its file's id) are written there when the session
+  ends: `tests:as-before` compares them with the base commit's. "every_test": true undoes -x.
 - With "calls" ({"root": folder, "out": path}), the Python functions under `root` each test
   calls (setup and teardown included) are recorded and written to `out` when the session ends:
   the call map the gates use to run first the tests that ran a changed line. The run goes past
@@ -27,6 +34,7 @@ SSW_SELECT names a JSON file: {"files": [absolute paths, in the order to run] or
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import sys
@@ -42,12 +50,54 @@ _rank: dict[str, int] = {}
 _times: dict[str, float] = {}
 _counts = {"tests": 0, "failed": 0, "errors": 0}
 _session: list[pytest.Session] = []
+_outcomes: dict[str, list[str]] = {"ran": [], "skipped": []}
 
 # Loaded before the project's conftest files and tests (PYTEST_ADDOPTS comes first): what exists
 # now (pytest, its plugins, the standard library) lives as long as the run. Out of the
 # collector's sight, as in a warm stage, so the collections a fresh pytest makes walk only what
 # the project's code and tests make (ADR 0019 addendum).
 gc.freeze()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The plugins SSW_PYTEST_PLUGINS names (entry point name -> [`module[:attr]`, its
+    distribution's metadata folder]), registered under their names as pytest's autoload would,
+    which the gates turn off: loaded when this plugin is, before the project's conftest files."""
+    declared = json.loads(os.environ.get("SSW_PYTEST_PLUGINS") or "{}")
+    for name, (value, metadata) in declared.items():
+        if pluginmanager.is_blocked(name) or pluginmanager.has_plugin(name):
+            continue
+        module, _, attr = (part.strip() for part in str(value).partition(":"))
+        pluginmanager.rewrite_hook.mark_rewrite(module)
+        try:
+            plugin: object = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module.split(".")[0]:
+                raise
+            continue  # a pytest of another environment (the tests command's own): not there
+        for part in attr.split(".") if attr else ():
+            plugin = getattr(plugin, part)
+        if pluginmanager.register(plugin, name=name) is not None:
+            _record_distribution(pluginmanager, plugin, str(metadata))
+
+
+def _record_distribution(
+    pluginmanager: pytest.PytestPluginManager, plugin: object, path: str
+) -> None:
+    """What autoload records of a plugin's distribution (pluggy's own list): pytest's
+    `required_plugins` and its header read it."""
+    try:
+        from importlib.metadata import PathDistribution
+
+        dist = PathDistribution(Path(path))
+        known: list[Any] = pluginmanager._plugin_distinfo
+        known.append((plugin, dist))
+        if not hasattr(pluginmanager.list_plugin_distinfo()[-1][1], "project_name"):
+            from pluggy._manager import DistFacade  # type: ignore[attr-defined]  # older pluggy
+
+            known[-1] = (plugin, DistFacade(dist))
+    except (AttributeError, ImportError, IndexError):
+        pass  # then `required_plugins` cannot see it, as with any plugin named by `-p`
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,6 +109,9 @@ def pytest_configure(config: pytest.Config) -> None:
     files = _spec.get("files")
     if files is not None:
         _rank.update({str(Path(f)): i for i, f in enumerate(files)})
+    _outcomes.update(ran=[], skipped=[])
+    if _spec.get("every_test"):
+        config.option.maxfail = 0  # every test's outcome, past failures too (-x undone)
     calls = _spec.get("calls")
     if calls:
         # Every test, past failures too (-x, --maxfail): a suite that fails before any edit
@@ -102,11 +155,17 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _counts["tests"] += 1
     if report.failed:
         _counts["failed" if report.when == "call" else "errors"] += 1
+    if report.skipped:  # a skip in any phase, or an xfail
+        _outcomes["skipped"].append(report.nodeid)
+    elif report.when == "call" or report.failed:  # it ran: passed, failed, or its setup erred
+        _outcomes["ran"].append(report.nodeid)
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
         _counts["errors"] += 1
+    elif report.skipped:  # pytest.skip(allow_module_level=True): the module's tests are gone
+        _outcomes["skipped"].append(report.nodeid)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -124,6 +183,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    outcomes = _spec.get("outcomes")
+    if outcomes and not hasattr(session.config, "workerinput"):  # xdist's workers: the main's
+        Path(outcomes).write_text(json.dumps(_outcomes), encoding="utf-8")
     out = _spec.get("durations")
     if out and _times:
         root = str(session.config.rootpath)
