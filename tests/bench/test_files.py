@@ -44,7 +44,9 @@ def test_every_committed_bench_folder_loads_under_its_models(bench: Path) -> Non
     assert sum(g.passed for g in grades) == sum(r.passed for r in rows)
     # Written back through the model, results.csv is the committed file byte for byte.
     assert results_text(rows) == (bench / "results.csv").read_text(encoding="utf-8")
-    assert summary.model_dump(mode="json") == json.loads((bench / "summary.json").read_text())
+    # Figures added since (dollars per passed task, ...) are not in an older file: left unset.
+    on_disk = json.loads((bench / "summary.json").read_text())
+    assert summary.model_dump(mode="json", exclude_unset=True) == on_disk
 
 
 @pytest.mark.parametrize("path", VALIDATIONS, ids=lambda p: p.name)
