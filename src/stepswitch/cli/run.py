@@ -44,13 +44,13 @@ from stepswitch.agent.workspace.worktree import (
 )
 from stepswitch.cli.otel import otel_sinks
 from stepswitch.cli.render import TerminalPrinter, escaped
+from stepswitch.cli.run_policy import run_policy
 from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.recording import Recorder, RecordingProviders, check_record_path
 from stepswitch.fakes.scripted import Script, load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
 from stepswitch.ledger import Budget, Ledger, open_ledger
-from stepswitch.policy.model import Policy, load_policy, validate_policy, with_overrides
-from stepswitch.policy.one_model import one_model_policy
+from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import PricesRead, RunIds, RunRecord
 from stepswitch.registry.first_use import PricesReading, read_missing_prices
@@ -142,47 +142,6 @@ class _Checked:
     continued: Continued | None = None
 
 
-def _policy(
-    options: RunOptions,
-    registry: dict[str, ProviderSpec],
-    continued: Continued | None,
-    script: Script | None,
-) -> Policy:
-    if options.model is not None and options.policy_path is not None:
-        raise UsageError("give --policy FILE or --model PROVIDER:MODEL_ID, not both")
-    if options.model is not None:
-        return one_model_policy(options.model, registry)
-    if options.policy_path is None and continued is not None:
-        # As the earlier run loaded it, before its own --max-steps/--budget-usd: its file may
-        # have changed since, or be elsewhere. Its flags apply again unless given anew (_check).
-        record = continued.record
-        return validate_policy(
-            record.policy_before_flags or record.policy, record.policy_path, registry
-        )
-    if options.policy_path is None and script is not None and script.policy is not None:
-        # A script from --record: the recorded run's policy, every worker on the scripted provider.
-        # A script may come from anyone: a worker elsewhere would be sent the user's key.
-        replay = validate_policy(script.policy, f"{options.script} (its policy)", registry)
-        elsewhere = sorted(
-            name
-            for name, w in replay.workers.items()
-            if w.provider != SCRIPTED_PROVIDER or w.base_url is not None
-        )
-        if elsewhere:
-            raise UsageError(
-                f"--script {options.script}: its policy puts {', '.join(elsewhere)} on a real "
-                "provider or address; a replay policy may have only workers on the scripted "
-                "provider (pass --policy FILE to choose the workers yourself)"
-            )
-        return replay
-    if options.policy_path is None:
-        raise UsageError(
-            "give --policy FILE or --model PROVIDER:MODEL_ID "
-            "(`ssw init PROVIDER` writes a starter policy)"
-        )
-    return load_policy(options.policy_path)
-
-
 def _read_prices(
     policy: Policy, registry: dict[str, ProviderSpec], trust: Trust
 ) -> list[PricesReading]:
@@ -211,14 +170,7 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
             raise UsageError("give --record FILE or --script FILE, not both")
         check_record_path(options.record)
     given_script = load_script(options.script) if options.script is not None else None
-    flags = {"max_steps": options.max_steps, "budget_usd": options.budget_usd}
-    if continued is not None and options.policy_path is None and options.model is None:
-        # The earlier run's flags, unless given now: today's win.
-        flags = {
-            k: v if v is not None else continued.record.policy_flags.get(k)
-            for k, v in flags.items()
-        }
-    policy = with_overrides(_policy(options, registry, continued, given_script), **flags)
+    policy = run_policy(options, registry, continued, given_script)
     refuse_simulated(policy)
     script = None
     if is_scripted(policy):
