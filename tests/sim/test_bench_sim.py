@@ -43,11 +43,16 @@ def _calls(bench: Path) -> list[tuple[object, ...]]:
     ]  # fmt: skip
 
 
-def _bench(tmp_path: Path, name: str, **tier: object) -> tuple[dict, Path]:
+def _bench(
+    tmp_path: Path, name: str, steps_per_rung: int | None = None, **tier: object
+) -> tuple[dict, Path]:
     """One run of the starter ladder on one real task, every sim model behaving as `tier`."""
     folder = tmp_path / name
     shutil.copytree(TASK, folder / "suite" / TASK.name)
-    shutil.copy(LADDER, folder / "ladder.toml")
+    text = LADDER.read_text(encoding="utf-8")
+    if steps_per_rung is not None:
+        text = text.replace("steps_per_rung = 15", f"steps_per_rung = {steps_per_rung}")
+    (folder / "ladder.toml").write_text(text, encoding="utf-8")
     population = population_file(folder, **tier)
     args = [
         "bench", "run", "--suite", "suite", "--contestant", "ladder.toml",
@@ -137,3 +142,29 @@ def test_a_sim_contestant_travels_to_a_cluster_worker_with_its_population(tmp_pa
     there = TravellingContestant.of(here).at(tmp_path / "worker")
     assert isinstance(there, PolicyContestant) and there.population is not None
     assert Path(there.population).read_text() == population.read_text()
+
+
+@pytest.mark.slow
+def test_one_wrong_edit_then_a_right_one_stays_on_mid_with_large_only_planning_and_reviewing(
+    tmp_path: Path,
+):
+    """Issue 41's scenario on the starter ladder (`ssw init sim`): the first edit is wrong, the
+    second right. The mid rung keeps the task; the large model plans and reviews, nothing else.
+    Its rung gets 6 steps: its own run, two edits with their `done`, and a triage fit, while the
+    exploring calls on other workers (about a dozen) would not."""
+    ladder, bench = _bench(
+        tmp_path,
+        "once-wrong",
+        steps_per_rung=6,
+        fix_rate=0.0,
+        second_try_rate=1.0,
+        tool_error_rate=0.0,
+        review_catch_rate=1.0,
+    )
+
+    assert (ladder["all"]["passed"], ladder["all"]["escalations"]) == (1, 0)
+    calls = _calls(bench)
+    large = {step for step, model, *_ in calls if model == "sim-large"}
+    assert large == {"plan", "review"}
+    edits = [model for step, model, *_ in calls if step == "edit"]
+    assert len(edits) >= 2 and set(edits) == {"sim-mid"}  # both attempts on the mid rung
