@@ -63,8 +63,9 @@ def test_a_changed_module_runs_its_importing_tests_first_then_the_full_suite(
     assert result.full_ran
     assert result.impacted_s is not None and result.full_s is not None
     assert result.first_verdict_s is not None
-    assert result.first_verdict_s <= result.total_s
-    assert result.first_verdict_s < result.impacted_s + result.full_s
+    # The first verdict came at the end of the impacted stage, before the full suite ran (an
+    # order of events, not a race between durations: the pre-checks count in both).
+    assert result.first_verdict_s + result.full_s <= result.total_s
 
 
 def test_failing_impacted_tests_stop_before_the_full_suite(tmp_path: Path) -> None:
