@@ -7,6 +7,9 @@ reads them, notes whose runs it read and of which kind (`Inputs.contestant`):
 - `model`: a policy whose workers call real providers: what a model did;
 - `scripted`: replayed replies, no model called: the harness and its arithmetic, never a model's
   quality or pass rate, and a claim on it says "scripted";
+- `simulated`: a population of stated assumptions played every model (ADR 0053): ssw's routing
+  under those assumptions, its pass rates and dollars included, never a model or its quality,
+  and a claim on it says "simulated";
 - `oracle`, `null`: the built-ins that check the harness (the reference change, no change): no
   models either.
 
@@ -23,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-EvidenceKind = Literal["model", "scripted", "oracle", "null"]
+EvidenceKind = Literal["model", "scripted", "simulated", "oracle", "null"]
 
 # What a claim's title or statement speaks of, by the words (and placeholders) it uses.
 SPEAKS: dict[str, re.Pattern[str]] = {
@@ -42,15 +45,24 @@ SPEAKS: dict[str, re.Pattern[str]] = {
 CANNOT_SAY: dict[EvidenceKind, tuple[str, ...]] = {
     "model": (),
     "scripted": ("models", "quality", "pass rates"),
+    "simulated": ("models", "quality"),
     "oracle": ("models",),
     "null": ("models",),
 }
 SCRIPTED_WORD = re.compile(r"\bscripted\b", re.I)
+SIMULATED_WORD = re.compile(r"\bsimulated\b", re.I)
+# The kinds whose claims must name them in their statement, by the word.
+_MUST_SAY: tuple[tuple[EvidenceKind, re.Pattern[str]], ...] = (
+    ("scripted", SCRIPTED_WORD),
+    ("simulated", SIMULATED_WORD),
+)
 # What each kind is, as a problem line says it.
 _IS: dict[EvidenceKind, str] = {
     "model": "a model's",
     "scripted": "scripted (replayed replies, no model called: nothing of a model's quality or "
     "pass rate)",
+    "simulated": "simulated (a population of stated assumptions played every model: its pass "
+    "rates and dollars are the population's, nothing of a model)",
     "oracle": "the built-in oracle (the reference change: it checks the harness, it is no model)",
     "null": "the built-in null (no change: it checks the harness, it is no model)",
 }
@@ -81,13 +93,14 @@ def word_problems(title: str, statement: str, contestants: Mapping[str, Evidence
                         f"its {part} speaks of {topic} ({found.group(0)!r}), but {who} {verb} "
                         f"{_IS[kind]}"
                     )
-    scripted = by_kind.get("scripted")
-    if scripted and not SCRIPTED_WORD.search(statement):
-        who, verb = _who(scripted)
-        problems.append(
-            f"it rests on {who}, which {verb} scripted, and its statement does not say scripted: "
-            "a reader must see that no model was called"
-        )
+    for said, word in _MUST_SAY:
+        without = by_kind.get(said)
+        if without and not word.search(statement):
+            who, verb = _who(without)
+            problems.append(
+                f"it rests on {who}, which {verb} {said}, and its statement does not say "
+                f"{said}: a reader must see that no model was called"
+            )
     return problems
 
 

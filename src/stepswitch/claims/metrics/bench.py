@@ -189,9 +189,11 @@ def evidence_kind(row: ResultRow, record: ContestantRecord | None, rel: str) -> 
     if not isinstance(workers, dict) or not workers:
         raise Unprovable(f"{rel}/{RUN_FILE}: {name}'s policy records no workers")
     providers = {w.get("provider") if isinstance(w, dict) else None for w in workers.values()}
-    if record.script is not None or providers & {SCRIPTED_PROVIDER, SIM_PROVIDER}:
-        # One scripted or simulated worker is enough: its replies are in every figure.
+    if record.script is not None or SCRIPTED_PROVIDER in providers:
+        # One scripted worker is enough: its replies are in every figure (stricter than sim).
         return "scripted"
+    if SIM_PROVIDER in providers:
+        return "simulated"
     if None in providers:
         raise Unprovable(f"{rel}/{RUN_FILE}: a worker of {name} records no provider")
     return "model"
@@ -369,7 +371,7 @@ PAIRED_DOLLARS = Metric(
     "dollars per task run of one contestant over another's, with the bench's interval and its "
     f"width, on at least {MIN_PAIRED_TASKS} tasks both ran",
     params=("treatment", "control"),
-    evidence=frozenset({"model", "scripted"}),
+    evidence=frozenset({"model", "scripted", "simulated"}),
     shows=("ratio_ci_width",),  # a zero or near-zero width is seen, not inferred
 )
 METRICS = (VALIDATION, ORACLE_NULL, PAIRED_DOLLARS)

@@ -63,6 +63,10 @@ def _run_kind(run: RunRecord, steps: list[ModelStep]) -> EvidenceKind:
         return "oracle"
     if kind == "null":
         return "null"
+    if any(s.scripted and not s.simulated for s in steps):
+        return "scripted"  # a replayed script: stricter than the simulated population
+    if run.simulated or any(s.simulated for s in steps):
+        return "simulated"
     if run.scripted or any(s.scripted for s in steps):
         return "scripted"
     return "model"
@@ -154,6 +158,6 @@ LEDGER_DOLLARS = Metric(
     },
     ledger_dollars,
     "each model step's recorded dollars against its tokens at run.json's list price",
-    evidence=frozenset({"model", "scripted", "oracle", "null"}),
+    evidence=frozenset({"model", "scripted", "simulated", "oracle", "null"}),
 )
 METRICS = (LEDGER_DOLLARS,)
