@@ -17,7 +17,9 @@ from stepswitch.steps import STEPS, StepType
 
 LABEL = "simulated"
 DIFF_TITLE = "## The change (diff against the start)"
-OUTSIDE = "/srv/project"  # where a guessing model thinks the repository is
+# Where a guessing model thinks the repository is: outside it, so the tool refuses the call. A
+# relative path, not an absolute one: records and evidence name no machine path (ADR 0028).
+OUTSIDE = "../project"
 _BY_TOOLS = {spec.tools: step for step, spec in STEPS.items() if spec.tools}
 
 
