@@ -21,19 +21,17 @@ from __future__ import annotations
 import functools
 import json
 import os
-import subprocess
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+
+from stepswitch.gates.probe import ask_interpreter
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
 PLUGIN = "ssw_select"
 PLUGINS_VAR = "SSW_PYTEST_PLUGINS"
 AUTOLOAD_OFF = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
-PROBE_TIMEOUT_S = 60.0
 
-# Run isolated (-I: no PYTHON* variable, no user site, neither this script's folder nor the
-# current one on sys.path): the distributions of the interpreter's own sys.path.
+# The distributions of the interpreter's own sys.path (gates/probe.py runs it isolated).
 _PROBE = """
 import json, os, sys
 from importlib import metadata
@@ -58,23 +56,7 @@ def declared_plugins(python: Path, tree: Path) -> dict[str, list[str]]:
     """The `pytest11` entry points (name -> [`module[:attr]`, its distribution's metadata
     folder], the first of a name on sys.path) of the distributions `python` has installed
     outside `tree`; empty when it cannot say."""
-    with tempfile.TemporaryDirectory(prefix="ssw-plugins-") as folder:
-        script = Path(folder) / "ssw_plugins.py"
-        script.write_text(_PROBE, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [str(python), "-I", str(script), str(tree)],
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=PROBE_TIMEOUT_S,
-                check=False,
-                start_new_session=True,
-            )
-            data = json.loads(done.stdout) if done.returncode == 0 else {}
-        except (OSError, subprocess.TimeoutExpired, ValueError):
-            data = {}
+    data = ask_interpreter(python, _PROBE, str(tree))
     if not isinstance(data, dict):
         return {}
     return {

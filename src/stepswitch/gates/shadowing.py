@@ -19,26 +19,22 @@ everyone reads (a broken `stats.py` behind a package that passes, or that rigs p
 from __future__ import annotations
 
 import functools
-import json
-import subprocess
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from stepswitch.gates.left_out import METADATA_SUFFIXES
+from stepswitch.gates.probe import ask_interpreter
 
 SHADOW_CHECK = "ssw:shadowing"
 SHADOW_FIX = (
     "Rename or remove these files: a module at the root of the tree is imported before the "
     "standard library and the installed packages, pytest's own among them."
 )
-PROBE_TIMEOUT_S = 60.0
 # Names some distributions install by mistake (their own tests, docs): nothing imports them as
 # that distribution's, so a project's folder of that name shadows nothing.
 _STRAY_TOP_LEVELS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "scripts"})
 
-# Run isolated (-I: no PYTHON* variable, no user site, no current folder on sys.path): what the
-# interpreter itself and its site-packages provide, nothing of the worktree.
+# What the interpreter itself and its site-packages provide, nothing of the worktree.
 _PROBE = """
 import json, sys
 from importlib import metadata
@@ -54,23 +50,9 @@ print(json.dumps({"stdlib": sorted(names), "installed": installed}))
 def provided_names(python: Path) -> tuple[frozenset[str], dict[str, str]]:
     """The standard library's top-level module names of `python`, and the top-level names its
     installed distributions provide (name -> distribution); empty when it cannot say."""
-    with tempfile.TemporaryDirectory(prefix="ssw-names-") as folder:
-        script = Path(folder) / "ssw_names.py"
-        script.write_text(_PROBE, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [str(python), "-I", str(script)],
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=PROBE_TIMEOUT_S,
-                check=False,
-                start_new_session=True,
-            )
-            data = json.loads(done.stdout) if done.returncode == 0 else {}
-        except (OSError, subprocess.TimeoutExpired, ValueError):
-            data = {}
+    data = ask_interpreter(python, _PROBE)
+    if not isinstance(data, dict):
+        data = {}
     installed = {str(k): ", ".join(v) for k, v in dict(data.get("installed", {})).items()}
     return frozenset(data.get("stdlib", ())), installed
 
