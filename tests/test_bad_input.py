@@ -62,8 +62,8 @@ class Setup:
         return ["run", self.repo, *(x for pair in given.items() for x in pair)]
 
 
-@pytest.fixture
-def setup(tmp_path: Path) -> Setup:
+def make_setup(tmp_path: Path) -> Setup:
+    """The user's repository, a policy and a script, each valid: a test spoils one of them."""
     work = tmp_path / "inputs"
     work.mkdir()
     return Setup(
@@ -72,6 +72,11 @@ def setup(tmp_path: Path) -> Setup:
         script=write_script(work, explore()),
         work=work,
     )
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Setup:
+    return make_setup(tmp_path)
 
 
 def assert_refused_leaving_nothing(result: subprocess.CompletedProcess[str], s: Setup) -> None:

@@ -14,8 +14,8 @@ from stepswitch.registry.presets import registry_dir
 from stepswitch.util.toml import MAX_TOML_DEPTH, parse_toml
 from tests.bench import write_task
 
-from .agent.conftest import DEFAULT_POLICY, explore, git, make_repo, write_policy, write_script
-from .test_bad_input import Setup, assert_refused_leaving_nothing, ssw
+from .agent.conftest import git
+from .test_bad_input import Setup, assert_refused_leaving_nothing, make_setup, ssw
 
 # Documents nested `n` deep each way TOML nests: arrays, inline tables, a table's dotted name.
 SHAPES = {
@@ -38,22 +38,15 @@ def _deep(shape: str) -> str:
     return SHAPES[shape](DOTTED_DEEP if shape == "a dotted table name" else DEEP)
 
 
-@pytest.fixture
-def setup(tmp_path: Path) -> Setup:
-    work = tmp_path / "inputs"
-    work.mkdir()
-    return Setup(
-        repo=make_repo(tmp_path / "repo", "mean_bug"),
-        policy=write_policy(work, DEFAULT_POLICY),
-        script=write_script(work, explore()),
-        work=work,
-    )
-
-
 def _one_line_refusal(result, path: str, shape: str) -> None:
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith(f"ssw: {path}: {REFUSALS[shape]}"), result.stderr
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Setup:
+    return make_setup(tmp_path)
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
