@@ -250,6 +250,22 @@ class Finished:
         return git(self.repo, "diff", "--name-only", "main", self.record.branch).split()
 
 
+def ledger_count(path: Path, status: str) -> int:
+    """How many of the ledger's calls at `path` have `status` (0 before its schema is written);
+    read while another process writes it."""
+    import contextlib
+    import sqlite3
+
+    if not path.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(path, timeout=5)) as raw:
+        try:
+            query = "SELECT COUNT(*) FROM calls WHERE status = ?"
+            return int(raw.execute(query, (status,)).fetchone()[0])
+        except sqlite3.OperationalError:  # the schema is not written yet
+            return 0
+
+
 def run_ssw(
     workdir: Path,
     repo: Path,

@@ -33,6 +33,7 @@ from .conftest import (
     BUG_TASK,
     done,
     explore,
+    ledger_count,
     make_policy,
     make_repo,
     write_policy,
@@ -149,11 +150,12 @@ def test_a_run_stopped_by_ctrl_c_still_sends_its_run_span_as_interrupted(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
     )
     try:
-        steps = repo / ".ssw" / "runs"
+        # The first call settled and the second reserved: that call is in flight.
+        ledger = repo / ".ssw" / "ledger.sqlite"
         end = time.monotonic() + 120  # stops a hung test; asserts nothing about time
-        while not any(p.stat().st_size for p in steps.glob("*/steps.jsonl")):
-            assert proc.poll() is None and time.monotonic() < end, "no first step"
-            time.sleep(0.05)
+        while not (ledger_count(ledger, "settled") == 1 and ledger_count(ledger, "reserved")):
+            assert proc.poll() is None and time.monotonic() < end, "no second call"
+            time.sleep(0.05)  # polling a file another process writes; the check is the condition
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=120) == 130
     finally:

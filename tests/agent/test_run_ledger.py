@@ -32,6 +32,7 @@ from .conftest import (
     approve_and_summarize,
     explore,
     fix_the_bug,
+    ledger_count,
     make_policy,
     make_repo,
     run_ssw,
@@ -124,20 +125,6 @@ def test_a_corrupt_ledger_stops_the_run_before_it_starts_and_is_left_as_it_was(
     )
 
 
-def _count(path: Path, status: str) -> int:
-    import contextlib
-    import sqlite3
-
-    if not path.exists():
-        return 0
-    with contextlib.closing(sqlite3.connect(path, timeout=5)) as raw:
-        try:
-            query = "SELECT COUNT(*) FROM calls WHERE status = ?"
-            return int(raw.execute(query, (status,)).fetchone()[0])
-        except sqlite3.OperationalError:  # the schema is not written yet
-            return 0
-
-
 @pytest.mark.slow
 def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_open_call(
     tmp_path: Path, bug_repo: Path, extra_models: Path
@@ -174,7 +161,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
     )
     try:
         deadline = time.monotonic() + 60
-        while not (_count(ledger, "settled") == 2 and _count(ledger, "reserved") == 1):
+        while not (ledger_count(ledger, "settled") == 2 and ledger_count(ledger, "reserved") == 1):
             assert process.poll() is None, "ssw run ended before the hanging call"
             assert time.monotonic() < deadline, "the third call never started"
             time.sleep(0.05)  # polling a file another process writes; the check is the condition
@@ -184,7 +171,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
 
-    assert _count(ledger, "settled") == 2  # every committed row survived
+    assert ledger_count(ledger, "settled") == 2  # every committed row survived
     result = subprocess.run(
         [sys.executable, "-m", "stepswitch", "ledger", "--ledger", str(ledger), "--json"],
         capture_output=True,
