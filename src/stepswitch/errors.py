@@ -100,7 +100,8 @@ class RunStopped(SswError):
     """A run ended before its change was done: a limit, the gates on every rung, a provider."""
 
     def __init__(self, outcome: str, message: str) -> None:
-        self.outcome = outcome  # "limit", "gates_failed", "no_change" or "error": run.json's
+        # "limit", "gates_failed", "rejected", "no_change" or "error": run.json's outcome
+        self.outcome = outcome
         super().__init__(message)
 
 

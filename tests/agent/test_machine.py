@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from stepswitch.agent.workspace.apply import apply_refusals
 from stepswitch.gates.runner import run_gate
 from stepswitch.gates.warm import WarmPytest
+from stepswitch.records.steps import Escalation
 from stepswitch.registry.presets import clear_cache
 
 from .conftest import (
@@ -448,32 +450,71 @@ def test_when_the_second_opinion_disagrees_the_record_keeps_both_verdicts(
     assert len(run.of("gates")) == 1
 
 
-def test_a_rejecting_review_sends_the_task_back_to_edit_once_and_then_it_finishes(
+def test_a_rejected_change_goes_back_to_its_rung_then_to_the_next_which_the_review_approves(
     tmp_path: Path, bug_repo: Path
 ):
+    """ADR 0054: a rejection sends the change back to the rung that made it, with the reasons;
+    the second rejection on the rung hands the task to the next rung (`review_rejections`)."""
+    docstring = tool("edit", path="calc/ops.py", old="0.0 for no values", new="0.0 for []")
     replies = [
         *explore(),
         *fix_the_bug(),
         verdict("reject", "say in the docstring that [] gives 0.0"),
         verdict("approve"),
-        tool("edit", path="calc/ops.py", old="0.0 for no values", new="0.0 for an empty list"),
-        done("docstring says what [] gives"),
-        verdict("reject", "still not happy"),  # a second rejection does not send it back again
+        tool("edit", path="calc/ops.py", old="0.0 for []", new="0.0 for an empty list"),
+        done("docstring says what [] gives", expect="scripted-mid"),
+        verdict("reject", "still not happy"),
+        verdict("approve"),
+        docstring | {"expect_model": "scripted-large"},  # rung 1 takes the task over
+        done("docstring reworded", expect="scripted-large"),
+        verdict("approve"),
         verdict("approve"),
         done("Fix mean"),
     ]
     run = run_ssw(tmp_path, bug_repo, replies)
 
     assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
-    edit_phases = [s for s in run.of("edit") if s.tool_calls[0].name == "done"]
-    assert len(edit_phases) == 2
-    assert [g.note for g in run.of("gates")] == ["passed", "passed"]
     assert [v.review.verdict for v in run.of("review_verdicts") if v.review] == [
         "reject",
         "reject",
+        "approve",
     ]
-    assert run.routing[-1] == ("summarize", "scripted-small")
-    assert "0.0 for an empty list" in run.on_branch("calc/ops.py")
+    [escalation] = [e for e in run.events if isinstance(e, Escalation)]
+    assert (escalation.rule, escalation.to_worker) == ("review_rejections", "large")
+    assert escalation.reason == "the reviewer rejected the change 2 times on rung 0"
+    assert [s.model for s in run.of("edit")] == ["scripted-mid"] * 4 + ["scripted-large"] * 2
+    assert "0.0 for []" in run.on_branch("calc/ops.py")
+
+
+def test_a_change_the_reviewer_rejects_on_every_rung_ends_rejected_never_done(
+    tmp_path: Path, bug_repo: Path
+):
+    """Past the last rung a rejection ends the run `rejected` (exit 1): the change is kept on
+    the branch, committed as unfinished, and `runs apply` wants --force for it."""
+    policy = make_policy(escalation={"after_review_rejections": 1})
+    replies = [
+        *explore(),
+        *fix_the_bug(),
+        verdict("reject", "mean of [] should raise"),
+        verdict("approve"),
+        tool("edit", path="calc/ops.py", old="0.0 for no values", new="0.0 for []"),
+        done("docstring", expect="scripted-large"),
+        verdict("reject", "still no raise"),
+        verdict("reject", "agreed: no raise"),
+        done("Fix mean"),
+    ]
+    run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
+
+    assert (run.record.outcome, run.record.exit_code) == ("rejected", 1), run.lines
+    assert run.record.reason == (
+        "the reviewer rejected the change 1 times on rung 1, and no rung is left to take over"
+    )
+    assert run.saved.outcome == "rejected"
+    assert FIX_LINE in run.on_branch("calc/ops.py")  # the work is kept, not done
+    message = git(bug_repo, "log", "-1", "--format=%B", f"ssw/{run.record.run_id}")
+    assert message.startswith("ssw: unfinished (rejected)")
+    refusals = apply_refusals(bug_repo, run.record.run_id)
+    assert any(r.startswith("it ended rejected") for r in refusals), refusals
 
 
 # --- model-output failures ---

@@ -1,5 +1,6 @@
 """The escalation ladder: which rung holds the task, how many of its own steps and gate failures
-it has used, and when the next rung takes over. One object owns that state and decides
+it has used, how often the gates failed or the reviewer rejected its change, and when the next
+rung takes over. One object owns that state and decides
 (docs/decisions/0050-escalation-by-the-rungs-own-steps.md)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from stepswitch.steps import StepType
 # summarizing and reviewing go to other workers by the policy's rules and never use its steps.
 RUNG_STEPS = frozenset({StepType.EDIT, StepType.RUN, StepType.TRIAGE})
 
-EscalationRule = Literal["gate_failures", "rung_steps", "no_change"]
+EscalationRule = Literal["gate_failures", "rung_steps", "no_change", "review_rejections"]
 
 
 class RungExhausted(Exception):
@@ -27,11 +28,13 @@ class Ladder:
     def __init__(self, policy: Policy, start: int = 0) -> None:
         self.rungs = policy.escalation.ladder
         self.after_gate_failures = policy.escalation.after_gate_failures
+        self.after_review_rejections = policy.escalation.after_review_rejections
         self.steps_per_rung = policy.limits.steps_per_rung
         self.level = start  # above 0 only when tier memory says so (agent/tier_memory.py)
         self.steps_on_rung = 0
         self.gate_failures_on_rung = 0
         self.empty_edits_on_rung = 0
+        self.rejections_on_rung = 0
 
     @property
     def worker(self) -> str:
@@ -66,6 +69,15 @@ class Ladder:
         tries = self.empty_edits_on_rung
         return f"the edit step changed no file {tries} times on rung {self.level}"
 
+    def review_rejected(self) -> str | None:
+        """Count a review that rejected the rung's change; the reason to escalate when the
+        rung has had its tries (the policy's `after_review_rejections`)."""
+        self.rejections_on_rung += 1
+        if self.rejections_on_rung < self.after_review_rejections:
+            return None
+        times = self.rejections_on_rung
+        return f"the reviewer rejected the change {times} times on rung {self.level}"
+
     def climb(self, reason: str, outcome_at_top: str) -> int:
         """The next rung takes over; past the last rung the run stops with `outcome_at_top`."""
         if self.level + 1 >= len(self.rungs):
@@ -74,4 +86,5 @@ class Ladder:
         self.steps_on_rung = 0
         self.gate_failures_on_rung = 0
         self.empty_edits_on_rung = 0
+        self.rejections_on_rung = 0
         return self.level

@@ -7,8 +7,10 @@ After `after_gate_failures` failures on one rung, as many edit steps that change
 when a rung runs out of its own steps (its edit, run and triage calls), the next rung of the
 ladder takes the task over with every failure report so far; past the last rung the run stops
 (`gates_failed`, `no_change` or `limit`). An empty change is never gated, reviewed or `done`. A
-rejecting review sends the task back to edit once; a review that gives no verdict never
-approves.
+rejecting review sends the task back to edit with the reviewer's reasons; after
+`after_review_rejections` rejections on one rung the next rung takes over, and past the last the
+run ends `rejected` (ADR 0054): a rejected change is never `done`. A review that gives no
+verdict never approves.
 """
 
 from __future__ import annotations
@@ -117,7 +119,6 @@ class StepMachine:
         b.files = b.files or self._summary(self._phase(StepType.NAVIGATE))
         b.notes = b.notes or self._summary(self._phase(StepType.READ))
         b.observed = b.observed or self._summary(self._phase(StepType.RUN))
-        sent_back = False
         while True:
             before_edit = getattr(self.gates, "before_edit", None)
             if before_edit is not None:
@@ -131,9 +132,11 @@ class StepMachine:
                 b.diagnosis = self._summary(self._phase(StepType.TRIAGE))
                 continue
             verdict, reasons = self._review()
-            if verdict == "reject" and not sent_back:
-                sent_back = True
+            if verdict == "reject":
                 b.review_feedback = reasons
+                reason = self.session.ladder.review_rejected()
+                if reason is not None:
+                    self._escalate(reason, "rejected", "review_rejections")
                 continue
             break
         summary = self._phase(StepType.SUMMARIZE)

@@ -93,6 +93,9 @@ class Rule(_Strict):
 
 class Escalation(_Strict):
     after_gate_failures: Count = 2
+    # A rung's change the reviewer rejects goes back to it to edit, this many times in all;
+    # then the next rung takes over, and past the last the run ends `rejected` (ADR 0054).
+    after_review_rejections: Count = 2
     ladder: tuple[str, ...] = Field(min_length=1)  # rung 0 first; level k: ladder[k] takes over
     # Start on the rung the repository's recent runs of this kind needed (ADR 0039); off by default.
     memory: bool = Field(default=False, strict=True)

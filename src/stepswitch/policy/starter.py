@@ -31,7 +31,13 @@ class Tier:
 
 CHEAP = Tier("cheap", "finds files, reads them and summarises", "low", 8192, 120)
 MID = Tier("mid", "edits, runs the tests and triages failures", "medium", 16384, 300)
-LARGE = Tier("large", "plans, reviews, and takes over after two gate failures", "high", 32768, 600)
+LARGE = Tier(
+    "large",
+    "plans, reviews, and takes over after two gate failures or two rejected reviews",
+    "high",
+    32768,
+    600,
+)
 SECOND = Tier(
     "second", "gives a second opinion on reviews, from another family", "high", 16384, 300
 )
@@ -196,6 +202,7 @@ def starter_policy(provider: str, registry: Mapping[str, ProviderSpec]) -> str:
             "",
             "[escalation]",
             "after_gate_failures = 2",
+            "after_review_rejections = 2",
             'ladder = ["mid", "large"]',
             "",
         ]

@@ -19,11 +19,19 @@ from stepswitch.records.steps import (
 )
 
 # done: the gates passed and the review approved (or none is configured); gates_failed: the gates
-# failed on every rung; limit: steps, time, dollars or the last rung's steps ran out;
-# interrupted: Ctrl-C or SIGTERM; harness_error: a bug or breakage in ssw itself; error: a
+# failed on every rung; rejected: the gates passed but the reviewer rejected the change on every
+# rung; no_change: no edit changed a file; limit: steps, time, dollars or the last rung's steps
+# ran out; interrupted: Ctrl-C or SIGTERM; harness_error: a bug or breakage in ssw itself; error: a
 # provider or model failure that ended the run.
 Outcome = Literal[
-    "done", "gates_failed", "no_change", "limit", "interrupted", "harness_error", "error"
+    "done",
+    "gates_failed",
+    "rejected",
+    "no_change",
+    "limit",
+    "interrupted",
+    "harness_error",
+    "error",
 ]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
 

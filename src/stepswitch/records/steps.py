@@ -136,7 +136,7 @@ class Escalation(_Event):
     reason: str
     # Which rule fired: the rung's gate failures, its own steps spent, or edits that changed
     # nothing; None in records written before the rule was recorded.
-    rule: Literal["gate_failures", "rung_steps", "no_change"] | None = None
+    rule: Literal["gate_failures", "rung_steps", "no_change", "review_rejections"] | None = None
 
 
 class Finish(_Event):
