@@ -245,6 +245,12 @@ def test_paired_dollars_are_the_bench_summarys_ratio_and_interval(tmp_path):
 
     summary = compare("ladder", "ultra", [ResultRow.model_validate(r) for r in rows])
     assert v["ratio_ci_high"] == summary["dollars_ratio"]["high"]
+    # The pass rates' difference in points (ladder fails every third task), with its interval.
+    assert v["pass_difference_points"] == pytest.approx(-100 / 3)
+    assert v["pass_difference_ci_low"] < v["pass_difference_points"] < v["pass_difference_ci_high"]
+    assert v["pass_difference_ci_high"] == pytest.approx(
+        100 * summary["pass_rate_difference"]["high"]
+    )
     # The bench is noted once, and whose runs it holds with it.
     assert [r.folder for r in inputs.runs] == ["bench/runs/b1"]
     assert inputs.contestants == {"contestant ladder": "model", "contestant ultra": "model"}

@@ -303,6 +303,9 @@ def paired_dollars(inputs: Inputs) -> Computed:
 
     # With lost usage the high bounds' ratio can be the larger: the claim takes the worse.
     high = max(float(low_bounds["high"]), float(high_bounds["high"]))
+    # Treatment's pass rate less control's, in percentage points, with the same bootstrap.
+    diff = result["pass_rate_difference"]
+    points = {k: 100 * float(diff[k]) for k in ("point", "low", "high")}
     return Computed(
         {
             "tasks": tasks,
@@ -314,6 +317,9 @@ def paired_dollars(inputs: Inputs) -> Computed:
             "ratio_ci_width": high - float(low_bounds["low"]),
             "treatment_pass_rate": rate(treatment),
             "control_pass_rate": rate(control),
+            "pass_difference_points": points["point"],
+            "pass_difference_ci_low": points["low"],
+            "pass_difference_ci_high": points["high"],
             "harness_errors": sum(c.harness_error for c in mine),
         }
     )
@@ -365,11 +371,15 @@ PAIRED_DOLLARS = Metric(
         "ratio_ci_width": RATIO,
         "treatment_pass_rate": pct(1),
         "control_pass_rate": pct(1),
+        "pass_difference_points": fixed(1),
+        "pass_difference_ci_low": fixed(1),
+        "pass_difference_ci_high": fixed(1),
         "harness_errors": INT,
     },
     paired_dollars,
     "dollars per task run of one contestant over another's, with the bench's interval and its "
-    f"width, on at least {MIN_PAIRED_TASKS} tasks both ran",
+    "width, and the difference of their pass rates in points with its interval, on at least "
+    f"{MIN_PAIRED_TASKS} tasks both ran",
     params=("treatment", "control"),
     evidence=frozenset({"model", "scripted", "simulated"}),
     shows=("ratio_ci_width",),  # a zero or near-zero width is seen, not inferred
