@@ -5,6 +5,7 @@ same (seed, task, run, call)."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -147,4 +148,35 @@ def test_a_model_the_population_does_not_play_is_an_error_naming_it(tmp_path: Pa
 def test_a_misspelt_population_key_names_itself(tmp_path: Path):
     path = population_file(tmp_path, fix_rte=0.5)
     with pytest.raises(ConfigError, match=r"tiers\.only\.fix_rte"):
+        load_population(path)
+
+
+def test_the_effort_a_request_sends_picks_the_tiers_table_for_it(tmp_path: Path):
+    """`reasoning_effort` low plays the tier's `efforts.low` (fewer reasoning tokens, never a
+    right edit here); an effort the tier does not list plays its own fields."""
+    low = {"reasoning_tokens": 5, "fix_rate": 0.0}
+    population = load_population(
+        population_file(tmp_path, reasoning_tokens=4000, efforts={"low": low})
+    )
+    server, responder = start_sim_server(population, REF)
+    try:
+        calls = {
+            effort: _call(server.base_url, replace(_request("sim-mid", StepType.EDIT), **kw))
+            for effort, kw in [
+                ("low", {"reasoning_effort": "low"}),
+                ("high", {"reasoning_effort": "high"}),
+                ("none sent", {}),
+            ]
+        }
+    finally:
+        server.stop()
+    reasoning = {e: c.usage.reasoning_tokens for e, c in calls.items() if c.usage}
+    assert reasoning["low"] < 10 and reasoning["high"] > 3000 and reasoning["none sent"] > 3000
+    assert [p.what for p in responder.played][1:] == ["right", "right"]
+    assert responder.played[0].what in {"mutation", "stale"}
+
+
+def test_an_effort_the_registry_does_not_know_is_refused_by_name(tmp_path: Path):
+    path = population_file(tmp_path, efforts={"hihg": {"reasoning_tokens": 1}})
+    with pytest.raises(ConfigError, match="unknown reasoning effort hihg"):
         load_population(path)

@@ -1,5 +1,8 @@
-"""The population file: how each tier of simulated model behaves, and which model plays which
-tier. Strict (extra=forbid): a misspelt key is an error that names it."""
+"""The population file: how each tier of simulated model behaves, at each reasoning effort it
+lists, and which model plays which tier. Strict (extra=forbid): a misspelt key is an error that
+names it. A request's `reasoning_effort` picks the tier's `efforts.<effort>` table, whose fields
+replace the tier's own; an effort the tier does not list (or none sent) plays the tier's own
+fields."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from stepswitch.errors import ConfigError
+from stepswitch.registry.presets import EFFORT_ORDER
 from stepswitch.util.toml import key_of, read_toml
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -19,6 +23,17 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class EffortBehaviour(_Strict):
+    """What changes at one reasoning effort; a field left out keeps the tier's own."""
+
+    fix_rate: Rate | None = None
+    second_try_rate: Rate | None = None
+    tool_error_rate: Rate | None = None
+    review_catch_rate: Rate | None = None
+    output_tokens: Count | None = None
+    reasoning_tokens: Count | None = None
+
+
 class TierBehaviour(_Strict):
     fix_rate: Rate  # an edit attempt applies the reference change
     second_try_rate: Rate | None = None  # the same for every later attempt; None: fix_rate
@@ -26,6 +41,24 @@ class TierBehaviour(_Strict):
     review_catch_rate: Rate = 1.0  # a review rejects a change that is not the reference
     output_tokens: Count = 200  # visible output per call, at least (a longer reply counts more)
     reasoning_tokens: Count = 0  # reasoning per call, billed as output
+    efforts: dict[str, EffortBehaviour] = Field(default_factory=dict)  # by reasoning effort
+
+    @model_validator(mode="after")
+    def _known_efforts(self) -> TierBehaviour:
+        unknown = sorted(e for e in self.efforts if e not in EFFORT_ORDER)
+        if unknown:
+            raise ValueError(
+                f"unknown reasoning effort {', '.join(unknown)}; use one of "
+                f"{', '.join(EFFORT_ORDER)}"
+            )
+        return self
+
+    def at(self, effort: str | None) -> TierBehaviour:
+        """The tier as it plays a call sent with `effort` (its own fields when not listed)."""
+        change = self.efforts.get(effort or "")
+        if change is None:
+            return self
+        return self.model_copy(update=change.model_dump(exclude_none=True) | {"efforts": {}})
 
     def edit_rate(self, attempt: int) -> float:
         """The chance that edit attempt `attempt` (1-based, per task run) is right."""
@@ -46,9 +79,10 @@ class Population(_Strict):
             raise ValueError(f"models play tiers the file does not define: {', '.join(unknown)}")
         return self
 
-    def tier_of(self, model: str) -> TierBehaviour | None:
+    def tier_of(self, model: str, effort: str | None = None) -> TierBehaviour | None:
+        """How `model` plays a call sent with `effort`; None when it plays no tier."""
         tier = self.models.get(model)
-        return self.tiers[tier] if tier is not None else None
+        return self.tiers[tier].at(effort) if tier is not None else None
 
 
 FIX = "see bench/routing/population.toml for a population file"

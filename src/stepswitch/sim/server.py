@@ -62,7 +62,8 @@ class SimResponder:
 
     def _answer(self, body: dict[str, Any]) -> Reply:
         model = str(body.get("model", ""))
-        tier = self.population.tier_of(model)
+        effort = body.get("reasoning_effort")
+        tier = self.population.tier_of(model, effort if isinstance(effort, str) else None)
         if tier is None:
             return _error(404, f"simulated provider: the population plays no model {model!r}")
         call = len(self.played) + 1
