@@ -8,9 +8,11 @@ import json
 import os
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
+import tomli_w
 from typer.testing import CliRunner
 
 from stepswitch.bench.contestants import PolicyContestant
@@ -24,7 +26,9 @@ from tests.ssw_cli import run_ssw_cli
 
 from .conftest import REPO, TASK, population_file
 
-LADDER = REPO / "bench/routing/policies/sim-ladder.toml"
+ROUTING = REPO / "bench/routing/policies"
+LADDER = ROUTING / "sim-ladder.toml"
+POPULATION = REPO / "bench/routing/population.toml"
 
 
 def ssw(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -168,6 +172,39 @@ def test_one_wrong_edit_then_a_right_one_stays_on_mid_with_large_only_planning_a
     assert large == {"plan", "review"}
     edits = [model for step, model, *_ in calls if step == "edit"]
     assert len(edits) >= 2 and set(edits) == {"sim-mid"}  # both attempts on the mid rung
+
+
+@pytest.mark.slow
+def test_the_ladder_never_pays_more_than_the_mid_model_alone_but_for_its_plan_and_review(
+    tmp_path: Path,
+):
+    """Issue 41's scenario with the shipped population's prices and tokens (the mid tier's first
+    edit wrong, its second right): the starter ladder and always-mid on one task. Without its
+    large plan and review calls the ladder's bill is below always-mid's whole bill: the small
+    model explores, the mid one edits, nobody else spends. (With its plan and review on the
+    large model it pays about twice always-mid's here: ADR 0055, bench/routing/README.md.)"""
+    population = tomllib.loads(POPULATION.read_text(encoding="utf-8"))
+    population["tiers"]["mid"] |= {"fix_rate": 0.0, "second_try_rate": 1.0, "efforts": {}}
+    for tier in population["tiers"].values():
+        tier |= {"tool_error_rate": 0.0, "review_catch_rate": 1.0}
+    folder = tmp_path / "scenario"
+    shutil.copytree(TASK, folder / "suite" / TASK.name)
+    (folder / "population.toml").write_text(tomli_w.dumps(population), encoding="utf-8")
+    for name in ("sim-ladder", "sim-always-mid"):
+        shutil.copy(ROUTING / f"{name}.toml", folder / f"{name}.toml")
+    args = [
+        "bench", "run", "--suite", "suite", "--contestant", "sim-ladder.toml",
+        "--contestant", "sim-always-mid.toml", "--sim-population", "population.toml",
+        "--out", "runs/b", "--json",
+    ]  # fmt: skip
+    done = ssw(*args, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    both = json.loads(done.stdout)["contestants"]
+    ladder, mid = both["sim-ladder"]["all"], both["sim-always-mid"]["all"]
+    assert (ladder["passed"], ladder["escalations"], mid["passed"]) == (1, 0, 1)
+    by_step = ladder["dollars_by_step_type"]
+    without = sum(v["high"] for step, v in by_step.items() if step not in ("plan", "review"))
+    assert without < mid["dollars_per_task_run"]["low"]
 
 
 @pytest.mark.slow
