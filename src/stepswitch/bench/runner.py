@@ -34,6 +34,7 @@ from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.executor import local_executor
 from stepswitch.bench.files import RESULTS_FILE, SUMMARY_FILE
+from stepswitch.bench.folder_lock import LOCK_FILE, hold_bench_folder
 from stepswitch.bench.plan import RunKey, plan_runs
 from stepswitch.bench.readback import kept_calls, lost_row, scrubbed
 from stepswitch.bench.record import (
@@ -58,7 +59,10 @@ from stepswitch.registry.presets import load_registry
 from stepswitch.util.text import escape_json_controls
 
 STOP_WAIT_S = 120.0  # how long a Ctrl-C waits for the runs it stopped to record themselves
-GITIGNORE = "# the bench's ledger: every call is in the task runs' records too\nledger.sqlite*\n"
+GITIGNORE = (
+    "# the bench's ledger: every call is in the task runs' records too\nledger.sqlite*\n"
+    f"# who is writing the folder (bench/folder_lock.py)\n{LOCK_FILE}\n"
+)
 
 ExecutorFactory = Callable[[int], Executor]
 
@@ -402,6 +406,22 @@ def run_bench(
             "worker of a cluster too), or leave the task out"
         )
     shown = progress or NoProgress()
+    root = spec.root.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    with hold_bench_folder(root) as stale:
+        if stale is not None:
+            shown.notice(f"took over {root}'s lock, left by pid {stale}, which no longer runs")
+        return _run_held(spec, executor, shown, resamples, announce)
+
+
+def _run_held(
+    spec: BenchSpec,
+    executor: ExecutorFactory,
+    shown: Progress,
+    resamples: int,
+    announce: Callable[[], None] | None,
+) -> BenchResult:
+    """run_bench's session, with the bench folder's lock held."""
     bench = _Bench(spec, executor, shown)
     session = Session(
         started_at=journal.now(),
