@@ -157,6 +157,11 @@ def _open_record(spec: BenchSpec, root: Path, planned: int, session: Session) ->
     except ValueError as exc:
         raise UsageError(f"{path}: not a bench's run.json ({exc}); pass another --out") from exc
     check_same_bench(old, fresh, root)
+    for earlier in old.sessions:
+        # This process holds the folder's lock: a session still `running` is one that died
+        # (kill -9, a crash) before it could record its end. When it ended is unknown.
+        if earlier.status == "running":
+            earlier.status = "interrupted"
     old.sessions.append(session)
     old.status, old.finished_at = "running", None
     return old

@@ -64,7 +64,9 @@ class SuiteRecord(Open):
 class Session(Open):
     started_at: str
     finished_at: str | None = None
-    status: str = "running"  # running | complete | interrupted | budget_stop
+    # running | complete | interrupted | budget_stop; a session found `running` when the bench
+    # resumes died unrecorded: it becomes interrupted, its finished_at left empty (unknown).
+    status: str = "running"
     command: list[str] = Field(default_factory=list)
     commit: str | None = None  # of the code this session ran
     workers: int = 1
