@@ -136,13 +136,16 @@ def test_clean_removes_only_real_folders_of_ours_whose_owner_is_gone(tmp_path: P
     assert unfinished.is_dir()
 
 
-PROCESS_PREFIXES = ("ssw-sandbox-root-", "ssw-git-")  # held for a process's life, not a block
-# A process that makes both (util/sandbox._stage, util/git_checkouts._scratch), says where, waits.
+# Held for a process's life, not a block.
+PROCESS_PREFIXES = ("ssw-sandbox-root-", "ssw-git-", "ssw-test-config-")
+# A process that makes all three (util/sandbox._stage, util/git_checkouts._scratch, the gates'
+# folder of base configurations), says where, waits.
 HOLDER = """
 import sys, time
+from stepswitch.gates.test_config import config_folder
 from stepswitch.util.git_checkouts import _scratch
 from stepswitch.util.sandbox import _stage
-print(_stage(), _scratch(), flush=True)
+print(_stage(), _scratch(), config_folder(), flush=True)
 if sys.argv[1] == "wait":
     time.sleep(600)
 """
@@ -174,11 +177,11 @@ def test_process_long_scratch_holds_its_lock_and_goes_at_exit(tmp_path: Path) ->
     process = _holder(tmpdir, "exit")
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 0
-    assert len(out.split()) == 2
+    assert len(out.split()) == 3
     assert list(tmpdir.iterdir()) == []  # removed at the normal exit, as before
 
 
-def test_a_killed_process_leaves_its_sandbox_root_and_git_scratch_and_clean_removes_them(
+def test_a_killed_process_leaves_its_process_scratch_folders_and_clean_removes_them(
     tmp_path: Path,
 ) -> None:
     tmpdir = tmp_path / "tmp"
@@ -205,7 +208,7 @@ def test_a_killed_process_leaves_its_sandbox_root_and_git_scratch_and_clean_remo
     with _live_holder(tmpdir) as live:
         done = _runs_clean(tmp_path, tmpdir)
         assert done.returncode == 0, done.stderr
-        assert "removed 2 scratch folders" in done.stdout, done.stdout
+        assert "removed 3 scratch folders" in done.stdout, done.stdout
         assert not any(f.exists() for f in folders)
         assert live.is_dir() and unfinished.is_dir()
 
@@ -253,8 +256,9 @@ def test_a_killed_ssw_run_leaves_its_home_and_runs_clean_removes_it(tmp_path: Pa
     with _live_holder(tmpdir) as live:
         done = _runs_clean(repo, tmpdir)
         assert done.returncode == 0, done.stderr
-        assert "removed 1 scratch folder" in done.stdout, done.stdout
-        assert not home.exists()
+        # Its home, and the gates' folder of base configurations (issue 45: it survived).
+        assert "removed 2 scratch folders" in done.stdout, done.stdout
+        assert not home.exists() and not _made(tmpdir, "ssw-test-config-")
         assert live.is_dir() and unfinished.is_dir()
 
 
@@ -286,6 +290,6 @@ def test_a_killed_bench_leaves_its_scratch_and_runs_clean_removes_it(tmp_path: P
     with _live_holder(tmpdir) as live:
         done = _runs_clean(tmp_path, tmpdir)
         assert done.returncode == 0, done.stderr
-        assert "removed 1 scratch folder" in done.stdout, done.stdout
-        assert not scratch.exists()
+        assert "removed 2 scratch folders" in done.stdout, done.stdout  # with the gates' configs
+        assert not scratch.exists() and not _made(tmpdir, "ssw-test-config-")
         assert live.is_dir() and unfinished.is_dir()

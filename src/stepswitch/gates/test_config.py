@@ -21,14 +21,11 @@ a change could make every test pass without touching one. So:
 
 from __future__ import annotations
 
-import atexit
 import fnmatch
 import functools
 import hashlib
 import os
-import shutil
 import stat
-import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -47,6 +44,7 @@ from stepswitch.gates.pytest_config import (
 )
 from stepswitch.gates.runner import GateResult
 from stepswitch.util.sandbox import Confinement, SandboxPolicy
+from stepswitch.util.scratch import TEST_CONFIG_PREFIX, process_scratch
 
 TEST_CONFIG_CHECK = "ssw:test-config"
 TEST_CONFIG_FIX = (
@@ -75,10 +73,9 @@ DEFAULT_NORECURSE = (
 @functools.cache
 def config_folder() -> Path:
     """This process's folder for the copies of base configurations: made on first use, removed
-    at exit. A sandbox must show it read-only (agent/workspace/setup.py adds it)."""
-    folder = Path(tempfile.mkdtemp(prefix="ssw-test-config-"))
-    atexit.register(shutil.rmtree, folder, True)
-    return folder
+    at exit; its owner lock lets `ssw runs clean` remove it once a killed process left it
+    (util/scratch.py). A sandbox must show it read-only (agent/workspace/setup.py adds it)."""
+    return process_scratch(TEST_CONFIG_PREFIX)
 
 
 def _covers(outer: Path, path: Path) -> bool:

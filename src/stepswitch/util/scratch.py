@@ -1,4 +1,5 @@
-"""Scratch folders in $TMPDIR (`ssw-home-*`, `ssw-bench-*`, `ssw-sandbox-root-*`, `ssw-git-*`)
+"""Scratch folders in $TMPDIR (`ssw-home-*`, `ssw-bench-*`, `ssw-sandbox-root-*`, `ssw-git-*`,
+`ssw-test-config-*`)
 that say whether their maker lives.
 
 The maker holds an flock on `<folder>/.ssw-owner` for the folder's life; the kernel drops it when
@@ -26,7 +27,8 @@ HOME_PREFIX = "ssw-home-"  # util/sandbox.sandbox_home
 BENCH_PREFIX = "ssw-bench-"  # bench/taskrun, as bench/readback.SCRATCH_PREFIX
 SANDBOX_ROOT_PREFIX = "ssw-sandbox-root-"  # util/sandbox._stage, for the process's life
 GIT_PREFIX = "ssw-git-"  # util/git_checkouts._scratch, for the process's life
-PREFIXES = (HOME_PREFIX, BENCH_PREFIX, SANDBOX_ROOT_PREFIX, GIT_PREFIX)
+TEST_CONFIG_PREFIX = "ssw-test-config-"  # gates/test_config.config_folder, for the process's life
+PREFIXES = (HOME_PREFIX, BENCH_PREFIX, SANDBOX_ROOT_PREFIX, GIT_PREFIX, TEST_CONFIG_PREFIX)
 
 
 def _lock_owner(folder: Path) -> int:
