@@ -161,6 +161,21 @@ def test_a_killed_run_is_listed_as_abandoned_with_its_worktree_branch_and_dollar
     assert "`ssw runs clean --all`" in table
 
 
+def test_a_ledger_named_with_ledger_that_cannot_be_read_is_one_line_not_left_out(
+    repo: Path, killed: str, tmp_path: Path
+):
+    """Issue 45: `ssw runs --ledger FILE` listed the records' dollars and said nothing when FILE
+    was not a ledger. A ledger the user names is read, or the command says why not."""
+    damaged = tmp_path / "copy.sqlite"
+    damaged.write_text("not a database\n")
+    for path in (damaged, tmp_path / "missing.sqlite"):
+        result = ssw(repo, "runs", "--ledger", str(path))
+        assert result.returncode == 2 and result.stdout == ""
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"ssw: ledger {path}: ")
+    assert damaged.read_text() == "not a database\n"  # left as it was
+
+
 def test_a_live_run_is_listed_as_running_with_its_pid_and_never_cleaned(repo: Path):
     runner = Runner(repo, "20261201-000000-bbbbbb")
     try:

@@ -93,6 +93,9 @@ def runs(
 
     top = repo_top(repo or Path.cwd())
     spend = read_spend(ledger_of(top, ledger))
+    if ledger is not None and spend.problem is not None:
+        # A ledger the user named is read, or the command says why not: never left out unsaid.
+        raise UsageError(spend.problem)
     entries = list_runs(top, spend)
     if as_json:
         typer.echo(json.dumps([e.as_json(top) for e in entries], indent=2))
