@@ -25,6 +25,7 @@ from .agent.conftest import (
     BUG_TASK,
     WORKERS,
     explore,
+    ledger_count,
     make_policy,
     make_repo,
     use_extra_models,
@@ -32,7 +33,6 @@ from .agent.conftest import (
     write_policy,
     write_script,
 )
-from .agent.test_run_ledger import _count
 from .site.test_serve import get
 
 pytestmark = pytest.mark.slow
@@ -76,7 +76,7 @@ def mid_call(repo: Path, tmp_path: Path, end: signal.Signals) -> str:
     ledger = ledger_of(repo)
     try:
         deadline = time.monotonic() + 60
-        while not (_count(ledger, "settled") == 2 and _count(ledger, "reserved") == 1):
+        while not (ledger_count(ledger, "settled") == 2 and ledger_count(ledger, "reserved") == 1):
             assert process.poll() is None, "ssw run ended before the hanging call"
             assert time.monotonic() < deadline, "the third call never started"
             time.sleep(0.05)  # polling a file another process writes; the check is the condition
