@@ -14,6 +14,7 @@ import pytest
 import tomli_w
 
 from stepswitch.registry.presets import registry_dir
+from stepswitch.util.inputs import MAX_INPUT_BYTES
 from tests.ssw_cli import run_ssw_cli
 
 from .agent.conftest import DEFAULT_POLICY, explore, git, make_repo, write_policy, write_script
@@ -24,12 +25,25 @@ KINDS = {
     "folder": ("folder", "is a folder, not a"),
     "binary": (b"\x7fELF\x02\x01\x01\x00\x00\x00garbage", "is binary (a NUL byte at offset 7)"),
     "not UTF-8": (b'task = "caf\xe9"\n', "is not UTF-8 text (byte 0xe9 at offset 11)"),
+    # Issue 45: these never returned (a FIFO waits for a writer, /dev/zero never ends).
+    "FIFO": ("fifo", "is a FIFO (named pipe), not a"),
+    "device": ("device", "is a character device, not a"),
+    "too large": ("large", " may be ("),
 }
 
 
 def make_bad(path: Path, kind: str) -> Path:
     content, _ = KINDS[kind]
-    if content == "folder":
+    if content == "fifo":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(path)
+    elif content == "device":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to("/dev/zero")
+    elif content == "large":  # past every bound: a task file's 1 MiB and a config file's 8 MiB
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"# padding\n" * ((MAX_INPUT_BYTES // 10) + 1))
+    elif content == "folder":
         path.mkdir(parents=True)
         (path / "inside.txt").write_text("a file in the folder\n")
     elif isinstance(content, bytes):
@@ -167,7 +181,8 @@ def test_policy_check_of_a_bad_file_is_one_line_exit_2(setup: Setup, kind: str):
     result = ssw("policy", "check", bad)
 
     assert result.returncode == 2
-    assert result.stderr.startswith(f"ssw: {bad}: (file): {KINDS[kind][1]}")
+    assert result.stderr.startswith(f"ssw: {bad}: (file): ")
+    assert KINDS[kind][1] in result.stderr
     assert result.stderr.count("\n") == 1
 
 
@@ -291,3 +306,16 @@ def test_max_steps_past_the_bound_is_refused_naming_it(setup: Setup):
     result = ssw(*setup.run_args())
     assert_refused_leaving_nothing(result, setup)
     assert "limits.max_steps: Input should be less than or equal to 10000" in result.stderr
+
+
+def test_ssw_gates_on_a_checkout_whose_pyproject_is_a_fifo_is_one_line_not_a_hang(setup: Setup):
+    """A repository's own config goes through the same reader: `ssw gates` once waited forever
+    on a FIFO named pyproject.toml (issue 45)."""
+    (setup.repo / "pyproject.toml").unlink(missing_ok=True)
+    os.mkfifo(setup.repo / "pyproject.toml")
+    result = ssw("gates", setup.repo)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "ssw: pyproject.toml: (file): is a FIFO (named pipe), not a TOML file "
+        "(fix: check the file)\n"
+    )

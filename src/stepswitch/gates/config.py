@@ -59,6 +59,7 @@ but that is not installed is never a silent skip: `ssw run` refuses before any c
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -196,11 +197,23 @@ def _pyproject_table(data: dict[str, Any]) -> object | None:
     return stepswitch.get("gates") if isinstance(stepswitch, dict) else None
 
 
+def _present(path: Path, name: str) -> bool:
+    """Whether the repository has this config file; one that is there but is no regular file
+    (a FIFO, a device, a folder: reading it would never return, or never end) is refused by
+    the one input reader, naming what it is."""
+    if not os.path.lexists(path):
+        return False
+    if not path.is_file():
+        _read_toml(path, name)  # raises ConfigError: what the path is instead
+    return True
+
+
 def read_gate_config(root: Path) -> GateConfig | None:
     """The repository's gate configuration, or None when it has none. Raises ConfigError."""
     pyproject, own = root / PYPROJECT, root / OWN_FILE
-    table = _pyproject_table(_read_toml(pyproject, PYPROJECT)) if pyproject.is_file() else None
-    if own.is_file():
+    has_pyproject = _present(pyproject, PYPROJECT)
+    table = _pyproject_table(_read_toml(pyproject, PYPROJECT)) if has_pyproject else None
+    if _present(own, OWN_FILE):
         data = _read_toml(own, OWN_FILE)
         if table is not None:
             raise ConfigError(
