@@ -178,6 +178,12 @@ def format_run_view(view: RunView) -> list[str]:
         "steps:",
     ]
     steps = [line for event in view.loaded.steps for line in TerminalPrinter(_unused).lines(event)]
+    if view.loaded.unknown_events:
+        n = view.loaded.unknown_events
+        steps.append(
+            f"  ({n} event{'s' if n > 1 else ''} of a kind this ssw does not know "
+            "(a newer ssw's) skipped)"
+        )
     t = run.totals
     dollars = "-" if entry.dollars is None else entry.dollars.text()
     bill = [

@@ -1,13 +1,15 @@
 """run.json, version 2: what a run was asked, with what, and how it ended. Paths in it are
-relative to the repository it ran on, so a run folder means the same on any machine."""
+relative to the repository it ran on, so a run folder means the same on any machine. Written
+strictly, read leniently (`RunRecord.read`: records/base.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from stepswitch.records.base import Record
 from stepswitch.records.money import CostRange
 from stepswitch.records.steps import (
     SCHEMA_VERSION,
@@ -36,11 +38,7 @@ Outcome = Literal[
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="ignore")  # records written by newer versions still load
-
-
-class RunIds(_Record):
+class RunIds(Record):
     """Who a run is: itself, and where it belongs in a bench (empty for a lone `ssw run`)."""
 
     run_id: str
@@ -50,13 +48,13 @@ class RunIds(_Record):
     attempt: int = 0
 
 
-class ChangedFile(_Record):
+class ChangedFile(Record):
     path: str
     added: int | None = None  # lines; None for a binary file
     deleted: int | None = None
 
 
-class Totals(_Record):
+class Totals(Record):
     steps: int = 0  # model calls
     escalations: int = 0
     gate_failures: int = 0
@@ -102,7 +100,7 @@ def totals_of(events: Iterable[StepEvent]) -> Totals:
     return t
 
 
-class PricesRead(_Record):
+class PricesRead(Record):
     """Prices this run read from a provider's model list before its first call, because the
     preset had none for a model it uses (`prices` holds the figures, per worker)."""
 
@@ -111,7 +109,7 @@ class PricesRead(_Record):
     at: str  # when, UTC, ISO 8601 to the second
 
 
-class TierMemory(_Record):
+class TierMemory(Record):
     """Where tier memory started the run (agent/tier_memory.py): the rung, the earlier runs it
     read (most recent first) and the rung each needed, and why, in words."""
 
@@ -121,7 +119,7 @@ class TierMemory(_Record):
     why: str = ""
 
 
-class RunRecord(_Record):
+class RunRecord(Record):
     schema_version: int = SCHEMA_VERSION
     ids: RunIds
     task: str
