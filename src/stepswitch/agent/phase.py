@@ -15,7 +15,13 @@ from stepswitch.agent.prompts import NUDGE, REVIEW_SCHEMA, SYSTEM_PROMPT, TaskBr
 from stepswitch.agent.session import CallSpec, Session
 from stepswitch.agent.tools.execute import TOOLS, execute_call, tool_spec
 from stepswitch.agent.workspace.paths import Workspace
-from stepswitch.records.steps import ARGUMENT_CHARS, ReviewRecord, ToolCallRecord, Verdict, cut
+from stepswitch.records.steps import (
+    ARGUMENT_CHARS,
+    ReviewRecord,
+    ReviewVerdict,
+    ToolCallRecord,
+    cut,
+)
 from stepswitch.steps import STEPS, StepType
 from stepswitch.wire.types import FinishReason, JsonSchemaFormat, Message, ToolSpec
 
@@ -111,7 +117,9 @@ def run_phase(
     return result
 
 
-def review_change(session: Session, brief: TaskBrief, worker: str | None) -> tuple[Verdict, str]:
+def review_change(
+    session: Session, brief: TaskBrief, worker: str | None
+) -> tuple[ReviewVerdict, str]:
     """A verdict ("approve", "reject" or "unparsed") and its reasons, from a JSON-schema answer.
     Each unparsed answer is a model-output failure; "unparsed" never approves."""
     messages = (
@@ -134,12 +142,12 @@ def review_change(session: Session, brief: TaskBrief, worker: str | None) -> tup
     return "unparsed", "the reviewer did not answer with the verdict object"
 
 
-def _parse_verdict(text: str) -> tuple[Verdict, str]:
+def _parse_verdict(text: str) -> tuple[ReviewVerdict, str]:
     try:
         data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
     except json.JSONDecodeError:
         return "unparsed", text[:500]
     if not isinstance(data, dict) or data.get("verdict") not in ("approve", "reject"):
         return "unparsed", text[:500]
-    verdict: Verdict = "approve" if data["verdict"] == "approve" else "reject"
+    verdict: ReviewVerdict = "approve" if data["verdict"] == "approve" else "reject"
     return verdict, str(data.get("reasons", ""))

@@ -187,7 +187,7 @@ def run_task(
         except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
             kill_live_groups()
             _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
-        record.gates_verdict = machine.result.gates_verdict  # type: ignore[assignment]
+        record.gates_verdict = machine.result.gates_verdict
         record.review_verdict = machine.result.review_verdict
         if record.outcome != "done":
             message = f"ssw: unfinished ({record.outcome}): {task.strip()[:50]}\n\n{record.reason}"

@@ -19,6 +19,7 @@ from stepswitch.records.steps import (
     ModelStep,
     StepEvent,
 )
+from stepswitch.records.steps import ReviewVerdict as ReviewVerdict  # with the run's other types
 
 # done: the gates passed and the review approved (or none is configured); gates_failed: the gates
 # failed on every rung; rejected: the gates passed but the reviewer rejected the change on every
@@ -36,6 +37,10 @@ Outcome = Literal[
     "error",
 ]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
+
+# passed: the last gate run passed; failed: it failed; none: the project has no gate, so none
+# ran; not_run: the run ended before its first gate run.
+GatesVerdict = Literal["passed", "failed", "not_run", "none"]
 
 
 class RunIds(Record):
@@ -148,8 +153,8 @@ class RunRecord(Record):
     exit_code: int | None = None
     reason: str = ""
     baseline_gates: list[GateRecord] = Field(default_factory=list)  # before any edit or call
-    gates_verdict: Literal["passed", "failed", "not_run", "none"] = "not_run"
-    review_verdict: str | None = None
+    gates_verdict: GatesVerdict = "not_run"
+    review_verdict: ReviewVerdict | None = None
     totals: Totals = Field(default_factory=Totals)
     changed_files: list[ChangedFile] = Field(default_factory=list)
     commit: str | None = None

@@ -16,7 +16,8 @@ SCHEMA_VERSION = 2
 TEXT_CHARS = 4000  # of the assistant's text and of each tool output kept in a record
 ARGUMENT_CHARS = 2000
 
-Verdict = Literal["approve", "reject", "unparsed"]
+# A review's verdict: "unparsed" when the reviewer's answer held none (it never approves).
+ReviewVerdict = Literal["approve", "reject", "unparsed"]
 
 
 def cut(text: str, limit: int = TEXT_CHARS) -> str:
@@ -40,9 +41,9 @@ class GateRecord(Record):
 
 
 class ReviewRecord(Record):
-    verdict: Verdict
+    verdict: ReviewVerdict
     reasons: str
-    second_opinion: Verdict | None = None
+    second_opinion: ReviewVerdict | None = None
     second_reasons: str = ""
     agree: bool | None = None
 
