@@ -88,15 +88,7 @@ class StepMachine:
         s = self.session
         level = s.ladder.climb(reason, outcome_at_top)
         s.events.emit(
-            Escalation(
-                run_id=s.ids.run_id,
-                seq=s.events.next_seq(),
-                escalation=level,
-                to_level=level,
-                to_worker=s.ladder.worker,
-                reason=reason,
-                rule=rule,
-            )
+            Escalation(to_level=level, to_worker=s.ladder.worker, reason=reason, rule=rule)
         )
 
     def _phase(self, step_type: StepType) -> PhaseResult:
@@ -161,9 +153,6 @@ class StepMachine:
         failing = suite.failed
         s.events.emit(
             GateVerdicts(
-                run_id=s.ids.run_id,
-                seq=s.events.next_seq(),
-                escalation=s.ladder.level,
                 passed=suite.passed,
                 failed_gate=failing.name if failing else None,
                 gates=[
@@ -223,12 +212,5 @@ class StepMachine:
                 }
             )
         self.result.review_verdict = verdict
-        s.events.emit(
-            ReviewVerdicts(
-                run_id=s.ids.run_id,
-                seq=s.events.next_seq(),
-                escalation=s.ladder.level,
-                review=record,
-            )
-        )
+        s.events.emit(ReviewVerdicts(review=record))
         return verdict, reasons

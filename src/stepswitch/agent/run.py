@@ -202,9 +202,6 @@ def run_task(
         try:
             events.emit(
                 Finish(
-                    run_id=ids.run_id,
-                    seq=events.next_seq(),
-                    escalation=session.ladder.level,
                     outcome=record.outcome,
                     reason=record.reason,
                     exit_code=record.exit_code or 0,

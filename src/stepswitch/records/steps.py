@@ -50,8 +50,10 @@ class ReviewRecord(Record):
 
 class _Event(Record):
     schema_version: int = SCHEMA_VERSION
-    run_id: str
-    seq: int  # 1-based, in the order things happened in the run
+    # Stamped by `agent.events.Events.emit` as the event is emitted: the code that makes an
+    # event leaves them as they are.
+    run_id: str = ""
+    seq: int = 0  # 1-based, in the order things happened in the run
     escalation: int = 0  # the ladder's level when it happened
 
 
