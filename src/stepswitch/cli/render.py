@@ -213,6 +213,9 @@ def format_run_view(view: RunView) -> list[str]:
     lines = [escape_controls(x) for x in [*head]]
     lines += steps  # TerminalPrinter escaped them
     lines += [escape_controls(x) for x in [*bill, *verdicts, *change]]
+    if run.traceback is not None:  # a harness error: where ssw itself broke
+        lines.append("traceback:")
+        lines += [escape_controls(f"  {line}") for line in run.traceback.splitlines()]
     if run.scripted:
         lines.append(SIMULATED_NOTE if run.simulated else SCRIPTED_NOTE)
     if view.diff is not None:

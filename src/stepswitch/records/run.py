@@ -152,6 +152,8 @@ class RunRecord(Record):
     outcome: Outcome | Literal["running"] = "running"
     exit_code: int | None = None
     reason: str = ""
+    # A harness_error's traceback, no machine path in it (records/crash.py); None otherwise.
+    traceback: str | None = None
     baseline_gates: list[GateRecord] = Field(default_factory=list)  # before any edit or call
     gates_verdict: GatesVerdict = "not_run"
     review_verdict: ReviewVerdict | None = None
