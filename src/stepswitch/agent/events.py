@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar, cast
 
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import RunRecord
@@ -44,6 +44,16 @@ class Sink(Protocol):
     def on_event(self, event: Event) -> None: ...
 
 
+class Rungs(Protocol):
+    """What holds the escalation level: the run's ladder (agent/ladder.py)."""
+
+    @property
+    def level(self) -> int: ...
+
+
+_E = TypeVar("_E", bound=Event)
+
+
 class RecordWriter:
     """The sink that keeps the run folder: run.json on each update, steps.jsonl appended."""
 
@@ -58,28 +68,41 @@ class RecordWriter:
 
 
 class Events:
-    """Numbers step events in the order they happen and hands every event to every sink; keeps
-    the step events the record writer took (`recorded`), which the run's totals are made of."""
+    """Stamps each step event with the run's id, its number in the order events happen and the
+    ladder's level (`follow`), hands every event to every sink, and keeps the step events the
+    record writer took (`recorded`), which the run's totals are made of."""
 
     def __init__(self, run_id: str, sinks: Sequence[Sink]) -> None:
         self.run_id = run_id
         self.sinks = tuple(sinks)
         self.recorded: list[StepEvent] = []
         self._seq = 0
+        self._rungs: Rungs | None = None  # None: level 0 (no ladder yet)
 
-    def next_seq(self) -> int:
+    def follow(self, rungs: Rungs) -> None:
+        """Stamp step events with `rungs.level` from now on (the session's ladder)."""
+        self._rungs = rungs
+
+    def emit(self, event: _E) -> _E:
+        """Hand `event` to the sinks; a step event as stamped, which is what is returned."""
+        if isinstance(event, Notice | RunUpdate | Progress):
+            for sink in self.sinks:
+                sink.on_event(event)
+            return event
         self._seq += 1
-        return self._seq
-
-    def emit(self, event: Event) -> None:
-        step = None if isinstance(event, Notice | RunUpdate | Progress) else event
+        level = self._rungs.level if self._rungs is not None else 0
+        step = event.model_copy(
+            update={"run_id": self.run_id, "seq": self._seq, "escalation": level}
+        )
+        counted = False
         for sink in self.sinks:
-            sink.on_event(event)
-            if step is not None and isinstance(sink, RecordWriter):
+            sink.on_event(step)
+            if not counted and isinstance(sink, RecordWriter):
                 self.recorded.append(step)  # in steps.jsonl now: counted, whatever sinks follow
-                step = None
-        if step is not None:
+                counted = True
+        if not counted:
             self.recorded.append(step)  # no record writer (a library caller's own sinks)
+        return cast(_E, step)  # a copy of `event`: its own type
 
     def notice(self, text: str) -> None:
         self.emit(Notice(text))

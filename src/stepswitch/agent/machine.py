@@ -24,15 +24,15 @@ from stepswitch.agent.phase import PhaseResult, review_change, run_phase
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
 from stepswitch.agent.workspace.paths import Workspace
-from stepswitch.errors import RunStopped
+from stepswitch.errors import RunStopped, StopOutcome
 from stepswitch.gates.suite import SuiteResult
+from stepswitch.records.run import GatesVerdict, ReviewVerdict
 from stepswitch.records.steps import (
     Escalation,
     GateRecord,
     GateVerdicts,
     ReviewRecord,
     ReviewVerdicts,
-    Verdict,
 )
 from stepswitch.steps import StepType
 
@@ -64,8 +64,8 @@ class ReviewWithheld(RunStopped):
 @dataclass
 class MachineResult:
     commit_message: str = ""
-    gates_verdict: str = "not_run"  # passed | failed | not_run | none
-    review_verdict: str | None = None
+    gates_verdict: GatesVerdict = "not_run"
+    review_verdict: ReviewVerdict | None = None
 
 
 class StepMachine:
@@ -84,19 +84,11 @@ class StepMachine:
         self.read_diff = read_diff
         self.result = MachineResult()
 
-    def _escalate(self, reason: str, outcome_at_top: str, rule: EscalationRule) -> None:
+    def _escalate(self, reason: str, outcome_at_top: StopOutcome, rule: EscalationRule) -> None:
         s = self.session
         level = s.ladder.climb(reason, outcome_at_top)
         s.events.emit(
-            Escalation(
-                run_id=s.ids.run_id,
-                seq=s.events.next_seq(),
-                escalation=level,
-                to_level=level,
-                to_worker=s.ladder.worker,
-                reason=reason,
-                rule=rule,
-            )
+            Escalation(to_level=level, to_worker=s.ladder.worker, reason=reason, rule=rule)
         )
 
     def _phase(self, step_type: StepType) -> PhaseResult:
@@ -161,9 +153,6 @@ class StepMachine:
         failing = suite.failed
         s.events.emit(
             GateVerdicts(
-                run_id=s.ids.run_id,
-                seq=s.events.next_seq(),
-                escalation=s.ladder.level,
                 passed=suite.passed,
                 failed_gate=failing.name if failing else None,
                 gates=[
@@ -208,7 +197,7 @@ class StepMachine:
         if reason is not None:
             self._escalate(reason, "no_change", "no_change")
 
-    def _review(self) -> tuple[Verdict, str]:
+    def _review(self) -> tuple[ReviewVerdict, str]:
         s = self.session
         review = s.policy.review
         verdict, reasons = review_change(s, self.brief, review.reviewer if review else None)
@@ -223,12 +212,5 @@ class StepMachine:
                 }
             )
         self.result.review_verdict = verdict
-        s.events.emit(
-            ReviewVerdicts(
-                run_id=s.ids.run_id,
-                seq=s.events.next_seq(),
-                escalation=s.ladder.level,
-                review=record,
-            )
-        )
+        s.events.emit(ReviewVerdicts(review=record))
         return verdict, reasons

@@ -1,9 +1,10 @@
 """One phase of the machine: a step type's tool loop, from its prompt to the `done` call.
 
-Model-output failures are handled here, counted and recorded: prose instead of a tool call
-(one nudge, then the phase fails), thinking cut off by the token cap (one retry with effort
-"none" or a larger cap), empty content with a normal stop (treated like prose). A rung that runs
-out of steps raises RungExhausted through the phase to the machine, which escalates.
+The phase keeps the conversation and answers model-output failures (the session records and
+counts them, agent/step_facts.py): prose instead of a tool call (one nudge, then the phase
+fails), thinking cut off by the token cap (one retry with effort "none" or a larger cap), empty
+content with a normal stop (treated like prose). A rung that runs out of steps raises
+RungExhausted through the phase to the machine, which escalates.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from stepswitch.agent.prompts import NUDGE, REVIEW_SCHEMA, SYSTEM_PROMPT, TaskBr
 from stepswitch.agent.session import CallSpec, Session
 from stepswitch.agent.tools.execute import TOOLS, execute_call, tool_spec
 from stepswitch.agent.workspace.paths import Workspace
-from stepswitch.records.steps import ARGUMENT_CHARS, ReviewRecord, ToolCallRecord, Verdict, cut
+from stepswitch.records.steps import ReviewRecord, ReviewVerdict
 from stepswitch.steps import STEPS, StepType
-from stepswitch.wire.types import FinishReason, JsonSchemaFormat, Message, ToolSpec
+from stepswitch.wire.types import JsonSchemaFormat, Message, ToolSpec
 
 
 @dataclass
@@ -58,25 +59,21 @@ def run_phase(
     spec = CallSpec(step_type, (), _tools(step_type))
     nudged = retried = False
     for _ in range(table.max_turns):
-        completion, facts = session.call(replace(spec, messages=tuple(messages)))
-        if completion.finish_reason is FinishReason.LENGTH_IN_THINKING:
-            session.record(facts, failure="length_in_thinking")
+        step = session.tool_step(
+            replace(spec, messages=tuple(messages)),
+            lambda call: execute_call(ws, call, table.tools),
+        )
+        completion = step.completion
+        if step.failure == "length_in_thinking":
             if retried:
                 result.failure = "thinking cut off by the token cap twice"
                 return result
             retried = True
             spec = _thinking_retry(session, spec)
             continue
-        calls = completion.message.tool_calls
-        if not calls:
-            failure = (
-                "empty_stop"
-                if completion.finish_reason is FinishReason.EMPTY_STOP
-                else "prose_instead_of_tool_call"
-            )
-            session.record(facts, failure=failure)
+        if step.failure is not None:
             if nudged:
-                result.failure = f"{failure} after a nudge"
+                result.failure = f"{step.failure} after a nudge"
                 return result
             nudged = True
             messages.append(Message("assistant", completion.answer or "(empty)"))
@@ -85,25 +82,11 @@ def run_phase(
         # The provider's own message goes back as it came (with any reasoning state it carries).
         messages.append(completion.message)
         finished: str | None = None
-        for call in calls:
-            session.events.progress("tool", f"{call.name} {call.arguments[:ARGUMENT_CHARS]}")
-            outcome = execute_call(ws, call, table.tools)
+        for call, outcome in zip(completion.message.tool_calls, step.results, strict=True):
             messages.append(Message("tool", outcome.output, tool_call_id=call.id, name=call.name))
-            # On the open step as each ends: a run ended by a later one still records it.
-            facts.tool_calls.append(
-                ToolCallRecord(
-                    name=call.name,
-                    arguments=call.arguments[:ARGUMENT_CHARS],
-                    ok=outcome.ok,
-                    refused=outcome.refused,
-                    exit_code=outcome.exit_code,
-                    output=cut(outcome.output),
-                )
-            )
             result.changed.update(outcome.changed_paths)
             if outcome.finished and finished is None:
                 finished = outcome.output
-        session.record(facts)
         if finished is not None:
             result.summary, result.finished = finished, True
             return result
@@ -111,7 +94,9 @@ def run_phase(
     return result
 
 
-def review_change(session: Session, brief: TaskBrief, worker: str | None) -> tuple[Verdict, str]:
+def review_change(
+    session: Session, brief: TaskBrief, worker: str | None
+) -> tuple[ReviewVerdict, str]:
     """A verdict ("approve", "reject" or "unparsed") and its reasons, from a JSON-schema answer.
     Each unparsed answer is a model-output failure; "unparsed" never approves."""
     messages = (
@@ -119,27 +104,20 @@ def review_change(session: Session, brief: TaskBrief, worker: str | None) -> tup
         Message("user", step_context(StepType.REVIEW, brief)),
     )
     fmt = JsonSchemaFormat("review_verdict", REVIEW_SCHEMA)
+    spec = CallSpec(StepType.REVIEW, messages, response_format=fmt, worker=worker)
     for _ in range(STEPS[StepType.REVIEW].max_turns):
-        completion, facts = session.call(
-            CallSpec(StepType.REVIEW, messages, response_format=fmt, worker=worker)
-        )
-        verdict, reasons = _parse_verdict(completion.answer)
-        session.record(
-            facts,
-            review=ReviewRecord(verdict=verdict, reasons=reasons),
-            failure="review_not_json" if verdict == "unparsed" else None,
-        )
-        if verdict != "unparsed":
-            return verdict, reasons
+        review = session.review_step(spec, _parse_verdict)
+        if review.verdict != "unparsed":
+            return review.verdict, review.reasons
     return "unparsed", "the reviewer did not answer with the verdict object"
 
 
-def _parse_verdict(text: str) -> tuple[Verdict, str]:
+def _parse_verdict(text: str) -> ReviewRecord:
     try:
         data = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
     except json.JSONDecodeError:
-        return "unparsed", text[:500]
+        return ReviewRecord(verdict="unparsed", reasons=text[:500])
     if not isinstance(data, dict) or data.get("verdict") not in ("approve", "reject"):
-        return "unparsed", text[:500]
-    verdict: Verdict = "approve" if data["verdict"] == "approve" else "reject"
-    return verdict, str(data.get("reasons", ""))
+        return ReviewRecord(verdict="unparsed", reasons=text[:500])
+    verdict: ReviewVerdict = "approve" if data["verdict"] == "approve" else "reject"
+    return ReviewRecord(verdict=verdict, reasons=str(data.get("reasons", "")))

@@ -35,6 +35,7 @@ from stepswitch.agent.workspace.worktree import (
 from stepswitch.errors import HarnessError, Interrupted, RunStopped, SswError, UsageError
 from stepswitch.ledger import Budget, Ledger
 from stepswitch.policy.model import Policy
+from stepswitch.records.crash import crash_traceback
 from stepswitch.records.folder import RecordNotWritten, RunFolder
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import ChangedFile, PricesRead, RunIds, RunRecord, Totals
@@ -178,6 +179,7 @@ def run_task(
             _ended(record, exc.outcome, str(exc), max(1, exc.exit_code))
         except HarnessError as exc:
             _ended(record, "harness_error", str(exc), 1)
+            record.traceback = crash_traceback(exc)
         except SswError as exc:  # a provider that failed, a refused budget, a full disk
             _ended(record, "error", str(exc), max(1, exc.exit_code))
         except KeyboardInterrupt as exc:
@@ -187,7 +189,8 @@ def run_task(
         except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
             kill_live_groups()
             _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
-        record.gates_verdict = machine.result.gates_verdict  # type: ignore[assignment]
+            record.traceback = crash_traceback(exc)
+        record.gates_verdict = machine.result.gates_verdict
         record.review_verdict = machine.result.review_verdict
         if record.outcome != "done":
             message = f"ssw: unfinished ({record.outcome}): {task.strip()[:50]}\n\n{record.reason}"
@@ -202,9 +205,6 @@ def run_task(
         try:
             events.emit(
                 Finish(
-                    run_id=ids.run_id,
-                    seq=events.next_seq(),
-                    escalation=session.ladder.level,
                     outcome=record.outcome,
                     reason=record.reason,
                     exit_code=record.exit_code or 0,
@@ -252,6 +252,7 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
             f"it stays in {record.worktree}"
         )
         _ended(record, outcome, reason, 1)
+        record.traceback = crash_traceback(exc) if outcome == "harness_error" else record.traceback
         return
     if record.commit is None:
         return  # the tree is the base commit's: no commit, no changed file

@@ -1,21 +1,24 @@
-"""One model call is one step: route it, check the limits before it leaves, let the ledger admit
-each attempt (lowering the output cap to what the budget fits, down to a floor), call the
-provider, price what it used, and stop the run at a call billed above its reservation. The
-phase adds what the tools did and the session writes the step's record once (`record`); a step
-the run ended under (a signal while its tools ran) is written by `close`, so every call is a
-record and the run's totals are the sums of the records (`totals_of`)."""
+"""One model call is one step, and one step enters the session once (`tool_step`,
+`review_step`): route it, check the limits before it leaves, let the ledger admit each attempt
+(lowering the output cap to what the budget fits, down to a floor), call the provider, price
+what it used, stop the run at a call billed above its reservation, run the answer's tool calls
+through the phase's callback (or judge the review's answer), and write the step's record once.
+A step the run ended under (a signal while its tools ran) is written by `close`, so every call
+is a record and the run's totals are the sums of the records (`totals_of`)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
 from stepswitch.agent.providers import ProviderFactory
+from stepswitch.agent.step_facts import OutputFailure, account, output_failure, tool_record
+from stepswitch.agent.tools.base import ToolResult
 from stepswitch.errors import (
     AuthError,
     DeadlineExceeded,
@@ -29,7 +32,6 @@ from stepswitch.ledger import (
     Budget,
     BudgetExceeded,
     CallIntent,
-    CallRow,
     CallTracker,
     Ledger,
 )
@@ -37,9 +39,8 @@ from stepswitch.ledger.overreport import stop_reason
 from stepswitch.policy.model import Policy, fallback_chain
 from stepswitch.policy.router import Router, WorkerChoice
 from stepswitch.records.folder import RecordNotWritten
-from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunIds, Totals, totals_of
-from stepswitch.records.steps import ModelStep, ReviewRecord, cut
+from stepswitch.records.steps import ARGUMENT_CHARS, ModelStep, ReviewRecord
 from stepswitch.registry.presets import (
     SCRIPTED_PROVIDER,
     SIM_PROVIDER,
@@ -49,8 +50,7 @@ from stepswitch.registry.presets import (
 )
 from stepswitch.steps import StepType
 from stepswitch.util.prefix import common_prefix_len
-from stepswitch.wire.served import same_model
-from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolSpec
+from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolCall, ToolSpec
 
 # A refused call is resent with a lower cap at most this often: the cap only falls, and a second
 # lowering is needed only when another process spent in between (or the body grew a byte).
@@ -68,9 +68,20 @@ class CallSpec:
     max_output_tokens: int | None = None  # override: a larger cap when retrying
 
 
-# What the session knows of one call, before the phase adds what the tools did: the step's own
-# record type, so each fact is a typed attribute; `seq` is given when it is written.
+# What the session knows of one call, before its tools ran: the step's own record type, so each
+# fact is a typed attribute; `seq` is stamped when it is written.
 CallFacts = ModelStep
+ToolRunner = Callable[[ToolCall], ToolResult]  # the phase's: one tool call run in its workspace
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    """A tool loop's step as recorded: the answer, and either the results of its tool calls (in
+    the order of `completion.message.tool_calls`) or why there was none to run."""
+
+    completion: Completion
+    failure: OutputFailure | None
+    results: tuple[ToolResult, ...] = ()
 
 
 def prompt_text(spec: CallSpec) -> str:
@@ -112,6 +123,7 @@ class Session:
         self.min_output_tokens = min_output_tokens
         self.router = Router(policy)
         self.ladder = Ladder(policy, start_level)
+        events.follow(self.ladder)  # each event says the rung it happened on
         self.calls = 0  # model calls made, the one in flight included
         self._open: ModelStep | None = None  # the call made and not yet recorded
         self._down: dict[str, str] = {}  # worker -> why its provider failed, in this run
@@ -137,7 +149,31 @@ class Session:
         if on_rung:  # only the rung's own edit, run and triage calls use its steps
             self.ladder.take_step()
 
-    def call(self, spec: CallSpec) -> tuple[Completion, CallFacts]:
+    def tool_step(self, spec: CallSpec, run_tool: ToolRunner) -> ToolStep:
+        """One step of a tool loop, recorded once: the call, then each of its answer's tool calls
+        through `run_tool`, on the open step as each ends (a run ended by a later one still
+        records it); or, when the answer holds none to run, the model-output failure."""
+        completion, facts = self._call(spec)
+        failure = output_failure(completion)
+        results: list[ToolResult] = []
+        for call in completion.message.tool_calls if failure is None else ():
+            self.events.progress("tool", f"{call.name} {call.arguments[:ARGUMENT_CHARS]}")
+            result = run_tool(call)
+            facts.tool_calls.append(tool_record(call, result))
+            results.append(result)
+        self._record(facts, failure=failure)
+        return ToolStep(completion, failure, tuple(results))
+
+    def review_step(self, spec: CallSpec, judge: Callable[[str], ReviewRecord]) -> ReviewRecord:
+        """One review step, recorded once with the verdict `judge` reads from its answer; an
+        answer with no verdict in it ("unparsed") is a model-output failure."""
+        completion, facts = self._call(spec)
+        review = judge(completion.answer)
+        failure: OutputFailure | None = "review_not_json" if review.verdict == "unparsed" else None
+        self._record(facts, review=review, failure=failure)
+        return review
+
+    def _call(self, spec: CallSpec) -> tuple[Completion, CallFacts]:
         """The step on its worker; when that worker's provider fails (`provider_failure`), on
         its fallbacks in order, each a step of its own that says where it came from. A worker
         whose provider failed is not asked again in this run (ADR 0038)."""
@@ -200,15 +236,12 @@ class Session:
         self._last_prompt[choice.name] = prompt
         self.calls += 1
         facts = self._open = ModelStep(
-            run_id=self.ids.run_id,
-            seq=0,
             step=self.calls,
             step_type=spec.step_type.value,
             worker=choice.name,
             provider=w.provider,
             model=w.model,
             effort=effort,
-            escalation=self.ladder.level,
             scripted=w.provider in (SCRIPTED_PROVIDER, SIM_PROVIDER),
             simulated=w.provider == SIM_PROVIDER,
             prompt_repeat_share=common_prefix_len(prompt, previous) / max(1, len(prompt)),
@@ -242,7 +275,7 @@ class Session:
             except BaseException as exc:
                 facts.duration_s = time.monotonic() - began
                 tracker.close(f"the call raised {type(exc).__name__}")
-                self._account(facts, tracker.rows, None)
+                account(facts, tracker.rows, None)
                 if not isinstance(exc, Exception):
                     raise  # a signal: the step stays open and `close` writes it, signals held
                 if isinstance(exc, ProviderError):  # say which worker, whatever failed
@@ -252,18 +285,18 @@ class Session:
                         raw_body=exc.raw_body,
                         request_id=exc.request_id,
                     )
-                    self.record(facts, error=str(named))
+                    self._record(facts, error=str(named))
                     raise named from exc
-                self.record(facts, error=str(exc))
+                self._record(facts, error=str(exc))
                 raise
         facts.duration_s = time.monotonic() - began
-        self._account(facts, tracker.rows, completion)
+        account(facts, tracker.rows, completion)
         stop = stop_reason(tracker.rows)  # billed past its reservation or its cap (ADR 0025)
         if stop is not None:
-            self.record(facts)
+            self._record(facts)
             raise RunStopped("limit", stop)
         if tracker.lost_usage and self.policy.ledger.on_lost_usage == "stop":
-            step = self.record(facts)
+            step = self._record(facts)
             high = step.cost.high if step.cost else 0.0
             raise RunStopped(
                 "limit",
@@ -298,69 +331,34 @@ class Session:
                 )  # the latest lowering: "from" stays the cap asked for
         raise AssertionError("unreachable")  # the last pass returns or raises
 
-    def _account(
-        self, facts: CallFacts, rows: list[CallRow], completion: Completion | None
-    ) -> None:
-        """Dollars from the ledger's rows (retries included); tokens from the final answer."""
-        f = facts
-        f.attempts = len(rows)
-        if rows and any(r.low_usd is None for r in rows):
-            f.cost = None
-        else:
-            f.cost = CostRange(
-                low=sum(r.low_usd or 0.0 for r in rows), high=sum(r.high_usd or 0.0 for r in rows)
-            )
-        if completion is None:
-            return
-        f.finish_reason = completion.finish_reason.value
-        f.request_id = completion.request_id
-        f.served_model = completion.model or None
-        f.served_other_model = bool(completion.model) and not same_model(f.model, completion.model)
-        f.text = cut(completion.answer)
-        usage = completion.usage
-        if usage is None:
-            f.usage_reported = False
-            _add_note(f, "no usage reported: the cost is a range up to the reservation")
-            return
-        f.prompt_tokens = usage.prompt_tokens
-        f.cached_tokens = usage.cached_tokens
-        f.cache_write_tokens = usage.cache_write_tokens
-        f.completion_tokens = usage.completion_tokens
-        f.reasoning_tokens = usage.reasoning_tokens
-        for row in rows:
-            if row.over_reservation:
-                _add_note(f, f"billed ${row.over_usd or 0.0:.4f} above its reservation")
-
-    def record(
+    def _record(
         self,
         facts: CallFacts,
         *,
-        failure: str | None = None,
+        failure: OutputFailure | None = None,
         review: ReviewRecord | None = None,
         error: str | None = None,
     ) -> ModelStep:
-        """Write the step once (the one place a ModelStep is made for steps.jsonl), with what
-        the phase saw of it: the tool calls it appended to `facts.tool_calls`, a failure."""
+        """Write the step once (the one place a ModelStep is made for steps.jsonl), with its
+        tool calls (`facts.tool_calls`) and what became of its answer."""
         if facts is self._open:
             self._open = None
         step = ModelStep.model_validate(
             {
                 **dict(facts),  # the typed attributes as they are, validated once more
-                "seq": self.events.next_seq(),
                 "model_output_failure": failure,
                 "review": review,
                 "error": error,
             }
         )
-        self.events.emit(step)
-        return step
+        return self.events.emit(step)
 
     def close(self, reason: str) -> Totals:
         """At the run's end: write the step the run ended under, if any, then the totals."""
         if self._open is not None:
             # steps.jsonl not writable: the finish's write below says so, and where the work is.
             with contextlib.suppress(RecordNotWritten):
-                self.record(self._open, error=f"the run ended during this step: {reason}")
+                self._record(self._open, error=f"the run ended during this step: {reason}")
         return self.totals
 
 
@@ -376,7 +374,3 @@ def provider_failure(exc: BaseException, deadline: float) -> str | None:
     if isinstance(exc, RetriesExhausted) or (exc.status or 0) >= 500:
         return str(exc)[:200]
     return None
-
-
-def _add_note(facts: CallFacts, text: str) -> None:
-    facts.note = f"{facts.note}; {text}" if facts.note else text

@@ -45,7 +45,7 @@ def recall(
     unreadable = 0
     for path in sorted(runs.glob("*/run.json")) if runs.is_dir() else []:
         try:
-            record = RunRecord.model_validate_json(path.read_bytes())
+            record = RunRecord.read_json(path.read_bytes())
         except (OSError, ValidationError, ValueError):
             unreadable += 1
             continue

@@ -178,6 +178,12 @@ def format_run_view(view: RunView) -> list[str]:
         "steps:",
     ]
     steps = [line for event in view.loaded.steps for line in TerminalPrinter(_unused).lines(event)]
+    if view.loaded.unknown_events:
+        n = view.loaded.unknown_events
+        steps.append(
+            f"  ({n} event{'s' if n > 1 else ''} of a kind this ssw does not know "
+            "(a newer ssw's) skipped)"
+        )
     t = run.totals
     dollars = "-" if entry.dollars is None else entry.dollars.text()
     bill = [
@@ -207,6 +213,9 @@ def format_run_view(view: RunView) -> list[str]:
     lines = [escape_controls(x) for x in [*head]]
     lines += steps  # TerminalPrinter escaped them
     lines += [escape_controls(x) for x in [*bill, *verdicts, *change]]
+    if run.traceback is not None:  # a harness error: where ssw itself broke
+        lines.append("traceback:")
+        lines += [escape_controls(f"  {line}") for line in run.traceback.splitlines()]
     if run.scripted:
         lines.append(SIMULATED_NOTE if run.simulated else SCRIPTED_NOTE)
     if view.diff is not None:

@@ -19,7 +19,7 @@ def mark_abandoned(folder: Path, reason: str, found: CostRange | None) -> bool:
         return False
     data.update(outcome="interrupted", exit_code=130, reason=f"abandoned: {reason}")
     if found is not None:
-        totals = Totals.model_validate(data.get("totals") or {}).with_ledger(found)
+        totals = Totals.read(data.get("totals") or {}).with_ledger(found)
         data["totals"] = totals.model_dump(mode="json")
     staged = path.with_suffix(".json.tmp")
     try:

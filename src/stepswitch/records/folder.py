@@ -1,6 +1,6 @@
 """A run folder (`.ssw/runs/<run-id>/`): run.json rewritten as the run goes, steps.jsonl
 appended, logs/ for full gate logs. `load_run` is the one reader the bench, the claims engine and
-the page use; it migrates version-1 folders as it reads them."""
+the page use; it migrates version-1 folders as it reads them, and reads a newer ssw's leniently."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from pydantic import TypeAdapter, ValidationError
 
 from stepswitch.errors import SswError, UsageError
 from stepswitch.records import v1
+from stepswitch.records.base import READ_EXTRA
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunIds, RunRecord, Totals
 from stepswitch.records.steps import (
+    EVENT_KINDS,
     Finish,
     GateRecord,
     GateVerdicts,
@@ -73,6 +75,7 @@ class LoadedRun:
     folder: Path
     run: RunRecord
     steps: list[StepEvent]
+    unknown_events: int = 0  # lines of steps.jsonl of a kind this ssw does not know, skipped
 
     def of(self, kind: type[Any]) -> list[Any]:
         return [s for s in self.steps if isinstance(s, kind)]
@@ -83,7 +86,11 @@ class LoadedRun:
 
 
 def load_run(folder: Path) -> LoadedRun:
-    """The run in `folder`, version 1 or 2; a missing or malformed file is a UsageError."""
+    """The run in `folder`, version 1 or 2; a missing or malformed file is a UsageError.
+
+    A folder a newer ssw wrote still loads: a field this ssw does not know (in run.json or in
+    an event, at any depth) is ignored, and an event of a `kind` it does not know is skipped and
+    counted (`unknown_events`). A known field that does not load is an error all the same."""
     path = folder / "run.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -102,12 +109,34 @@ def load_run(folder: Path) -> LoadedRun:
             old = v1.RunRecord.model_validate(data)
             old_steps = [v1.StepRecord.model_validate_json(line) for line in lines]
             return LoadedRun(folder, _run_from_v1(old), _steps_from_v1(old, old_steps))
-        run = RunRecord.model_validate(data)
-        return LoadedRun(folder, run, [_EVENT.validate_json(line) for line in lines])
+        run = RunRecord.read(data)
+        steps = [event for line in lines if (event := _event(line)) is not None]
+        return LoadedRun(folder, run, steps, unknown_events=len(lines) - len(steps))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise UsageError(f"{folder}: a record does not load: {where}: {first['msg']}") from exc
+
+
+def _event(line: str) -> StepEvent | None:
+    """One line of steps.jsonl; None for an event of a kind a newer ssw wrote."""
+    try:
+        return _EVENT.validate_json(line, extra=READ_EXTRA)
+    except ValidationError:
+        kind = _kind(line)
+        if kind is None or kind in EVENT_KINDS:
+            raise  # malformed, or a kind this ssw reads that does not load
+        return None
+
+
+def _kind(line: str) -> str | None:
+    """The line's `kind`; None when it is no JSON object with one."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 # --- version 1 ---

@@ -1,13 +1,15 @@
 """run.json, version 2: what a run was asked, with what, and how it ended. Paths in it are
-relative to the repository it ran on, so a run folder means the same on any machine."""
+relative to the repository it ran on, so a run folder means the same on any machine. Written
+strictly, read leniently (`RunRecord.read`: records/base.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from stepswitch.records.base import Record
 from stepswitch.records.money import CostRange
 from stepswitch.records.steps import (
     SCHEMA_VERSION,
@@ -17,6 +19,7 @@ from stepswitch.records.steps import (
     ModelStep,
     StepEvent,
 )
+from stepswitch.records.steps import ReviewVerdict as ReviewVerdict  # with the run's other types
 
 # done: the gates passed and the review approved (or none is configured); gates_failed: the gates
 # failed on every rung; rejected: the gates passed but the reviewer rejected the change on every
@@ -35,12 +38,12 @@ Outcome = Literal[
 ]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
+# passed: the last gate run passed; failed: it failed; none: the project has no gate, so none
+# ran; not_run: the run ended before its first gate run.
+GatesVerdict = Literal["passed", "failed", "not_run", "none"]
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="ignore")  # records written by newer versions still load
 
-
-class RunIds(_Record):
+class RunIds(Record):
     """Who a run is: itself, and where it belongs in a bench (empty for a lone `ssw run`)."""
 
     run_id: str
@@ -50,13 +53,13 @@ class RunIds(_Record):
     attempt: int = 0
 
 
-class ChangedFile(_Record):
+class ChangedFile(Record):
     path: str
     added: int | None = None  # lines; None for a binary file
     deleted: int | None = None
 
 
-class Totals(_Record):
+class Totals(Record):
     steps: int = 0  # model calls
     escalations: int = 0
     gate_failures: int = 0
@@ -102,7 +105,7 @@ def totals_of(events: Iterable[StepEvent]) -> Totals:
     return t
 
 
-class PricesRead(_Record):
+class PricesRead(Record):
     """Prices this run read from a provider's model list before its first call, because the
     preset had none for a model it uses (`prices` holds the figures, per worker)."""
 
@@ -111,7 +114,7 @@ class PricesRead(_Record):
     at: str  # when, UTC, ISO 8601 to the second
 
 
-class TierMemory(_Record):
+class TierMemory(Record):
     """Where tier memory started the run (agent/tier_memory.py): the rung, the earlier runs it
     read (most recent first) and the rung each needed, and why, in words."""
 
@@ -121,7 +124,7 @@ class TierMemory(_Record):
     why: str = ""
 
 
-class RunRecord(_Record):
+class RunRecord(Record):
     schema_version: int = SCHEMA_VERSION
     ids: RunIds
     task: str
@@ -149,9 +152,11 @@ class RunRecord(_Record):
     outcome: Outcome | Literal["running"] = "running"
     exit_code: int | None = None
     reason: str = ""
+    # A harness_error's traceback, no machine path in it (records/crash.py); None otherwise.
+    traceback: str | None = None
     baseline_gates: list[GateRecord] = Field(default_factory=list)  # before any edit or call
-    gates_verdict: Literal["passed", "failed", "not_run", "none"] = "not_run"
-    review_verdict: str | None = None
+    gates_verdict: GatesVerdict = "not_run"
+    review_verdict: ReviewVerdict | None = None
     totals: Totals = Field(default_factory=Totals)
     changed_files: list[ChangedFile] = Field(default_factory=list)
     commit: str | None = None

@@ -1,31 +1,30 @@
 """steps.jsonl, version 2: one event per line, a discriminated union on `kind`, numbered by a
 monotonic `seq`. Model steps, gate verdicts, review verdicts, escalations and the finish are each
-their own shape; none pretends to be another."""
+their own shape; none pretends to be another. Written strictly, read leniently (records/base.py;
+an event of a kind this ssw does not know is skipped by `records.folder.load_run`)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from stepswitch.records.base import Record
 from stepswitch.records.money import CostRange
 
 SCHEMA_VERSION = 2
 TEXT_CHARS = 4000  # of the assistant's text and of each tool output kept in a record
 ARGUMENT_CHARS = 2000
 
-Verdict = Literal["approve", "reject", "unparsed"]
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="ignore")  # records written by newer versions still load
+# A review's verdict: "unparsed" when the reviewer's answer held none (it never approves).
+ReviewVerdict = Literal["approve", "reject", "unparsed"]
 
 
 def cut(text: str, limit: int = TEXT_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n[{len(text) - limit} chars cut]"
 
 
-class ToolCallRecord(_Record):
+class ToolCallRecord(Record):
     name: str
     arguments: str  # as the model sent them, cut to ARGUMENT_CHARS
     ok: bool
@@ -34,32 +33,31 @@ class ToolCallRecord(_Record):
     output: str = ""  # what the model was shown, cut to TEXT_CHARS
 
 
-class GateRecord(_Record):
+class GateRecord(Record):
     name: str
     passed: bool
     duration_s: float
     report: str = ""  # the short report the model sees
 
 
-class ReviewRecord(_Record):
-    verdict: Verdict
+class ReviewRecord(Record):
+    verdict: ReviewVerdict
     reasons: str
-    second_opinion: Verdict | None = None
+    second_opinion: ReviewVerdict | None = None
     second_reasons: str = ""
     agree: bool | None = None
 
 
-class _Event(_Record):
+class _Event(Record):
     schema_version: int = SCHEMA_VERSION
-    run_id: str
-    seq: int  # 1-based, in the order things happened in the run
+    # Stamped by `agent.events.Events.emit` as the event is emitted: the code that makes an
+    # event leaves them as they are.
+    run_id: str = ""
+    seq: int = 0  # 1-based, in the order things happened in the run
     escalation: int = 0  # the ladder's level when it happened
 
 
 class ModelStep(_Event):
-    # The session builds it from named fields: a misspelt or stray one is an error, not lost.
-    model_config = ConfigDict(extra="forbid")
-
     kind: Literal["model_step"] = "model_step"
     step: int  # 1-based count of model calls
     step_type: str
@@ -147,6 +145,9 @@ class Finish(_Event):
     commit: str | None = None
 
 
+EVENT_TYPES = (ModelStep, GateVerdicts, ReviewVerdicts, Escalation, Finish)
 StepEvent = Annotated[
     ModelStep | GateVerdicts | ReviewVerdicts | Escalation | Finish, Field(discriminator="kind")
 ]
+# The `kind`s this ssw reads; a line of another kind was written by a newer ssw.
+EVENT_KINDS = frozenset(str(t.model_fields["kind"].default) for t in EVENT_TYPES)

@@ -46,6 +46,7 @@ class RunView:
             "id": run.run_id,
             "outcome": self.entry.outcome,
             "reason": run.reason,
+            "traceback": run.traceback,
             "scripted": run.scripted,
             "task": run.task,
             "policy": {

@@ -157,7 +157,7 @@ def _read_record(folder: Path) -> RunRecord:
     if not isinstance(data, dict) or data.get("schema_version", 1) == 1:
         return load_run(folder).run
     try:
-        return RunRecord.model_validate(data)
+        return RunRecord.read(data)
     except ValidationError as exc:
         raise UsageError(f"{path}: does not load: {exc.errors()[0]['msg']}") from exc
 

@@ -1,0 +1,79 @@
+"""What a model step's record says, made from what happened: what its call cost and used
+(`account`: dollars from the ledger's rows, retries included; tokens and the answer from the
+final completion), whether its answer gave the phase anything to act on (`output_failure`), and
+each tool call it made (`tool_record`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from stepswitch.agent.tools.base import ToolResult
+from stepswitch.ledger import CallRow
+from stepswitch.records.money import CostRange
+from stepswitch.records.steps import ARGUMENT_CHARS, ModelStep, ToolCallRecord, cut
+from stepswitch.wire.served import same_model
+from stepswitch.wire.types import Completion, FinishReason, ToolCall
+
+# Why a step's answer gave the phase nothing to act on: a model-output failure, counted.
+OutputFailure = Literal[
+    "length_in_thinking", "empty_stop", "prose_instead_of_tool_call", "review_not_json"
+]
+
+
+def account(facts: ModelStep, rows: list[CallRow], completion: Completion | None) -> None:
+    """Fill `facts` in place; `completion` None: the call raised, only its dollars are known."""
+    f = facts
+    f.attempts = len(rows)
+    if rows and any(r.low_usd is None for r in rows):
+        f.cost = None
+    else:
+        f.cost = CostRange(
+            low=sum(r.low_usd or 0.0 for r in rows), high=sum(r.high_usd or 0.0 for r in rows)
+        )
+    if completion is None:
+        return
+    f.finish_reason = completion.finish_reason.value
+    f.request_id = completion.request_id
+    f.served_model = completion.model or None
+    f.served_other_model = bool(completion.model) and not same_model(f.model, completion.model)
+    f.text = cut(completion.answer)
+    usage = completion.usage
+    if usage is None:
+        f.usage_reported = False
+        _add_note(f, "no usage reported: the cost is a range up to the reservation")
+        return
+    f.prompt_tokens = usage.prompt_tokens
+    f.cached_tokens = usage.cached_tokens
+    f.cache_write_tokens = usage.cache_write_tokens
+    f.completion_tokens = usage.completion_tokens
+    f.reasoning_tokens = usage.reasoning_tokens
+    for row in rows:
+        if row.over_reservation:
+            _add_note(f, f"billed ${row.over_usd or 0.0:.4f} above its reservation")
+
+
+def _add_note(facts: ModelStep, text: str) -> None:
+    facts.note = f"{facts.note}; {text}" if facts.note else text
+
+
+def output_failure(completion: Completion) -> OutputFailure | None:
+    """Thinking cut off by the token cap (its tool calls, if any, are not run), or no tool
+    call: empty content with a normal stop, or prose."""
+    if completion.finish_reason is FinishReason.LENGTH_IN_THINKING:
+        return "length_in_thinking"
+    if completion.message.tool_calls:
+        return None
+    if completion.finish_reason is FinishReason.EMPTY_STOP:
+        return "empty_stop"
+    return "prose_instead_of_tool_call"
+
+
+def tool_record(call: ToolCall, result: ToolResult) -> ToolCallRecord:
+    return ToolCallRecord(
+        name=call.name,
+        arguments=call.arguments[:ARGUMENT_CHARS],
+        ok=result.ok,
+        refused=result.refused,
+        exit_code=result.exit_code,
+        output=cut(result.output),
+    )
