@@ -220,8 +220,20 @@ def apply(
     from stepswitch.agent.workspace.apply import applied_lines, apply_run
     from stepswitch.agent.workspace.runs import repo_top
 
+    from stepswitch.agent.workspace.stops import run_ending
+
     outer_repo, _ = ctx.obj or (None, None)
     top = repo_top(repo or outer_repo or Path.cwd())
-    done = apply_run(top, run_id, cherry_pick=cherry_pick, force=force, max_file_mb=max_file_mb)
-    for line in applied_lines(done):
-        typer.echo(line)
+    try:
+        # Ctrl-C or SIGTERM while git merges (it runs in its own session, so it would go on and
+        # land unseen): held, said at once, acted on once the merge is done or undone and the
+        # lines below say which.
+        with run_ending(f"applying run {run_id}") as ending:
+            ending.begin()
+            done = apply_run(
+                top, run_id, cherry_pick=cherry_pick, force=force, max_file_mb=max_file_mb
+            )
+            for line in applied_lines(done):
+                typer.echo(line)
+    except KeyboardInterrupt:  # the held Ctrl-C, given back once the lines are out
+        raise typer.Exit(130) from None
