@@ -219,7 +219,6 @@ def apply(
     is undone, the checkout left as it was (exit 1). No hook, filter or merge driver runs."""
     from stepswitch.agent.workspace.apply import applied_lines, apply_run
     from stepswitch.agent.workspace.runs import repo_top
-
     from stepswitch.agent.workspace.stops import run_ending
 
     outer_repo, _ = ctx.obj or (None, None)
