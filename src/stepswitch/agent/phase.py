@@ -2,8 +2,10 @@
 
 The phase keeps the conversation and answers model-output failures (the session records and
 counts them, agent/step_facts.py): prose instead of a tool call (one nudge, then the phase
-fails), thinking cut off by the token cap (one retry with effort "none" or a larger cap), empty
-content with a normal stop (treated like prose). A rung that runs out of steps raises
+fails), thinking cut off by the token cap (one retry with effort "none" or a larger cap), an
+answer cut at the token cap (one retry at twice the cap; its tool calls are not run), empty
+content with a normal stop (treated like prose). The session stops the run at the third cut
+reply (ADR 0062). A rung that runs out of steps raises
 RungExhausted through the phase to the machine, which escalates.
 """
 
@@ -41,6 +43,13 @@ def _thinking_retry(session: Session, spec: CallSpec) -> CallSpec:
     model = session.models[choice.name]
     if "none" in model.reasoning_efforts:
         return replace(spec, effort="none")
+    return _larger_cap(session, spec)
+
+
+def _larger_cap(session: Session, spec: CallSpec) -> CallSpec:
+    """Twice the output cap, within the model's own limit (the budget may still lower it)."""
+    choice = session.choose(spec.step_type, spec.worker)
+    model = session.models[choice.name]
     cap = 2 * (spec.max_output_tokens or choice.worker.max_output_tokens)
     if model.max_output_tokens:
         cap = min(cap, model.max_output_tokens)
@@ -64,12 +73,14 @@ def run_phase(
             lambda call: execute_call(ws, call, table.tools),
         )
         completion = step.completion
-        if step.failure == "length_in_thinking":
+        if step.failure in ("length_in_thinking", "cut_at_output_cap"):
+            thinking = step.failure == "length_in_thinking"
             if retried:
-                result.failure = "thinking cut off by the token cap twice"
+                what = "thinking cut off" if thinking else "reply cut"
+                result.failure = f"{what} by the token cap twice"
                 return result
-            retried = True
-            spec = _thinking_retry(session, spec)
+            retried = True  # once per phase, the cap raised (or thinking switched off)
+            spec = _thinking_retry(session, spec) if thinking else _larger_cap(session, spec)
             continue
         if step.failure is not None:
             if nudged:
@@ -106,9 +117,12 @@ def review_change(
     fmt = JsonSchemaFormat("review_verdict", REVIEW_SCHEMA)
     spec = CallSpec(StepType.REVIEW, messages, response_format=fmt, worker=worker)
     for _ in range(STEPS[StepType.REVIEW].max_turns):
+        before = session.cut_replies
         review = session.review_step(spec, _parse_verdict)
         if review.verdict != "unparsed":
             return review.verdict, review.reasons
+        if session.cut_replies > before:  # cut at the cap: the next try gets twice the room
+            spec = _larger_cap(session, spec)
     return "unparsed", "the reviewer did not answer with the verdict object"
 
 

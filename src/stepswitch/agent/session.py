@@ -50,11 +50,21 @@ from stepswitch.registry.presets import (
 )
 from stepswitch.steps import StepType
 from stepswitch.util.prefix import common_prefix_len
-from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request, ToolCall, ToolSpec
+from stepswitch.wire.types import (
+    Completion,
+    FinishReason,
+    JsonSchemaFormat,
+    Message,
+    Request,
+    ToolCall,
+    ToolSpec,
+)
 
 # A refused call is resent with a lower cap at most this often: the cap only falls, and a second
 # lowering is needed only when another process spent in between (or the body grew a byte).
 MAX_LOWERINGS = 3
+# Replies cut at the output cap (answers or thinking) a run takes before it stops (ADR 0062).
+MAX_CUT_REPLIES = 3
 
 
 @dataclass(frozen=True)
@@ -125,6 +135,7 @@ class Session:
         self.ladder = Ladder(policy, start_level)
         events.follow(self.ladder)  # each event says the rung it happened on
         self.calls = 0  # model calls made, the one in flight included
+        self.cut_replies = 0  # replies cut at the output cap so far
         self._open: ModelStep | None = None  # the call made and not yet recorded
         self._down: dict[str, str] = {}  # worker -> why its provider failed, in this run
         self._last_prompt: dict[str, str] = {}
@@ -162,6 +173,7 @@ class Session:
             facts.tool_calls.append(tool_record(call, result))
             results.append(result)
         self._record(facts, failure=failure)
+        self._count_cut(failure, facts)
         return ToolStep(completion, failure, tuple(results))
 
     def review_step(self, spec: CallSpec, judge: Callable[[str], ReviewRecord]) -> ReviewRecord:
@@ -170,8 +182,24 @@ class Session:
         completion, facts = self._call(spec)
         review = judge(completion.answer)
         failure: OutputFailure | None = "review_not_json" if review.verdict == "unparsed" else None
+        if completion.finish_reason is FinishReason.LENGTH and review.verdict == "unparsed":
+            failure = "cut_at_output_cap"
         self._record(facts, review=review, failure=failure)
+        self._count_cut(failure, facts)
         return review
+
+    def _count_cut(self, failure: OutputFailure | None, facts: CallFacts) -> None:
+        """A run whose replies keep being cut at the output cap stops, saying so (ADR 0062)."""
+        if failure not in ("cut_at_output_cap", "length_in_thinking"):
+            return
+        self.cut_replies += 1
+        if self.cut_replies >= MAX_CUT_REPLIES:
+            raise RunStopped(
+                "limit",
+                f"{self.cut_replies} replies were cut at the output cap (the last on worker "
+                f"{facts.worker!r}, {facts.completion_tokens:,} tokens out): raise that "
+                "worker's max_output_tokens, or give the step a model that answers shorter",
+            )
 
     def _call(self, spec: CallSpec) -> tuple[Completion, CallFacts]:
         """The step on its worker; when that worker's provider fails (`provider_failure`), on

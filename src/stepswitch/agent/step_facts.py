@@ -16,7 +16,11 @@ from stepswitch.wire.types import Completion, FinishReason, ToolCall
 
 # Why a step's answer gave the phase nothing to act on: a model-output failure, counted.
 OutputFailure = Literal[
-    "length_in_thinking", "empty_stop", "prose_instead_of_tool_call", "review_not_json"
+    "length_in_thinking",
+    "cut_at_output_cap",
+    "empty_stop",
+    "prose_instead_of_tool_call",
+    "review_not_json",
 ]
 
 
@@ -57,10 +61,13 @@ def _add_note(facts: ModelStep, text: str) -> None:
 
 
 def output_failure(completion: Completion) -> OutputFailure | None:
-    """Thinking cut off by the token cap (its tool calls, if any, are not run), or no tool
-    call: empty content with a normal stop, or prose."""
+    """Thinking cut off by the token cap, or an answer cut there (either's tool calls, if any,
+    are not run: their arguments may be cut too), or no tool call: empty content with a
+    normal stop, or prose."""
     if completion.finish_reason is FinishReason.LENGTH_IN_THINKING:
         return "length_in_thinking"
+    if completion.finish_reason is FinishReason.LENGTH:
+        return "cut_at_output_cap"
     if completion.message.tool_calls:
         return None
     if completion.finish_reason is FinishReason.EMPTY_STOP:
