@@ -62,3 +62,12 @@ _RANK = {path: rank for rank, path in enumerate(LONGEST_FIRST)}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # A stable sort: within a file, and among the files not named, the collected order stays.
     items.sort(key=lambda item: _RANK.get(item.nodeid.split("::", 1)[0], len(_RANK)))
+
+
+@pytest.fixture(autouse=True)
+def _own_price_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test its own price cache (ADR 0061): none reads or writes the user's, and none sees
+    what another test's run read. The ssw processes a test starts inherit it."""
+    monkeypatch.setenv("SSW_CACHE_DIR", str(tmp_path_factory.mktemp("ssw-cache")))

@@ -12,7 +12,8 @@ def test_prices_alone_lists_each_models_price_date_and_source(tmp_path):
     opus = next(line for line in result.stdout.splitlines() if "claude-opus-5" in line)
     assert opus.split()[:6] == ["anthropic", "claude-opus-5", "5", "0.5", "6.25", "25"]
     assert "unknown" in next(line for line in result.stdout.splitlines() if "tokenfactory" in line)
-    assert "ssw prices refresh openrouter|tokenfactory" in result.stdout
+    assert "ssw prices refresh openai-compatible|openrouter|tokenfactory" in result.stdout
+    assert opus.split()[-2] == "preset"  # where the price came from: no cache yet
 
 
 def test_refreshing_a_provider_whose_list_has_no_prices_is_refused_without_asking_for_a_key(
@@ -30,6 +31,6 @@ def test_refreshing_a_provider_whose_list_has_no_prices_is_refused_without_askin
         assert result.returncode == 2, (name, result.stderr)
         assert result.stderr.count("\n") == 1, result.stderr
         assert f"registry/providers/{name}.toml" in result.stderr
-        assert "openrouter or tokenfactory" in result.stderr
+        assert "openai-compatible or openrouter or tokenfactory" in result.stderr
         if key_variable:
             assert key_variable not in result.stderr

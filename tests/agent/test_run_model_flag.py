@@ -1,6 +1,7 @@
 """`ssw run PATH --model PROVIDER:MODEL_ID`: one model on every step with no policy file, as a
 real process; and a model the preset has no price for gets its price from the provider's model
-list on first use when the key is set, said in run.json (issue 25)."""
+list on first use when the key is set, said in run.json (issue 25) and kept in the user's price
+cache, not the preset (ADR 0061)."""
 
 from __future__ import annotations
 
@@ -60,11 +61,12 @@ def test_run_with_neither_model_nor_policy_names_both_and_ssw_init(bug_repo: Pat
     ("value", "says"),
     [
         ("nosuch:some-model", "unknown provider 'nosuch'; known: anthropic, gemini,"),
-        ("anthropic:claude-nine", "anthropic has no model 'claude-nine'"),
         ("claude-opus-5", "is not PROVIDER:MODEL_ID"),
     ],
 )
-def test_an_unknown_model_is_one_line_and_exit_2(bug_repo: Path, value: str, says: str):
+def test_a_malformed_model_or_unknown_provider_is_one_line_and_exit_2(
+    bug_repo: Path, value: str, says: str
+):
     result = ssw("run", bug_repo, "--model", value, "--task", "fix mean")
 
     assert result.returncode == 2
@@ -105,13 +107,14 @@ class TokenFactoryOnLoopback:
     """Token Factory's two endpoints a run uses, on 127.0.0.1: its model list with recorded,
     made-up prices, and chat completions answered by SCRIPTED replies."""
 
-    def __init__(self, script: Path) -> None:
-        self.listing = (LISTING / "tokenfactory_models_verbose.json").read_bytes()
+    def __init__(self, script: Path, listing: Reply | None = None) -> None:
+        recorded = (LISTING / "tokenfactory_models_verbose.json").read_bytes()
+        self.listing = listing or Reply(body=recorded)
         self.chat = ScriptedResponder(load_script(script))
 
     def __call__(self, request: RecordedRequest) -> Reply:
         if request.method == "GET":
-            return Reply(body=self.listing)
+            return self.listing
         return self.chat(request)
 
 
@@ -147,5 +150,9 @@ def test_a_run_reads_unknown_prices_from_the_model_list_and_says_so_in_run_json(
     assert requests[0].method == "GET"  # the list first, before any call
     assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in requests)
     assert KEY not in result.stdout + result.stderr
-    # Kept where `ssw prices refresh` keeps them: the next run reads them from the preset.
-    assert f'source = "{listed}"' in preset.read_text(encoding="utf-8")
+    # Kept in the user's price cache for that host, as `ssw prices refresh` keeps them; the
+    # preset is as it was (ADR 0061).
+    assert preset.read_text(encoding="utf-8") == text.replace(
+        "https://api.tokenfactory.nebius.com/v1/", server.base_url
+    )
+    assert "kept in your price cache" in said[0]

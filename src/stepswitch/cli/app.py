@@ -15,6 +15,7 @@ from stepswitch.cli.bench import bench_app
 from stepswitch.cli.claims import claims_app, prove_command
 from stepswitch.cli.help import SswGroup
 from stepswitch.cli.init import init_command
+from stepswitch.cli.model_flags import BaseUrlOption, PriceOption, given_price
 from stepswitch.cli.runs import runs_app
 from stepswitch.cli.site import serve_command, site_app
 from stepswitch.cli.trust_option import TrustEndpoints
@@ -106,7 +107,8 @@ def models(
 
 @prices_app.callback()
 def prices(ctx: typer.Context) -> None:
-    """Every model's list prices in $ per million tokens, with their date and source."""
+    """Every model's list prices in $ per million tokens, with their date, source, and where
+    each came from: the preset, or your price cache (read from a model list, for one host)."""
     if ctx.invoked_subcommand is not None:
         return
     from stepswitch.registry.presets import load_registry
@@ -120,8 +122,18 @@ def prices_refresh(
     provider: Annotated[str, typer.Argument(help="A provider preset name, e.g. tokenfactory.")],
     base_url: Annotated[str | None, typer.Option(help="Ask this URL instead.")] = None,
     trust_endpoint: TrustEndpoints = None,
+    write_preset: Annotated[
+        bool,
+        typer.Option(
+            "--write-preset",
+            help="For maintainers: rewrite the preset file registry/providers/PROVIDER.toml "
+            "(the one ssw ships) instead of your price cache.",
+        ),
+    ] = False,
 ) -> None:
-    """Read the provider's model list with pricing and rewrite the preset's prices."""
+    """Read the provider's priced model list into your price cache ($SSW_CACHE_DIR, else
+    $XDG_CACHE_HOME/stepswitch or ~/.cache/stepswitch), kept for the host it was read from;
+    no installed file changes unless --write-preset."""
     from datetime import date
 
     from stepswitch.registry.presets import clear_cache, get_provider, load_registry, preset_path
@@ -134,12 +146,21 @@ def prices_refresh(
     if not spec.prices_endpoint:  # before asking for a key this could never use
         raise not_refreshable(spec, list(load_registry().values()))
     url = _checked_url("--base-url", base_url)
+    if write_preset and url is not None:
+        raise UsageError("--write-preset reads the preset's own address; drop --base-url")
     check_sender(spec, url, Trust.named(trust_endpoint), typer.echo)
+    api_key = api_key_from_env(spec)
+    if not write_preset:
+        from stepswitch.registry.cache_refresh import refresh_cache
+
+        for line in refresh_cache(spec, url, Trust.named(trust_endpoint).with_url(url)):
+            typer.echo(line)
+        return
     changes = refresh_prices(
         spec,
         preset_path(provider),
         base_url=url,
-        api_key=api_key_from_env(spec),
+        api_key=api_key,
         today=date.today(),
     )
     clear_cache()
@@ -220,13 +241,15 @@ def policy_check(
     ] = None,
 ) -> None:
     """Without calling any model: which worker takes each step type at each escalation level."""
+    from stepswitch.agent.worker_prices import in_force
     from stepswitch.policy.check import check_policy, render_policy_check
     from stepswitch.policy.measured import load_runs, measure
     from stepswitch.policy.model import load_policy
     from stepswitch.policy.suggest import render_switch_costs, switch_costs
     from stepswitch.registry.presets import load_registry
 
-    policy, registry = load_policy(path), load_registry()
+    policy = load_policy(path)
+    registry = in_force(policy, load_registry())  # each worker's price for its host (ADR 0061)
     text = render_policy_check(check_policy(policy, registry))
     if runs:
         costs = switch_costs(policy, measure(load_runs(runs)[0]), registry)
@@ -374,6 +397,8 @@ def run(
     model: Annotated[
         str | None, typer.Option(help="PROVIDER:MODEL_ID on every step, instead of --policy.")
     ] = None,
+    base_url: BaseUrlOption = None,
+    price_usd_per_mtok: PriceOption = None,
     task: Annotated[str | None, typer.Option(help="What to do, in words.")] = None,
     task_file: Annotated[Path | None, typer.Option(help="Read the task from this file.")] = None,
     budget_usd: Annotated[float | None, typer.Option(help="Stop before passing this.")] = None,
@@ -466,9 +491,11 @@ def run(
         allow_dirty=allow_dirty,
         network=network,
         model=model,
+        base_url=_checked_url("--base-url", base_url),
+        price=given_price(price_usd_per_mtok),
         continue_from=continue_from,
         replan=replan,
-        trust=Trust.named(trust_endpoint),
+        trust=Trust.named(trust_endpoint).with_url(base_url),  # a URL typed is the user's word
     )
     with progress_output(as_json) as (print_line, sinks):
         record = run_local(options, print_line, extra_sinks=sinks)

@@ -31,13 +31,14 @@ def init_command(
     from stepswitch.policy.check import check_policy, render_policy_check
     from stepswitch.policy.model import load_policy
     from stepswitch.policy.starter import starter_policy
-    from stepswitch.registry.first_use import key_in, read_missing_prices
+    from stepswitch.registry.first_use import can_read_prices, key_in, read_prices
+    from stepswitch.registry.in_force import with_cached_prices
     from stepswitch.registry.presets import load_registry
     from stepswitch.registry.trust import Trust
     from stepswitch.util.keys import held_keys
 
     show = escaped(typer.echo)
-    registry = load_registry()
+    registry = dict(load_registry())  # a copy: the prices in force replace its presets
     if provider not in registry:
         raise UsageError(
             f"unknown provider {provider!r}; known providers: {', '.join(sorted(registry))}"
@@ -47,12 +48,11 @@ def init_command(
     if out.exists() and not force:
         raise UsageError(f"{out} exists; pass --force to overwrite it, or --out another file")
     env = {**os.environ, **held_keys()}
-    spec = registry[provider]
-    wanted = [(provider, model_id, None) for model_id in spec.models]
-    trust = Trust.named(trust_endpoint)
-    for read in read_missing_prices(registry, wanted, env, trust):  # rank by price where it can
-        show(read.line)
-        registry = load_registry()
+    registry[provider] = spec = with_cached_prices(registry[provider])  # the user's cache first
+    if not all(m.priced for m in spec.models.values()) and can_read_prices(spec, env):
+        reading = read_prices(spec, None, spec.models, env, Trust.named(trust_endpoint))
+        show(reading.line)  # rank by price where it can
+        registry[provider] = with_cached_prices(spec)
     text = starter_policy(provider, registry)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

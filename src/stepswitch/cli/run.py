@@ -20,6 +20,7 @@ from types import FrameType
 from stepswitch.agent.events import Sink
 from stepswitch.agent.providers import HttpProviders, ProviderFactory
 from stepswitch.agent.run import run_task
+from stepswitch.agent.worker_prices import price_workers
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
 from stepswitch.agent.workspace.continued import (
     Continued,
@@ -53,8 +54,8 @@ from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import PricesRead, RunIds, RunRecord
-from stepswitch.registry.first_use import PricesReading, read_missing_prices
-from stepswitch.registry.presets import SCRIPTED_PROVIDER, ProviderSpec, load_registry
+from stepswitch.registry.first_use import PricesReading
+from stepswitch.registry.presets import SCRIPTED_PROVIDER, Price, ProviderSpec, load_registry
 from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
 from stepswitch.sim.bench_only import refuse_simulated
 from stepswitch.util.keys import held_keys, secrets_notice
@@ -76,6 +77,8 @@ class RunOptions:
     allow_dirty: bool = False  # run on a checkout with uncommitted changes (they are left out)
     network: bool = False  # let what the agent and the gates run reach the network
     model: str | None = None  # PROVIDER:MODEL_ID: a one-model policy built in memory
+    base_url: str | None = None  # with `model`: where its calls go instead of the preset's
+    price: Price | None = None  # --price-usd-per-mtok: the one model's price, given
     continue_from: str | None = None  # an earlier run's id (agent/workspace/continued.py)
     replan: bool = False  # with continue_from: plan and explore again instead of going on
     record: Path | None = None  # write the replies as a script that replays the run (ADR 0036)
@@ -142,17 +145,6 @@ class _Checked:
     continued: Continued | None = None
 
 
-def _read_prices(
-    policy: Policy, registry: dict[str, ProviderSpec], trust: Trust
-) -> list[PricesReading]:
-    """Prices of the policy's unpriced models, read from their providers' model lists where
-    the key is set (registry/first_use.py); said in the record."""
-    if policy.ledger.allow_unpriced:
-        return []
-    wanted = [(w.provider, w.model, w.base_url) for w in policy.workers.values()]
-    return read_missing_prices(registry, wanted, provider_env(), trust)
-
-
 def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     repo = options.repo.resolve()
     if not repo.is_dir():
@@ -185,10 +177,10 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     keys = check_destinations(worker_destinations(policy.workers, registry), options.trust)
     if keys:  # before the first request that carries a key: the prices read on first use
         print_line(keys)
-    prices_read = _read_prices(policy, registry, options.trust)
-    if prices_read:
-        registry = load_registry()  # the presets now hold them
-    # unpriced or unknown models refuse before anything is made
+    # each model priced for its host, read where needed (the user's cache, ADR 0061); an
+    # unpriced or unknown model refuses before anything is made
+    priced = price_workers(policy, registry, provider_env(), options.trust, options.price)
+    registry, prices_read = priced.registry, priced.read
     worker_models(policy, registry, provider_env())
     check_keys(policy, registry, provider_env())
     load_gates(repo)  # a bad gate table refuses before the worktree is made

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from stepswitch.agent.worker_prices import check_addresses
 from stepswitch.agent.workspace.continued import Continued
 from stepswitch.errors import UsageError
 from stepswitch.fakes.scripted import Script
@@ -31,7 +32,9 @@ def run_policy(
             k: v if v is not None else continued.record.policy_flags.get(k)
             for k, v in flags.items()
         }
-    return with_overrides(_chosen(options, registry, continued, script), **flags)
+    policy = _chosen(options, registry, continued, script)
+    check_addresses(policy, registry)  # before the line naming where keys go
+    return with_overrides(policy, **flags)
 
 
 def _chosen(
@@ -42,8 +45,13 @@ def _chosen(
 ) -> Policy:
     if options.model is not None and options.policy_path is not None:
         raise UsageError("give --policy FILE or --model PROVIDER:MODEL_ID, not both")
+    if options.base_url is not None and options.model is None:
+        raise UsageError(
+            "--base-url goes with --model PROVIDER:MODEL_ID (in a policy file, set the "
+            "worker's base_url)"
+        )
     if options.model is not None:
-        return one_model_policy(options.model, registry)
+        return one_model_policy(options.model, registry, options.base_url)
     if options.policy_path is None and continued is not None:
         # As the earlier run loaded it, before its own --max-steps/--budget-usd: its file may
         # have changed since, or be elsewhere. Its flags apply again unless given anew (run_policy).

@@ -1,7 +1,7 @@
-"""Prices on first use: a model the preset lists as `price = "unknown"` gets its price from the
-provider's own model list the first time a run or `ssw init` needs it, when the provider's key
-is in the environment. The preset is rewritten as `ssw prices refresh` rewrites it, so the next
-run reads the prices from the file."""
+"""Prices on first use: a model with no known price gets one from the provider's priced model
+list the first time a run or `ssw init` needs it, when the provider's key is in the environment.
+What the list says is kept in the user's price cache for the host it was read from (ADR 0061),
+never in a preset, so the next run reads it from there."""
 
 from __future__ import annotations
 
@@ -9,26 +9,36 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from stepswitch.errors import UsageError
-from stepswitch.registry.presets import ProviderSpec, clear_cache, preset_path
-from stepswitch.registry.refresh import PriceChange, prices_url, refresh_prices
+from stepswitch.registry.presets import Price, ProviderSpec
+from stepswitch.registry.price_cache import CachedPrices, write_cached
+from stepswitch.registry.refresh import prices_url, read_listing
 from stepswitch.registry.trust import Destination, Trust, check_destination
 
 
 @dataclass(frozen=True)
 class PricesReading:
-    """One provider's prices, read from its model list by this process."""
+    """One provider's prices, read from one host's model list by this process."""
 
-    provider: str
-    url: str  # the model list the prices came from
-    at: datetime  # when, in UTC
-    changes: tuple[PriceChange, ...]
+    wanted: tuple[str, ...]  # the models the reading was for
+    cached: CachedPrices  # what the list said, as the cache now holds it
+
+    @property
+    def provider(self) -> str:
+        return self.cached.provider
+
+    @property
+    def url(self) -> str:  # the model list the prices came from
+        return self.cached.url
+
+    @property
+    def at(self) -> datetime:  # when, in UTC
+        return self.cached.read_at
 
     @property
     def line(self) -> str:
-        priced = sorted({c.model for c in self.changes if not c.unlisted})
-        what = f"prices of {', '.join(priced)}" if priced else "no new price"
-        return f"prices: read {what} from {self.url} (kept in the {self.provider} preset)"
+        priced = sorted({m for m in self.wanted if m in self.cached.prices})
+        what = f"prices of {', '.join(priced)}" if priced else "no price of what is needed"
+        return f"prices: read {what} from {self.url} (kept in your price cache: {self.cached.path})"
 
 
 def key_in(spec: ProviderSpec, env: Mapping[str, str]) -> str | None:
@@ -45,46 +55,26 @@ def can_read_prices(spec: ProviderSpec, env: Mapping[str, str]) -> bool:
     )
 
 
-def read_missing_prices(
-    registry: Mapping[str, ProviderSpec],
-    wanted: Iterable[tuple[str, str, str | None]],
+def read_prices(
+    spec: ProviderSpec,
+    base_url: str | None,
+    wanted: Iterable[str],
     env: Mapping[str, str],
     trust: Trust,
-) -> list[PricesReading]:
-    """For each provider of `wanted` (provider, model id, base URL or None for the preset's)
-    whose wanted model has no known price and that can list prices with the key in `env`:
-    refresh its preset from its model list, asked only where `trust` lets its key go.
-    Providers that cannot are left for the caller's refusal to name. The registry cache is
-    cleared when a preset changed."""
-    todo: dict[str, str | None] = {}
-    for provider, model_id, base_url in wanted:
-        spec = registry.get(provider)
-        model = spec.models.get(model_id) if spec is not None else None
-        if spec is None or model is None or model.priced or not can_read_prices(spec, env):
-            continue
-        todo.setdefault(provider, base_url)
-    reads = []
-    for provider, base_url in todo.items():
-        spec = registry[provider]
-        where = f"reading {provider}'s prices"  # the URL asked, not only its base
-        check_destination(Destination(where, spec.api_key_env, prices_url(spec, base_url)), trust)
-        preset = preset_path(provider)
-        try:
-            changes = refresh_prices(
-                spec,
-                preset,
-                base_url=base_url,
-                api_key=key_in(spec, env),
-                today=datetime.now(UTC).date(),
-            )
-        except OSError as exc:  # an installed, read-only registry: say where a copy can go
-            raise UsageError(
-                f"{provider}: cannot write the prices read from its model list to {preset} "
-                f"({exc.strerror or exc}); copy the registry folder somewhere writable and "
-                "point SSW_REGISTRY at it"
-            ) from None
-        url = prices_url(spec, base_url)
-        reads.append(PricesReading(provider, url, datetime.now(UTC), tuple(changes)))
-    if reads:
-        clear_cache()
-    return reads
+) -> PricesReading:
+    """Read the provider's priced model list at `base_url` (None: the preset's), asked only
+    where `trust` lets its key go, and keep every listed price in the user's cache for that
+    host. `wanted`: the models the caller reads them for, for the line it prints."""
+    url = prices_url(spec, base_url)
+    where = f"reading {spec.name}'s prices"  # the URL asked, not only its base
+    origin = check_destination(Destination(where, spec.api_key_env, url), trust)
+    listing = read_listing(spec, url, key_in(spec, env))
+    now = datetime.now(UTC)
+    prices = {
+        model_id: Price.model_validate({**fields, "source": url, "as_of": now.date()})
+        for model_id, fields in listing.items()
+        if fields is not None
+    }
+    path = write_cached(spec.name, origin, url, now, prices)
+    cached = CachedPrices(spec.name, origin, url, now, prices, path)
+    return PricesReading(tuple(wanted), cached)

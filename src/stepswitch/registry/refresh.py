@@ -165,7 +165,8 @@ def _listed_price(pricing: _WirePricing | None) -> dict[str, float] | None:
     return present
 
 
-def _diff(model: str, old: Any, new: dict[str, float]) -> list[PriceChange]:
+def diff_price(model: str, old: Any, new: dict[str, float]) -> list[PriceChange]:
+    """What changed from `old` ("unknown" or a price table) to the listed `new`."""
     changes = []
     for field in _FIELDS:
         before: PriceValue = old if isinstance(old, str) else old.get(field)
@@ -175,6 +176,22 @@ def _diff(model: str, old: Any, new: dict[str, float]) -> list[PriceChange]:
         if before != after:
             changes.append(PriceChange(model, field, before, after))
     return changes
+
+
+def read_listing(
+    provider: ProviderSpec, url: str, api_key: str | None, http: httpx.Client | None = None
+) -> dict[str, dict[str, float] | None]:
+    """Model id -> its list price table in $/million from the priced model list at `url`
+    (None for a listed model with no usable price)."""
+    # A redirect is an error, not a second request: the key is for this URL's host alone.
+    client = http or httpx.Client(timeout=30.0, follow_redirects=False)
+    try:
+        text = _fetch(url, provider, api_key, client)
+    finally:
+        if http is None:
+            client.close()
+    listing = _parse_listing(provider, url, text)
+    return {entry.id: _listed_price(entry.pricing) for entry in listing.data}
 
 
 def _write_validated(preset_file: Path, data: dict[str, Any], provider: ProviderSpec) -> None:
@@ -217,26 +234,18 @@ def refresh_prices(
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(preset_file), "(syntax)", str(exc), "fix the TOML syntax") from exc
 
-    # A redirect is an error, not a second request: the key is for this URL's host alone.
-    client = http or httpx.Client(timeout=30.0, follow_redirects=False)
-    try:
-        text = _fetch(url, provider, api_key, client)
-    finally:
-        if http is None:
-            client.close()
-    listing = _parse_listing(provider, url, text)
+    listing = read_listing(provider, url, api_key, http)
 
     models: dict[str, Any] = data.get("models", {})
     changes: list[PriceChange] = []
-    for entry in sorted(listing.data, key=lambda m: m.id):
-        if entry.id not in models:
-            changes.append(PriceChange(entry.id, NOT_IN_PRESET, None, None))
+    for model_id, new in sorted(listing.items()):
+        if model_id not in models:
+            changes.append(PriceChange(model_id, NOT_IN_PRESET, None, None))
             continue
-        new = _listed_price(entry.pricing)
         if new is None:
             continue
-        changes.extend(_diff(entry.id, models[entry.id].get("price", "unknown"), new))
-        models[entry.id]["price"] = {**new, "source": url, "as_of": today}
+        changes.extend(diff_price(model_id, models[model_id].get("price", "unknown"), new))
+        models[model_id]["price"] = {**new, "source": url, "as_of": today}
 
     _write_validated(preset_file, data, provider)
     return changes

@@ -1,4 +1,5 @@
-"""Rows for `ssw models`: one per model, prices per million tokens, never a guessed zero."""
+"""Rows for `ssw models`: one per model, prices per million tokens (the user's price cache first,
+registry/in_force.py), never a guessed zero."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ def _money(value: float | None) -> str:
 
 
 def model_rows(provider: str | None = None) -> list[dict[str, Any]]:
+    from stepswitch.registry.in_force import with_cached_prices
     from stepswitch.registry.presets import get_provider
 
     specs = [get_provider(provider)] if provider else list(load_registry().values())
+    specs = [with_cached_prices(spec) for spec in specs]  # as calls to the preset's host see them
     rows: list[dict[str, Any]] = []
     for spec in specs:
         for model_id, model in spec.models.items():
