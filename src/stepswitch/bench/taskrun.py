@@ -14,19 +14,16 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
-import threading
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 import tomli_w
 
 from stepswitch.agent.run import run_task
 from stepswitch.agent.workspace.setup import set_up_workspace
+from stepswitch.agent.workspace.stops import sigterm_interrupts
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.gitops import change_patch, commit_base
@@ -124,23 +121,6 @@ def forget_ledger(path: Path) -> None:
     ledger = _ledgers.pop((os.getpid(), path), None)
     if ledger is not None:
         ledger.close()
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM ends the run like Ctrl-C does `ssw run`: recorded as interrupted, committed."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        raise Interrupted("SIGTERM")
-
-    previous = signal.signal(signal.SIGTERM, on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 # --- the run ---
@@ -354,7 +334,7 @@ def run_one(job: TaskRunJob) -> TaskRunResult:
         journal.append(
             ctx.journal, "started", key, run_id=run_id, pid=os.getpid(), scratch=scratch.name
         )
-        stack.enter_context(_sigterm_interrupts())
+        stack.enter_context(sigterm_interrupts())
         try:
             task = load_task(job.task_folder, job.suite)
             return _run(job, task, _base_row(job, task), scratch)

@@ -8,14 +8,12 @@ import gc
 import os
 import secrets
 import shutil
-import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 
 from stepswitch.agent.events import Sink
 from stepswitch.agent.providers import HttpProviders, ProviderFactory
@@ -31,7 +29,7 @@ from stepswitch.agent.workspace.continued import (
 )
 from stepswitch.agent.workspace.runs import abandoned_notice
 from stepswitch.agent.workspace.setup import set_up_workspace
-from stepswitch.agent.workspace.stops import run_ending
+from stepswitch.agent.workspace.stops import run_ending, sigterm_interrupts
 from stepswitch.agent.workspace.worktree import (
     Worktree,
     check_clean,
@@ -107,24 +105,6 @@ def _recovered_notice(ledger: Ledger) -> str | None:
         f"ledger: {len(ledger.recovered)} call(s) left open by a process that ended mid-call "
         f"are now bounds (up to ${high:.4f} in all): see `ssw ledger`"
     )
-
-
-@contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM ends the run like Ctrl-C: recorded as interrupted, the work committed."""
-
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        raise Interrupted("SIGTERM")
-
-    try:
-        previous = signal.signal(signal.SIGTERM, on_term)
-    except ValueError:  # not the main thread: leave SIGTERM as it is
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @dataclass(frozen=True)
