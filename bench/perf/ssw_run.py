@@ -192,6 +192,9 @@ def main() -> None:
             self.names = inner.names
             self.description = inner.description
 
+        def before_edit(self) -> None:
+            self.inner.before_edit()
+
         def run(self, changed: list[str]) -> SuiteResult:
             began = time.perf_counter()
             try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class SswError(Exception):
     """Base of every error Stepswitch raises on purpose."""
@@ -96,12 +98,15 @@ class DeadlineExceeded(ProviderError):
     """The call could not finish inside the worker's timeout or the run's remaining time."""
 
 
+# The outcomes a RunStopped gives a run (run.json's `outcome`; records.run.Outcome has them all).
+StopOutcome = Literal["limit", "gates_failed", "rejected", "no_change", "error"]
+
+
 class RunStopped(SswError):
     """A run ended before its change was done: a limit, the gates on every rung, a provider."""
 
-    def __init__(self, outcome: str, message: str) -> None:
-        # "limit", "gates_failed", "rejected", "no_change" or "error": run.json's outcome
-        self.outcome = outcome
+    def __init__(self, outcome: StopOutcome, message: str) -> None:
+        self.outcome: StopOutcome = outcome
         super().__init__(message)
 
 

@@ -121,6 +121,9 @@ class CountingGates:
     def description(self) -> str:
         return "  gates (injected): check"
 
+    def before_edit(self) -> None:
+        pass
+
     def run(self, changed: list[str]) -> SuiteResult:
         self.seen.append(list(changed))
         if self.raise_on == len(self.seen):

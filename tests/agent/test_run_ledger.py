@@ -263,6 +263,9 @@ class PassingGates:
     names = ("check",)
     description = "  gates (test): check"
 
+    def before_edit(self) -> None:
+        pass
+
     def run(self, changed: list[str]) -> SuiteResult:
         return SuiteResult((GateResult("check", True, 0.01, "passed", "passed"),))
 

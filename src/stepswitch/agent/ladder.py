@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from stepswitch.errors import RunStopped
+from stepswitch.errors import RunStopped, StopOutcome
 from stepswitch.policy.model import Policy
 from stepswitch.steps import StepType
 
@@ -78,7 +78,7 @@ class Ladder:
         times = self.rejections_on_rung
         return f"the reviewer rejected the change {times} times on rung {self.level}"
 
-    def climb(self, reason: str, outcome_at_top: str) -> int:
+    def climb(self, reason: str, outcome_at_top: StopOutcome) -> int:
         """The next rung takes over; past the last rung the run stops with `outcome_at_top`."""
         if self.level + 1 >= len(self.rungs):
             raise RunStopped(outcome_at_top, f"{reason}, and no rung is left to take over")

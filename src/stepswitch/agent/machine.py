@@ -24,8 +24,9 @@ from stepswitch.agent.phase import PhaseResult, review_change, run_phase
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
 from stepswitch.agent.workspace.paths import Workspace
-from stepswitch.errors import RunStopped
+from stepswitch.errors import RunStopped, StopOutcome
 from stepswitch.gates.suite import SuiteResult
+from stepswitch.records.run import GatesVerdict
 from stepswitch.records.steps import (
     Escalation,
     GateRecord,
@@ -41,15 +42,16 @@ EARLIER_REPORTS_KEPT = 6  # failing gate reports older than the latest that the 
 
 
 class GateRunner(Protocol):
-    """The project's gates for one workspace; knows nothing of models. A runner may also have
-    `before_edit()`, called as each edit step begins (a gate run follows it): RepoGates starts
-    its warm pytest then."""
+    """The project's gates for one workspace; knows nothing of models."""
 
     @property
     def names(self) -> tuple[str, ...]: ...
 
     @property
     def description(self) -> str: ...  # one line for the run's start: which gates, from where
+
+    def before_edit(self) -> None:
+        """An edit step begins, so a gate run follows: RepoGates starts its warm pytest now."""
 
     def run(self, changed: list[str]) -> SuiteResult: ...
 
@@ -64,7 +66,7 @@ class ReviewWithheld(RunStopped):
 @dataclass
 class MachineResult:
     commit_message: str = ""
-    gates_verdict: str = "not_run"  # passed | failed | not_run | none
+    gates_verdict: GatesVerdict = "not_run"
     review_verdict: str | None = None
 
 
@@ -84,7 +86,7 @@ class StepMachine:
         self.read_diff = read_diff
         self.result = MachineResult()
 
-    def _escalate(self, reason: str, outcome_at_top: str, rule: EscalationRule) -> None:
+    def _escalate(self, reason: str, outcome_at_top: StopOutcome, rule: EscalationRule) -> None:
         s = self.session
         level = s.ladder.climb(reason, outcome_at_top)
         s.events.emit(
@@ -120,9 +122,7 @@ class StepMachine:
         b.notes = b.notes or self._summary(self._phase(StepType.READ))
         b.observed = b.observed or self._summary(self._phase(StepType.RUN))
         while True:
-            before_edit = getattr(self.gates, "before_edit", None)
-            if before_edit is not None:
-                before_edit()
+            self.gates.before_edit()
             self._phase(StepType.EDIT)
             b.diff, b.changed = self.read_diff()
             if not b.changed:

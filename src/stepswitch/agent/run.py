@@ -37,7 +37,7 @@ from stepswitch.ledger import Budget, Ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RecordNotWritten, RunFolder
 from stepswitch.records.money import CostRange
-from stepswitch.records.run import ChangedFile, PricesRead, RunIds, RunRecord, Totals
+from stepswitch.records.run import ChangedFile, Outcome, PricesRead, RunIds, RunRecord, Totals
 from stepswitch.records.steps import Finish, GateRecord
 from stepswitch.registry.presets import Price, ProviderSpec, load_registry
 from stepswitch.util.git_checkouts import checkout_tree
@@ -187,7 +187,7 @@ def run_task(
         except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
             kill_live_groups()
             _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
-        record.gates_verdict = machine.result.gates_verdict  # type: ignore[assignment]
+        record.gates_verdict = machine.result.gates_verdict
         record.review_verdict = machine.result.review_verdict
         if record.outcome != "done":
             message = f"ssw: unfinished ({record.outcome}): {task.strip()[:50]}\n\n{record.reason}"
@@ -246,7 +246,7 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
         why = str(exc)
         if repo_root is not None:
             why = why.replace(f"{repo_root.resolve()}/", "")  # no machine path in the record
-        outcome = "error" if isinstance(exc, SswError | OSError) else "harness_error"
+        outcome: Outcome = "error" if isinstance(exc, SswError | OSError) else "harness_error"
         reason = (
             f"{record.outcome}: {record.reason}; then its work could not be committed ({why}): "
             f"it stays in {record.worktree}"
@@ -273,8 +273,8 @@ def _where(record: RunRecord, worktree: Worktree) -> str:
     return f"its work is committed on branch {worktree.branch} at {record.commit[:12]}"
 
 
-def _ended(record: RunRecord, outcome: str, reason: str, exit_code: int) -> None:
-    record.outcome = outcome  # type: ignore[assignment]
+def _ended(record: RunRecord, outcome: Outcome, reason: str, exit_code: int) -> None:
+    record.outcome = outcome
     record.reason = reason
     record.exit_code = exit_code
 

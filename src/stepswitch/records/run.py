@@ -34,6 +34,8 @@ Outcome = Literal[
     "error",
 ]
 OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
+# passed or failed: the last gate run's verdict; not_run: no gate ran; none: no gate configured.
+GatesVerdict = Literal["passed", "failed", "not_run", "none"]
 
 
 class _Record(BaseModel):
@@ -150,7 +152,7 @@ class RunRecord(_Record):
     exit_code: int | None = None
     reason: str = ""
     baseline_gates: list[GateRecord] = Field(default_factory=list)  # before any edit or call
-    gates_verdict: Literal["passed", "failed", "not_run", "none"] = "not_run"
+    gates_verdict: GatesVerdict = "not_run"
     review_verdict: str | None = None
     totals: Totals = Field(default_factory=Totals)
     changed_files: list[ChangedFile] = Field(default_factory=list)
