@@ -112,13 +112,13 @@ def run_task(
         ids=ids,
         policy=policy,
         models=models,
+        tags=extras.tags,
         providers=providers,
         ledger=ledger,
         budgets=budgets,
+        min_output_tokens=policy.limits.min_output_tokens,
         events=events,
         deadline=deadline,
-        tags=extras.tags,
-        min_output_tokens=policy.limits.min_output_tokens,
         start_level=_start_level(record, extras.resume, policy),
     )
     brief = _brief(task, prepared.workspace, extras.resume)
