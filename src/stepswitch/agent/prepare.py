@@ -65,8 +65,9 @@ def prepare_run(
     preflight: bool = True,
 ) -> PreparedRun[RepoGates]:
     """Prepare a run in `checkout`: a work tree of `repo` whose git `tree` names (a run's), a
-    fresh copy where both are the same folder (a bench's), or `repo` itself with `tree=None`
-    (`ssw gates`: the checkout judged as it is, against HEAD). Runs the gates' pre-flight
+    fresh copy where both are the same folder (a bench's), or with `tree=None` a checkout judged
+    as it is, against HEAD (`ssw gates`). `repo`'s own folder is hidden from the sandbox but for
+    its virtual environment, which stays readable. Runs the gates' pre-flight
     unless `preflight=False` (bench/perf, which times the loop, and `ssw gates`, whose gate run
     is the verdict). `cleanup` ends the gates' warm pytest; `home` is the commands' HOME."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
