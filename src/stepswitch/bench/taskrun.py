@@ -242,7 +242,7 @@ class _Clock:
 def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunResult:
     ctx, contestant = job.context, job.contestant
     clock = _Clock(time.monotonic())
-    checkout, copy = _copy(task, scratch)
+    checkout, copy, home = _copy(task, scratch)
     policy = contestant.load_policy()
     registry = load_registry()
     folder = RunFolder(ctx.root / job.key.folder())
@@ -258,7 +258,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
             repo=checkout,
             tree=copy,
             sandbox=sandbox,
-            home=_home(scratch),
+            home=home,
             registry=registry,
             cleanup=stack,
             log_dir=folder.logs,
@@ -288,20 +288,14 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     return _judged(job, task, row, record, copy, scratch, sandbox, clock)
 
 
-def _copy(task: Task, scratch: Path) -> tuple[Path, TreeGit]:
-    """A fresh copy of the task's repo, its gates written in, committed as the base: the copy
-    and its git, which lies beside it, out of the sandbox's view."""
-    checkout = scratch / "repo"
+def _copy(task: Task, scratch: Path) -> tuple[Path, TreeGit, Path]:
+    """A fresh copy of the task's repo, its gates written in, committed as the base: the copy,
+    its git (beside it, out of the sandbox's view) and the commands' HOME (with tmp/)."""
+    checkout, home = scratch / "repo", scratch / "home"
     copy_tree(task.repo, checkout)
     _write_task_gates(task, checkout)
-    return checkout, commit_base(checkout, scratch / "git")
-
-
-def _home(scratch: Path) -> Path:
-    """The commands' HOME, with its tmp/ for TMPDIR, in the run's scratch folder."""
-    home = scratch / "home"
     (home / "tmp").mkdir(parents=True)
-    return home
+    return checkout, commit_base(checkout, scratch / "git"), home
 
 
 def _tags(job: TaskRunJob) -> dict[str, str]:
