@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import gc
 import json
 import os
@@ -160,11 +161,11 @@ def main() -> None:
     policy_path.write_text(task.POLICY, encoding="utf-8")
 
     import stepswitch.fakes.loopback as loopback
+    from stepswitch.agent.prepare import prepare_run
     from stepswitch.agent.providers import HttpProviders
     from stepswitch.agent.repo_gates import RepoGates
-    from stepswitch.agent.run import run_task
+    from stepswitch.agent.run import RunExtras, run_task
     from stepswitch.agent.workspace.paths import Workspace
-    from stepswitch.agent.workspace.setup import set_up_workspace
     from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
     from stepswitch.cli.render import TerminalPrinter
     from stepswitch.fakes.scripted import load_script, start_scripted_server
@@ -192,6 +193,9 @@ def main() -> None:
             self.names = inner.names
             self.description = inner.description
 
+        def before_edit(self) -> None:
+            self.inner.before_edit()
+
         def run(self, changed: list[str]) -> SuiteResult:
             began = time.perf_counter()
             try:
@@ -202,7 +206,7 @@ def main() -> None:
 
         @property
         def inner_env(self) -> dict[str, str]:
-            return dict(self.inner._suite.env)
+            return dict(self.inner.suite.env)
 
     lines: list[str] = []
     sandbox = choose_sandbox(args.sandbox)
@@ -218,42 +222,36 @@ def main() -> None:
         profiler.enable()
     began = time.perf_counter()
     # What `ssw run` does around run_task, in its order (cli/run.py): ledger, providers, worktree,
-    # workspace, gates.
+    # the run prepared in it (agent/prepare.py: gates read at the base commit, the sandbox, the
+    # environment), less the pre-flight, which the first-call figure covers.
     run_id = "bench-perf"
     ledger = open_ledger(repo / ".ssw" / "ledger.sqlite")
     providers = HttpProviders(registry, base_urls={SCRIPTED_PROVIDER: server.base_url})
     home = cleanup.enter_context(sandbox_home())
     worktree = create_worktree(repo, run_id)
-    # As `ssw run` sets it up (agent/workspace/setup.py), less the pre-flight, which the
-    # first-call figure covers: gates read at the base commit, the sandbox, the environment.
-    run_ws = set_up_workspace(
+    prepared = prepare_run(
         worktree.path,
         repo=repo,
-        home=home,
-        sandbox=sandbox,
-        registry=registry,
         tree=worktree.git,
-        log_dir=None,
+        sandbox=sandbox,
+        home=home,
+        registry=registry,
+        cleanup=cleanup,
         preflight=False,
     )
-    ws = run_ws.workspace
     folder = RunFolder(repo / ".ssw" / "runs" / run_id)
     gc.freeze()  # as `ssw run` does right before run_task
     record = run_task(
+        dataclasses.replace(prepared, gates=TimedGates(prepared.gates)),
         task=task.TASK,
         policy=policy,
-        workspace=ws,
-        tree=worktree.git,
         ledger=ledger,
         folder=folder,
         ids=RunIds(run_id=run_id, task_id=run_id),
         budgets=(),
         providers=providers,
-        gates=TimedGates(run_ws.gates),
-        sinks=[TerminalPrinter(lines.append)],
         deadline=time.monotonic() + policy.limits.wall_time_s,
-        registry=registry,
-        repo_root=repo,
+        extras=RunExtras(sinks=[TerminalPrinter(lines.append)]),
     )
     providers.close()
     remove_worktree(worktree)

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from stepswitch.agent.events import Notice
+from stepswitch.agent.prepare import PreparedRun
 from stepswitch.agent.providers import HttpProviders
-from stepswitch.agent.run import run_task
+from stepswitch.agent.run import RunExtras, run_task
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.cli.render import format_step
 from stepswitch.errors import ConfigError
@@ -92,17 +93,16 @@ def run_policy(tmp_path: Path, repo: Path, raw: dict, budget_usd: float | None =
     try:
         with open_ledger(tmp_path / "ledger.sqlite") as ledger:
             record = run_task(
+                PreparedRun(Workspace(repo), PassingGates()),
                 task=BUG_TASK,
                 policy=policy,
-                workspace=Workspace(repo),
                 ledger=ledger,
                 folder=RunFolder(tmp_path / "records"),
                 ids=RunIds(run_id="r1", task_id="t1"),
                 budgets=budgets,
                 providers=providers,
-                gates=PassingGates(),
-                sinks=[Said(lines)],
                 deadline=time.monotonic() + 120,
+                extras=RunExtras(sinks=[Said(lines)]),
             )
             rows = ledger.rows("r1")
     finally:

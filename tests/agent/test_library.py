@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from stepswitch.agent.events import Event, RunUpdate
-from stepswitch.agent.run import run_task
+from stepswitch.agent.prepare import PreparedRun
+from stepswitch.agent.run import RunExtras, run_task
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.errors import UsageError
 from stepswitch.gates.runner import GateResult
@@ -121,6 +122,9 @@ class CountingGates:
     def description(self) -> str:
         return "  gates (injected): check"
 
+    def before_edit(self) -> None:
+        pass
+
     def run(self, changed: list[str]) -> SuiteResult:
         self.seen.append(list(changed))
         if self.raise_on == len(self.seen):
@@ -161,17 +165,16 @@ def library_run(
     sink = Collected()
     with open_ledger(tmp_path / "ledger.sqlite") as ledger:
         record = run_task(
+            PreparedRun(Workspace(checkout), gates),
             task="calc.ops.mean divides by one value too many; fix it.",
             policy=policy or _policy(),
-            workspace=Workspace(checkout),
             ledger=ledger,
             folder=RunFolder(tmp_path / "records"),
             ids=RunIds(run_id="r1", task_id="t1", bench_id="b1", contestant="ladder", attempt=2),
             budgets=(),
             providers=provider.factory,
-            gates=gates,
-            sinks=[sink],
             deadline=time.monotonic() + 120,
+            extras=RunExtras(sinks=[sink]),
         )
     return record, provider, gates, sink
 
@@ -313,16 +316,14 @@ def test_cli_overrides_are_validated_like_the_policy_file():
 def test_an_empty_task_is_refused_before_anything_is_recorded(tmp_path: Path, checkout: Path):
     with open_ledger(tmp_path / "ledger.sqlite") as ledger, pytest.raises(UsageError):
         run_task(
+            PreparedRun(Workspace(checkout), CountingGates()),
             task="  ",
             policy=_policy(),
-            workspace=Workspace(checkout),
             ledger=ledger,
             folder=RunFolder(tmp_path / "records"),
             ids=RunIds(run_id="r", task_id="t"),
             budgets=(),
             providers=InProcessProvider([]).factory,
-            gates=CountingGates(),
-            sinks=[],
             deadline=time.monotonic() + 10,
         )
     assert not (tmp_path / "records").exists()

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from stepswitch.agent.prepare import PreparedRun
 from stepswitch.agent.providers import HttpProviders
 from stepswitch.agent.run import run_task
 from stepswitch.agent.workspace.paths import Workspace
@@ -263,6 +264,9 @@ class PassingGates:
     names = ("check",)
     description = "  gates (test): check"
 
+    def before_edit(self) -> None:
+        pass
+
     def run(self, changed: list[str]) -> SuiteResult:
         return SuiteResult((GateResult("check", True, 0.01, "passed", "passed"),))
 
@@ -280,16 +284,14 @@ def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
     try:
         with open_ledger(tmp_path / "ledger.sqlite") as ledger:
             record = run_task(
+                PreparedRun(Workspace(repo), PassingGates()),
                 task=BUG_TASK,
                 policy=policy,
-                workspace=Workspace(repo),
                 ledger=ledger,
                 folder=RunFolder(tmp_path / "records"),
                 ids=RunIds(run_id="r1", task_id="t1"),
                 budgets=(Budget("task", "t1", limit),),
                 providers=providers,
-                gates=PassingGates(),
-                sinks=[],
                 deadline=time.monotonic() + 120,
             )
             rows = ledger.rows("r1")

@@ -83,7 +83,7 @@ def _suite(
     tmp_path: Path, root: Path, backend: str, *, warm: bool = True, shown: bool = True
 ) -> GateSuite:
     """The tests gate as `ssw run` builds it: confined, ssw's package and the folder of the
-    configuration copies read-only inside (agent/workspace/setup.py), unless not `shown`."""
+    configuration copies read-only inside (agent/prepare.py), unless not `shown`."""
     try:
         sandbox = choose_sandbox(backend)
     except UsageError as exc:

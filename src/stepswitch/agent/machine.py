@@ -41,15 +41,16 @@ EARLIER_REPORTS_KEPT = 6  # failing gate reports older than the latest that the 
 
 
 class GateRunner(Protocol):
-    """The project's gates for one workspace; knows nothing of models. A runner may also have
-    `before_edit()`, called as each edit step begins (a gate run follows it): RepoGates starts
-    its warm pytest then."""
+    """The project's gates for one workspace; knows nothing of models."""
 
     @property
     def names(self) -> tuple[str, ...]: ...
 
     @property
     def description(self) -> str: ...  # one line for the run's start: which gates, from where
+
+    def before_edit(self) -> None:
+        """An edit step begins, so a gate run follows: RepoGates starts its warm pytest now."""
 
     def run(self, changed: list[str]) -> SuiteResult: ...
 
@@ -112,9 +113,7 @@ class StepMachine:
         b.notes = b.notes or self._summary(self._phase(StepType.READ))
         b.observed = b.observed or self._summary(self._phase(StepType.RUN))
         while True:
-            before_edit = getattr(self.gates, "before_edit", None)
-            if before_edit is not None:
-                before_edit()
+            self.gates.before_edit()
             self._phase(StepType.EDIT)
             b.diff, b.changed = self.read_diff()
             if not b.changed:

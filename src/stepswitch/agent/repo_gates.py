@@ -37,6 +37,11 @@ class RepoGates:
         self.baseline: Baseline | None = None  # set by preflight
 
     @property
+    def suite(self) -> GateSuite:
+        """The suite itself, for `ssw gates`, which runs it outside a task."""
+        return self._suite
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(g.name for g in self.config.gates)
 

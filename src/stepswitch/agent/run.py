@@ -1,6 +1,7 @@
-"""`run_task`: the library entry point. One task, in a workspace the caller made, to an end that
-is always recorded: the change committed on the workspace's branch, run.json and steps.jsonl
-true, the outcome set where it is true. `ssw run` and `ssw bench` are thin callers of it."""
+"""`run_task`: the library entry point. One task, in what `prepare_run` (agent/prepare.py) or the
+caller made, to an end that is always recorded: the change committed on the workspace's branch,
+run.json and steps.jsonl true, the outcome set where it is true. `ssw run`, `ssw bench` and
+bench/perf are thin callers of it."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ import json
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from stepswitch import __version__
 from stepswitch.agent.events import Events, RecordWriter, RunUpdate, Sink
 from stepswitch.agent.machine import GateRunner, StepMachine
+from stepswitch.agent.prepare import PreparedRun
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.providers import ProviderFactory
 from stepswitch.agent.session import Session
@@ -23,7 +27,7 @@ from stepswitch.agent.tools.execute import execute_call
 from stepswitch.agent.workers import is_scripted, is_simulated, worker_models
 from stepswitch.agent.workspace.continued import Resume
 from stepswitch.agent.workspace.paths import Workspace
-from stepswitch.agent.workspace.stops import run_ending
+from stepswitch.agent.workspace.stops import Ending, run_ending
 from stepswitch.agent.workspace.worktree import (
     Worktree,
     changed_paths,
@@ -38,12 +42,11 @@ from stepswitch.policy.model import Policy
 from stepswitch.records.crash import crash_traceback
 from stepswitch.records.folder import RecordNotWritten, RunFolder
 from stepswitch.records.money import CostRange
-from stepswitch.records.run import ChangedFile, PricesRead, RunIds, RunRecord, Totals
+from stepswitch.records.run import ChangedFile, Outcome, PricesRead, RunIds, RunRecord, Totals
 from stepswitch.records.steps import Finish, GateRecord
-from stepswitch.registry.presets import Price, ProviderSpec, load_registry
+from stepswitch.registry.presets import ModelSpec, Price, load_registry
 from stepswitch.util.git_checkouts import checkout_tree
 from stepswitch.util.git_objects import EMPTY_TREE
-from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.wire.types import ToolCall
 
@@ -68,44 +71,102 @@ def _policy_path(policy: Policy, root: Path | None) -> str:
     return policy.source if policy.in_memory else _relative(Path(policy.source), root)
 
 
+@dataclass(frozen=True)
+class RunExtras:
+    """What some callers add to a run: who watches it, tags for cost attribution, where an
+    earlier run stopped (`--continue`), the prices read for it, and a checkout's uncommitted
+    changes left out of it (`--allow-dirty`)."""
+
+    sinks: Sequence[Sink] = ()
+    tags: Mapping[str, str] = field(default_factory=dict)
+    resume: Resume | None = None
+    prices_read: Sequence[PricesRead] = ()  # prices read from model lists for this run
+    allow_dirty: bool = False
+
+
 def run_task(
+    prepared: PreparedRun[GateRunner],
     *,
     task: str,
     policy: Policy,
-    workspace: Workspace,
     ledger: Ledger,
     folder: RunFolder,
     ids: RunIds,
     budgets: tuple[Budget, ...],
     providers: ProviderFactory,
-    gates: GateRunner,
-    sinks: Sequence[Sink],
     deadline: float,
-    registry: Mapping[str, ProviderSpec] | None = None,
-    tags: Mapping[str, str] | None = None,
-    repo_root: Path | None = None,  # paths in the record are relative to it
-    allow_dirty: bool = False,
-    baseline_gates: Sequence[Mapping[str, object]] = (),  # the gates before any edit (pre-flight)
-    tree: TreeGit | None = None,  # the work tree's git, named outright; None: the checkout's own
-    resume: Resume | None = None,  # `--continue`: where the earlier run stopped
-    prices_read: Sequence[PricesRead] = (),  # prices read from model lists for this run
+    extras: RunExtras | None = None,
 ) -> RunRecord:
     if not task.strip():
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
-    models = worker_models(policy, registry if registry is not None else load_registry())
-    tree = tree or checkout_tree(workspace.root)
-    if tree is None or tree.prefix or tree.base_commit == EMPTY_TREE:
-        raise UsageError(f"{workspace.root} is not the top of a git checkout with a commit")
-    base_commit, branch = tree.base_commit, tree.branch.removeprefix("refs/heads/")
-    worktree = Worktree(repo_root or workspace.root, workspace.root, branch, base_commit, tree)
-    events = Events(ids.run_id, [RecordWriter(folder), *sinks])
+    extras = extras or RunExtras()
+    registry = prepared.registry if prepared.registry is not None else load_registry()
+    models = worker_models(policy, registry)
+    worktree = _worktree(prepared)
+    events = Events(ids.run_id, [RecordWriter(folder), *extras.sinks])
     began = time.monotonic()
-    record = RunRecord(
+    record = _first_record(task, policy, models, prepared, worktree, ids, extras)
+    if policy.escalation.memory and ids.bench_id is None:
+        ladder, kind = policy.escalation.ladder, record.tags.get(KIND_TAG)
+        record.tier_memory = recall(folder.root.parent, ids.run_id, ladder, kind, record.scripted)
+    session = Session(
+        ids=ids,
+        policy=policy,
+        models=models,
+        tags=extras.tags,
+        providers=providers,
+        ledger=ledger,
+        budgets=budgets,
+        min_output_tokens=policy.limits.min_output_tokens,
+        events=events,
+        deadline=deadline,
+        start_level=_start_level(record, extras.resume, policy),
+    )
+    brief = _brief(task, prepared.workspace, extras.resume)
+    read_diff = partial(_read_diff, worktree)
+    machine = StepMachine(session, prepared.workspace, brief, prepared.gates, read_diff)
+    # From its first record on, the run ends through the code below; once it ends (a signal,
+    # an error, done), no signal interrupts saving its work and writing its record.
+    with run_ending(f"saving the run's work (a commit on {worktree.branch})") as ending:
+        message = _drive(machine, record, events, ending, prepared.gates.description)
+        record.gates_verdict = machine.result.gates_verdict
+        record.review_verdict = machine.result.review_verdict
+        _save(record, worktree, _commit_message(record, message), prepared.repo_root)
+        # The step the run ended under is written first: the totals are the records' sums.
+        record.totals = _with_ledger(session.close(record.reason), ledger, ids.run_id)
+        record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+        record.elapsed_s = round(time.monotonic() - began, 3)
+        _finish(record, events, worktree)
+        return record
+
+
+def _worktree(prepared: PreparedRun[GateRunner]) -> Worktree:
+    """The work tree the run commits from: the prepared one's git, or the checkout's own."""
+    root = prepared.workspace.root
+    tree = prepared.tree or checkout_tree(root)
+    if tree is None or tree.prefix or tree.base_commit == EMPTY_TREE:
+        raise UsageError(f"{root} is not the top of a git checkout with a commit")
+    branch = tree.branch.removeprefix("refs/heads/")
+    return Worktree(prepared.repo_root or root, root, branch, tree.base_commit, tree)
+
+
+def _first_record(
+    task: str,
+    policy: Policy,
+    models: Mapping[str, ModelSpec],
+    prepared: PreparedRun[GateRunner],
+    worktree: Worktree,
+    ids: RunIds,
+    extras: RunExtras,
+) -> RunRecord:
+    """run.json as the run starts: what it was asked, with what, from where."""
+    repo_root = prepared.repo_root
+    return RunRecord(
         ids=ids,
         task=task,
-        branch=branch,
-        worktree=_relative(workspace.root, repo_root),
-        base_commit=base_commit,
+        branch=worktree.branch,
+        worktree=_relative(worktree.path, repo_root),
+        base_commit=worktree.base_commit,
         ssw_version=__version__,
         policy_path=_policy_path(policy, repo_root),
         policy_sha256=policy_sha256(policy),
@@ -116,109 +177,89 @@ def run_task(
             name: m.price.model_dump(mode="json") if isinstance(m.price, Price) else None
             for name, m in models.items()
         },
-        prices_read=list(prices_read),
+        prices_read=list(extras.prices_read),
         scripted=is_scripted(policy) or is_simulated(policy),
         simulated=is_simulated(policy),
-        allow_dirty=allow_dirty,
-        continues=resume.run_id if resume else None,
-        baseline_gates=[GateRecord.model_validate(g) for g in baseline_gates],
-        tags=dict(tags or {}),
+        allow_dirty=extras.allow_dirty,
+        continues=extras.resume.run_id if extras.resume else None,
+        baseline_gates=[GateRecord.model_validate(g) for g in prepared.baseline],
+        tags=dict(extras.tags),
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    if policy.escalation.memory and ids.bench_id is None:
-        record.tier_memory = recall(
-            folder.root.parent,
-            ids.run_id,
-            policy.escalation.ladder,
-            record.tags.get(KIND_TAG),
-            record.scripted,
-        )
-    session = Session(
-        ids=ids,
-        policy=policy,
-        models=models,
-        providers=providers,
-        ledger=ledger,
-        budgets=budgets,
-        events=events,
-        deadline=deadline,
-        tags=tags,
-        min_output_tokens=policy.limits.min_output_tokens,
-        start_level=_start_level(record, resume, policy),
-    )
 
-    def read_diff() -> tuple[str, list[str]]:
-        return diff_text(worktree), changed_paths(worktree)
 
-    layout = execute_call(workspace, ToolCall("layout", "list_dir", "{}"), frozenset({"list_dir"}))
-    machine = StepMachine(
-        session,
-        workspace,
-        _brief(task, layout.output, resume),
-        gates,
-        read_diff,
-    )
-    message = ""
-    # From its first record on, the run ends through the code below; once it ends (a signal,
-    # an error, done), no signal interrupts saving its work and writing its record.
-    with run_ending(f"saving the run's work (a commit on {branch})") as ending:
+def _drive(
+    machine: StepMachine, record: RunRecord, events: Events, ending: Ending, gates: str
+) -> str:
+    """Run the machine to its end, which sets the record's outcome; the commit message."""
+    try:
         try:
-            try:
-                events.emit(RunUpdate(record))
-                events.notice(gates.description)
-                if record.tier_memory is not None:
-                    events.notice(f"tier memory: {record.tier_memory.why}")
-                result = machine.run()
-            finally:
-                ending.begin()
-            record.outcome, record.exit_code = "done", 0
-            record.reason = "the gates passed" if result.gates_verdict == "passed" else "no gates"
-            message = result.commit_message
-        except RunStopped as exc:
-            # A limit, the gates on every rung, an unreadable review: the run ends, nothing lost.
-            _ended(record, exc.outcome, str(exc), max(1, exc.exit_code))
-        except HarnessError as exc:
-            _ended(record, "harness_error", str(exc), 1)
-            record.traceback = crash_traceback(exc)
-        except SswError as exc:  # a provider that failed, a refused budget, a full disk
-            _ended(record, "error", str(exc), max(1, exc.exit_code))
-        except KeyboardInterrupt as exc:
-            kill_live_groups()  # the run tool's or a gate's command must not outlive the run
-            why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
-            _ended(record, "interrupted", f"interrupted by {why}", 130)
-        except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
-            kill_live_groups()
-            _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
-            record.traceback = crash_traceback(exc)
-        record.gates_verdict = machine.result.gates_verdict
-        record.review_verdict = machine.result.review_verdict
-        if record.outcome != "done":
-            message = f"ssw: unfinished ({record.outcome}): {task.strip()[:50]}\n\n{record.reason}"
-        trailer = f"\n\nSsw-Run: {ids.run_id}" + (
-            "\nSsw-Model: scripted" if record.scripted else ""
-        )
-        _save(record, worktree, message.rstrip() + trailer, repo_root)
-        # The step the run ended under is written first: the totals are the records' sums.
-        record.totals = _with_ledger(session.close(record.reason), ledger, ids.run_id)
-        record.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
-        record.elapsed_s = round(time.monotonic() - began, 3)
-        try:
-            events.emit(
-                Finish(
-                    outcome=record.outcome,
-                    reason=record.reason,
-                    exit_code=record.exit_code or 0,
-                    commit=record.commit,
-                )
+            events.emit(RunUpdate(record))
+            events.notice(gates)
+            if record.tier_memory is not None:
+                events.notice(f"tier memory: {record.tier_memory.why}")
+            result = machine.run()
+        finally:
+            ending.begin()
+        record.outcome, record.exit_code = "done", 0
+        record.reason = "the gates passed" if result.gates_verdict == "passed" else "no gates"
+        return result.commit_message
+    except RunStopped as exc:
+        # A limit, the gates on every rung, an unreadable review: the run ends, nothing lost.
+        _ended(record, exc.outcome, str(exc), max(1, exc.exit_code))
+    except HarnessError as exc:
+        _ended(record, "harness_error", str(exc), 1)
+        record.traceback = crash_traceback(exc)
+    except SswError as exc:  # a provider that failed, a refused budget, a full disk
+        _ended(record, "error", str(exc), max(1, exc.exit_code))
+    except KeyboardInterrupt as exc:
+        kill_live_groups()  # the run tool's or a gate's command must not outlive the run
+        why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
+        _ended(record, "interrupted", f"interrupted by {why}", 130)
+    except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
+        kill_live_groups()
+        _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
+        record.traceback = crash_traceback(exc)
+    return ""
+
+
+def _finish(record: RunRecord, events: Events, worktree: Worktree) -> None:
+    """The run's last events: its end, then run.json in full."""
+    try:
+        events.emit(
+            Finish(
+                outcome=record.outcome,
+                reason=record.reason,
+                exit_code=record.exit_code or 0,
+                commit=record.commit,
             )
-            events.emit(RunUpdate(record, final=True))
-        except RecordNotWritten as exc:
-            raise RecordNotWritten(f"{exc}; {_where(record, worktree)}") from exc
-        return record
+        )
+        events.emit(RunUpdate(record, final=True))
+    except RecordNotWritten as exc:
+        raise RecordNotWritten(f"{exc}; {_where(record, worktree)}") from exc
 
 
-def _brief(task: str, layout: str, resume: Resume | None) -> TaskBrief:
-    """What the first step is told; a continued run's, with what its earlier steps answered."""
+def _commit_message(record: RunRecord, summary: str) -> str:
+    """The message of the run's commit: a done run's summary, else what it left unfinished
+    and why; then the trailers that name the run."""
+    if record.outcome != "done":
+        task = record.task.strip()[:50]
+        summary = f"ssw: unfinished ({record.outcome}): {task}\n\n{record.reason}"
+    trailer = f"\n\nSsw-Run: {record.ids.run_id}" + (
+        "\nSsw-Model: scripted" if record.scripted else ""
+    )
+    return summary.rstrip() + trailer
+
+
+def _read_diff(worktree: Worktree) -> tuple[str, list[str]]:
+    return diff_text(worktree), changed_paths(worktree)
+
+
+def _brief(task: str, workspace: Workspace, resume: Resume | None) -> TaskBrief:
+    """What the first step is told: the task and the tree's layout; a continued run's, with
+    what its earlier steps answered."""
+    call = ToolCall("layout", "list_dir", "{}")
+    layout = execute_call(workspace, call, frozenset({"list_dir"})).output
     if resume is None:
         return TaskBrief(task=task, layout=layout)
     brief = TaskBrief(task=f"{task}\n\n{resume.note}", layout=layout)
@@ -246,7 +287,7 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
         why = str(exc)
         if repo_root is not None:
             why = why.replace(f"{repo_root.resolve()}/", "")  # no machine path in the record
-        outcome = "error" if isinstance(exc, SswError | OSError) else "harness_error"
+        outcome: Outcome = "error" if isinstance(exc, SswError | OSError) else "harness_error"
         reason = (
             f"{record.outcome}: {record.reason}; then its work could not be committed ({why}): "
             f"it stays in {record.worktree}"
@@ -274,8 +315,8 @@ def _where(record: RunRecord, worktree: Worktree) -> str:
     return f"its work is committed on branch {worktree.branch} at {record.commit[:12]}"
 
 
-def _ended(record: RunRecord, outcome: str, reason: str, exit_code: int) -> None:
-    record.outcome = outcome  # type: ignore[assignment]
+def _ended(record: RunRecord, outcome: Outcome, reason: str, exit_code: int) -> None:
+    record.outcome = outcome
     record.reason = reason
     record.exit_code = exit_code
 

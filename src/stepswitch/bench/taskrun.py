@@ -14,19 +14,16 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
-import threading
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 import tomli_w
 
-from stepswitch.agent.run import run_task
-from stepswitch.agent.workspace.setup import set_up_workspace
+from stepswitch.agent.prepare import prepare_run
+from stepswitch.agent.run import RunExtras, run_task
+from stepswitch.agent.workspace.stops import sigterm_interrupts
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.gitops import change_patch, commit_base
@@ -126,23 +123,6 @@ def forget_ledger(path: Path) -> None:
         ledger.close()
 
 
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM ends the run like Ctrl-C does `ssw run`: recorded as interrupted, committed."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        raise Interrupted("SIGTERM")
-
-    previous = signal.signal(signal.SIGTERM, on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 # --- the run ---
 
 
@@ -238,45 +218,58 @@ def _budgets(job: TaskRunJob, run_id: str, limit: float | None) -> tuple[Budget,
     return tuple(b for b in (bench, own) if b is not None)
 
 
+@dataclass
+class _Clock:
+    """When each part of a task run began (time.monotonic()), for its row's timings."""
+
+    began: float
+    set_up: float = 0.0  # the copy, its base commit and the providers done: prepare_run starts
+    preflight: float = 0.0  # prepared (the gates on the untouched tree done): run_task starts
+    ran: float = 0.0  # run_task done
+
+    def timings(self, gates_s: float, grading_s: float) -> dict[str, float]:
+        timings = {
+            "setup_s": self.set_up - self.began,  # the copy, its base commit, the providers
+            "preflight_s": self.preflight - self.set_up,  # prepare_run: its pre-flight
+            "agent_s": self.ran - self.preflight,  # run_task
+            "gates_s": gates_s,  # inside run_task
+            "grading_s": grading_s,
+            "wall_s": time.monotonic() - self.began,
+        }
+        return {k: round(v, 3) for k, v in timings.items()}
+
+
 def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunResult:
-    ctx, contestant, key = job.context, job.contestant, job.key
-    began = time.monotonic()
-    record_dir = ctx.root / key.folder()
-    checkout = scratch / "repo"
-    copy_tree(task.repo, checkout)
-    _write_task_gates(task, checkout)
-    copy = commit_base(checkout, scratch / "git")  # beside the copy: out of the sandbox's view
-    base = copy.base_commit
+    ctx, contestant = job.context, job.contestant
+    clock = _Clock(time.monotonic())
+    checkout, copy, home = _copy(task, scratch)
     policy = contestant.load_policy()
     registry = load_registry()
-    home = scratch / "home"
-    (home / "tmp").mkdir(parents=True)
-    folder = RunFolder(record_dir)
+    folder = RunFolder(ctx.root / job.key.folder())
     ledger = ledger_for(ctx.ledger_path)
     sandbox = choose_sandbox(ctx.sandbox)  # the agent's commands, the gates and grading
     with ExitStack() as stack:
         providers = contestant.providers(
             task, checkout, scratch, registry, stack, attempt=job.attempt
         )
-        set_up = time.monotonic()
-        run_ws = set_up_workspace(
+        clock.set_up = time.monotonic()
+        prepared = prepare_run(
             checkout,
             repo=checkout,
-            home=home,
-            sandbox=sandbox,
-            registry=registry,
             tree=copy,
+            sandbox=sandbox,
+            home=home,
+            registry=registry,
+            cleanup=stack,
             log_dir=folder.logs,
             network=ctx.network,
         )
-        stack.callback(run_ws.gates.close)
         wall = min(policy.limits.wall_time_s, task.spec.limits.task_timeout_s)
-        preflight = time.monotonic()
+        clock.preflight = time.monotonic()
         record = run_task(
+            prepared,
             task=task.brief,  # the instruction, and the visible tests the start fails
             policy=policy,
-            workspace=run_ws.workspace,
-            tree=copy,
             ledger=ledger,
             folder=folder,
             ids=RunIds(
@@ -288,23 +281,52 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
             ),
             budgets=_budgets(job, row.run_id, policy.limits.budget_usd),
             providers=providers,
-            gates=run_ws.gates,
-            sinks=(),
             deadline=time.monotonic() + wall,
-            registry=registry,
-            tags={"bench": ctx.bench_id, "contestant": contestant.name, "kind": contestant.kind},
-            repo_root=checkout,
+            extras=RunExtras(tags=_tags(job)),
         )
-    ran = time.monotonic()
+    clock.ran = time.monotonic()
+    return _judged(job, task, row, record, copy, scratch, sandbox, clock)
+
+
+def _copy(task: Task, scratch: Path) -> tuple[Path, TreeGit, Path]:
+    """A fresh copy of the task's repo, its gates written in, committed as the base: the copy,
+    its git (beside it, out of the sandbox's view) and the commands' HOME (with tmp/)."""
+    checkout, home = scratch / "repo", scratch / "home"
+    copy_tree(task.repo, checkout)
+    _write_task_gates(task, checkout)
+    (home / "tmp").mkdir(parents=True)
+    return checkout, commit_base(checkout, scratch / "git"), home
+
+
+def _tags(job: TaskRunJob) -> dict[str, str]:
+    contestant = job.contestant
+    return {"bench": job.context.bench_id, "contestant": contestant.name, "kind": contestant.kind}
+
+
+def _judged(
+    job: TaskRunJob,
+    task: Task,
+    row: ResultRow,
+    record: RunRecord,
+    copy: TreeGit,
+    scratch: Path,
+    sandbox: Sandbox,
+    clock: _Clock,
+) -> TaskRunResult:
+    """The run's row: released when it kept no call and a stop came first, else its record's
+    figures, its change.patch and the hidden tests' verdict on its commit, journalled."""
+    ctx, kind = job.context, job.contestant.kind
+    record_dir = ctx.root / job.key.folder()
     bench_budget = ctx.bench_budget()
     budget_stop = bench_budget is not None and bench_budget.describe() in record.reason
     interrupted = record.outcome == "interrupted"
-    kept = kept_calls(ledger, row.run_id, record_dir, contestant.kind)
+    kept = kept_calls(ledger_for(ctx.ledger_path), row.run_id, record_dir, kind)
     if (interrupted or budget_stop) and not kept:
         why = "the bench's budget refused its first call" if budget_stop else record.reason
         return _release(job, why, budget_stop=budget_stop, interrupted=interrupted)
     loaded = loaded_run(record_dir)
     _from_record(row, record, loaded)
+    base = copy.base_commit
     patch = change_patch(copy, base, record.commit) if record.commit else ""  # no change: empty
     (record_dir / "change.patch").write_text(patch, encoding="utf-8", errors="surrogateescape")
     if interrupted:
@@ -314,17 +336,9 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
         # (null's runs check this way that the hidden tests fail on the untouched start).
         _grade_into(row, task, copy, record.commit or base, scratch, record_dir, sandbox)
     gates = sum(g.duration_s for e in (loaded.of(GateVerdicts) if loaded else []) for g in e.gates)
-    row.timings = {
-        "setup_s": set_up - began,  # the copy, its base commit, the contestant's providers
-        "preflight_s": preflight - set_up,  # set_up_workspace: the gates on the untouched tree
-        "agent_s": ran - preflight,  # run_task
-        "gates_s": gates,  # inside run_task
-        "grading_s": row.grading_s,
-        "wall_s": time.monotonic() - began,
-    }
-    row.timings = {k: round(v, 3) for k, v in row.timings.items()}
+    row.timings = clock.timings(gates, row.grading_s)
     _finish(ctx, row)
-    return TaskRunResult(key, row, budget_stop=budget_stop, interrupted=interrupted)
+    return TaskRunResult(job.key, row, budget_stop=budget_stop, interrupted=interrupted)
 
 
 def _release(
@@ -354,7 +368,7 @@ def run_one(job: TaskRunJob) -> TaskRunResult:
         journal.append(
             ctx.journal, "started", key, run_id=run_id, pid=os.getpid(), scratch=scratch.name
         )
-        stack.enter_context(_sigterm_interrupts())
+        stack.enter_context(sigterm_interrupts())
         try:
             task = load_task(job.task_folder, job.suite)
             return _run(job, task, _base_row(job, task), scratch)

@@ -342,11 +342,22 @@ def gates(
         list[str] | None,
         typer.Option("--changed", help="A changed file (repeatable): impacted tests run first."),
     ] = None,
+    sandbox: Annotated[
+        str,
+        typer.Option(
+            help="What confines the gates, as for `ssw run`: auto, bwrap, unshare or none."
+        ),
+    ] = "auto",
+    network: Annotated[
+        bool,
+        typer.Option("--network", help="Let the gates reach the network, as `ssw run --network`."),
+    ] = False,
 ) -> None:
-    """Run the repository's gates outside a task and print the verdicts (exit 1 if one fails)."""
+    """Run the repository's gates outside a task, as a run runs them (its sandbox and
+    environment), and print the verdicts (exit 1 if one fails)."""
     from stepswitch.cli.gates import gates_command
 
-    text, code = gates_command(path, list(changed or []))
+    text, code = gates_command(path, list(changed or []), sandbox, network)
     typer.echo(text)
     raise typer.Exit(code)
 

@@ -357,12 +357,12 @@ def run(
     """Run every contestant on every task, interleaved task by task, each run in a fresh copy of
     the task's repo, graded outside it; the same command resumes an interrupted bench."""
     from stepswitch.agent.workers import check_keys
+    from stepswitch.agent.workspace.stops import sigterm_interrupts
     from stepswitch.bench.contestants import keys_line, parse_contestants, provider_env
     from stepswitch.bench.executor import local_executor
     from stepswitch.bench.report import render_summary
     from stepswitch.bench.runner import BenchSpec, ExecutorFactory, run_bench
     from stepswitch.bench.task import load_suite
-    from stepswitch.cli.run import sigterm_interrupts
     from stepswitch.ledger import Budget
     from stepswitch.registry.presets import load_registry
     from stepswitch.registry.trust import Trust

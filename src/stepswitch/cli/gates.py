@@ -1,30 +1,36 @@
-"""`ssw gates PATH [--changed FILE...]`: run a repository's gates outside a task and print the
-verdicts. Exit 0 when every gate that ran passed, 1 otherwise; 2 for a ConfigError, a --changed
-path outside PATH or naming no file (now or at HEAD), a plain folder with no gates, or tests that
-would import the project from outside PATH (the pre-flight)."""
+"""`ssw gates PATH [--changed FILE...]`: prepare the repository as a run does (agent/prepare.py:
+the run's sandbox and environment), then run its gates outside a task and print the verdicts, so
+they are the verdicts a run gets (ADR 0056). Exit 0 when every gate that ran passed, 1
+otherwise; 2 for a ConfigError, a --changed path outside PATH or naming no file (now or at HEAD),
+a plain folder with no gates, a sandbox that cannot run, or tests that would import the project
+from outside PATH (the pre-flight)."""
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path, PurePosixPath
 
+from stepswitch.agent.prepare import prepare_run, unconfined_notices
 from stepswitch.errors import SswError, UsageError
 from stepswitch.gates.base import BaseTree, BaseUnreadable
 from stepswitch.gates.config import GateConfig
 from stepswitch.gates.detect import load_gates
-from stepswitch.gates.interpreter import check_imports, gate_environment
+from stepswitch.gates.interpreter import check_imports, checkout_of, gate_environment
 from stepswitch.gates.suite import GateSuite, SuiteResult
-from stepswitch.util.env import clean_env
+from stepswitch.registry.presets import ProviderSpec, load_registry
+from stepswitch.util.sandbox import choose_sandbox, sandbox_home
 from stepswitch.util.text import escape_controls
 
 
-def _secret_names() -> frozenset[str]:
+def _registry() -> Mapping[str, ProviderSpec]:
+    """The presets, for the names of the keys no command may read; none when they cannot be
+    read (the gates' environment is an allow-list all the same)."""
     try:
-        from stepswitch.registry.presets import key_variables, load_registry
-
-        return key_variables(load_registry())
+        return load_registry()
     except SswError:
-        return frozenset()  # the generic secret-name filter still applies
+        return {}
 
 
 def _relative(root: Path, path: str, base: BaseTree | None) -> str:
@@ -109,10 +115,14 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
     return escape_controls("\n".join(lines))  # a command's output and names from the repository
 
 
-def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
+def gates_command(
+    path: Path, changed: list[str], sandbox: str = "auto", network: bool = False
+) -> tuple[str, int]:
     """Run the gates of the repository at `path` for a change to `changed` (relative to `path`;
-    empty: every gate, full suite). Returns the text to print and the exit code (0 or 1).
-    Raises UsageError for a path that is no folder and ConfigError for a bad gate table."""
+    empty: every gate, full suite), prepared as a run prepares them: in the run's sandbox
+    (`sandbox`, `network` as `ssw run` takes them) with the run's environment, on the checkout
+    as it is. Returns the text to print and the exit code (0 or 1). Raises UsageError for a path
+    that is no folder or a sandbox that cannot run, ConfigError for a bad gate table."""
     root = path.expanduser().resolve()
     if not root.is_dir():
         raise UsageError(f"{path} is not a folder")
@@ -126,12 +136,24 @@ def gates_command(path: Path, changed: list[str]) -> tuple[str, int]:
     if not config.gates:
         return escape_controls(f"gates for {root} ({config.source}): none, nothing to check"), 0
     files = [_relative(root, c, base) for c in changed] or None
-    env = clean_env(_secret_names())
-    suite = GateSuite(config, root, env, log_dir=None)
-    note = _check_imports(suite)
-    result = suite.run(files, "HEAD")
-    text = render(root, config, result, files)
-    return (f"{note}\n{text}" if note else text), 0 if result.passed else 1
+    confining = choose_sandbox(sandbox)
+    with ExitStack() as cleanup:
+        home = cleanup.enter_context(sandbox_home())
+        prepared = prepare_run(
+            root,
+            repo=checkout_of(root),  # a run's worktree's: the user's checkout, with its .venv
+            tree=None,  # the checkout as it is, judged against HEAD
+            sandbox=confining,
+            home=home,
+            registry=_registry(),
+            cleanup=cleanup,
+            network=network,
+            preflight=False,  # its gate run is the verdict
+        )
+        notes = [*unconfined_notices(confining, home), _check_imports(prepared.gates.suite)]
+        result = prepared.gates.suite.run(files, "HEAD")
+    text = render(root, prepared.gates.config, result, files)
+    return "\n".join([*filter(None, notes), text]), 0 if result.passed else 1
 
 
 def _check_imports(suite: GateSuite) -> str:

@@ -8,22 +8,23 @@ import gc
 import os
 import secrets
 import shutil
-import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 
 from stepswitch.agent.events import Sink
+from stepswitch.agent.prepare import PreparedRun, prepare_run, unconfined_notices
 from stepswitch.agent.providers import HttpProviders, ProviderFactory
-from stepswitch.agent.run import run_task
+from stepswitch.agent.repo_gates import RepoGates
+from stepswitch.agent.run import RunExtras, run_task
 from stepswitch.agent.worker_prices import price_workers
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
 from stepswitch.agent.workspace.continued import (
     Continued,
+    Resume,
     find_continued,
     restore_earlier_work,
     resume_notice,
@@ -31,8 +32,7 @@ from stepswitch.agent.workspace.continued import (
     spent_notice,
 )
 from stepswitch.agent.workspace.runs import abandoned_notice
-from stepswitch.agent.workspace.setup import set_up_workspace
-from stepswitch.agent.workspace.stops import run_ending
+from stepswitch.agent.workspace.stops import run_ending, sigterm_interrupts
 from stepswitch.agent.workspace.worktree import (
     Worktree,
     check_clean,
@@ -58,9 +58,9 @@ from stepswitch.registry.first_use import PricesReading
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, Price, ProviderSpec, load_registry
 from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
 from stepswitch.sim.bench_only import refuse_simulated
-from stepswitch.util.keys import held_keys, secrets_notice
+from stepswitch.util.keys import held_keys
 from stepswitch.util.proc import kill_live_groups
-from stepswitch.util.sandbox import NONE_NOTICE, Sandbox, child_env, choose_sandbox, sandbox_home
+from stepswitch.util.sandbox import Sandbox, choose_sandbox, sandbox_home
 
 
 @dataclass(frozen=True)
@@ -112,24 +112,6 @@ def _recovered_notice(ledger: Ledger) -> str | None:
     )
 
 
-@contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM ends the run like Ctrl-C: recorded as interrupted, the work committed."""
-
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        raise Interrupted("SIGTERM")
-
-    try:
-        previous = signal.signal(signal.SIGTERM, on_term)
-    except ValueError:  # not the main thread: leave SIGTERM as it is
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 @dataclass(frozen=True)
 class _Checked:
     """What `ssw run` checked before making anything."""
@@ -143,6 +125,14 @@ class _Checked:
     dirty: list[str]  # uncommitted paths left out (--allow-dirty)
     prices_read: list[PricesReading]  # prices read from model lists for this run
     continued: Continued | None = None
+
+    @property
+    def prices(self) -> list[PricesRead]:
+        """The prices read, as the run's record keeps them."""
+        return [
+            PricesRead(provider=r.provider, url=r.url, at=r.at.isoformat(timespec="seconds"))
+            for r in self.prices_read
+        ]
 
 
 def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
@@ -231,99 +221,125 @@ def _run(
     cleanup: ExitStack,
     left: _Left,
 ) -> RunRecord:
-    repo, policy, registry, run_id = (
-        checked.repo,
-        checked.policy,
-        checked.registry,
-        folder.root.name,
-    )
+    policy, run_id, continued = checked.policy, folder.root.name, checked.continued
     show = escaped(print_line)  # notices name files of the repository, which may hold controls
-    exclude_ssw_folder(repo)  # before the ledger or anything else lands in .ssw/
-    base_urls: dict[str, str] = {}
-    if checked.script is not None:
-        server, _ = start_scripted_server(checked.script)
-        cleanup.callback(server.stop)
-        base_urls[SCRIPTED_PROVIDER] = server.base_url
-    ledger = open_ledger(ledger_path(options, repo))
+    exclude_ssw_folder(checked.repo)  # before the ledger or anything else lands in .ssw/
+    ledger = open_ledger(ledger_path(options, checked.repo))
     cleanup.callback(ledger.close)
-    limit = policy.limits.budget_usd
-    continued = checked.continued
-    task_id = continued.record.ids.task_id if continued else run_id
-    if continued is not None:  # its calls count against the same task budget: one task id
-        show(spent_notice(continued, ledger, limit))
-    for notice in (
-        *(read.line for read in checked.prices_read),
-        _recovered_notice(ledger),
-        abandoned_notice(repo),
-        dirty_notice(repo, checked.dirty) if checked.dirty else None,
-    ):
-        if notice:
-            show(notice)
-    http = HttpProviders(registry, env=provider_env(), base_urls=base_urls, trust=options.trust)
-    cleanup.callback(http.close)
-    providers: ProviderFactory = http
-    if options.record is not None:
-        providers = RecordingProviders(http, Recorder(options.record, policy, checked.task))
-    home = cleanup.enter_context(sandbox_home())
-    worktree = create_worktree(
-        repo,
-        run_id,
-        base=continued.record.base_commit if continued else None,
-        start=continued.tip if continued else None,
-    )
-    left.worktree = worktree
-    cleanup.callback(_leave, worktree, folder, show, left)
-    if not checked.sandbox.confines:
-        print_line(NONE_NOTICE)
-        # The commands' environment, as set_up_workspace makes it: which secrets they can read.
-        show(secrets_notice(child_env(os.environ, home)))
-    run_ws = set_up_workspace(
-        worktree.path,
-        repo=repo,
-        home=home,
-        sandbox=checked.sandbox,
-        registry=registry,
-        tree=worktree.git,
-        log_dir=folder.logs,
-        network=options.network,
-    )
-    cleanup.callback(run_ws.gates.close)
-    resume = None
-    if continued is not None:  # after the pre-flight, which judges the base commit's files
-        changed = restore_earlier_work(worktree.git, continued.tip)
-        resume = resume_point(continued, changed, options.replan)
-        show(
-            f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
-            f"change ({len(changed)} files) is in the tree; this run's branch starts after it"
-        )
-        show(resume_notice(resume, policy))
+    _notices(checked, ledger, show)
+    providers = _providers(options, checked, cleanup)
+    prepared, worktree = _prepare(options, checked, folder, cleanup, left, show)
+    # After the pre-flight, which judges the base commit's files.
+    resume = _resume(continued, worktree, options.replan, policy, show) if continued else None
     # Modules, registry, policy and gate config live as long as the process: no garbage
     # collection needs to walk them again during the run (about 40,000 objects).
     gc.freeze()
+    task_id = continued.record.ids.task_id if continued else run_id
+    limit = policy.limits.budget_usd
     return run_task(
+        prepared,
         task=checked.task,
         policy=policy,
-        workspace=run_ws.workspace,
-        tree=worktree.git,
         ledger=ledger,
         folder=folder,
         ids=RunIds(run_id=run_id, task_id=task_id),
         budgets=(Budget("task", task_id, limit),) if limit is not None else (),
         providers=providers,
-        gates=run_ws.gates,
-        baseline_gates=run_ws.baseline,
-        sinks=sinks,
         deadline=time.monotonic() + policy.limits.wall_time_s,
-        registry=registry,
-        tags=dict(options.tags),
-        repo_root=repo,
-        allow_dirty=bool(checked.dirty),
-        resume=resume,
-        prices_read=[
-            PricesRead(provider=r.provider, url=r.url, at=r.at.isoformat(timespec="seconds"))
-            for r in checked.prices_read
-        ],
+        extras=RunExtras(
+            sinks=sinks,
+            tags=dict(options.tags),
+            resume=resume,
+            prices_read=checked.prices,
+            allow_dirty=bool(checked.dirty),
+        ),
     )
+
+
+def _prepare(
+    options: RunOptions,
+    checked: _Checked,
+    folder: RunFolder,
+    cleanup: ExitStack,
+    left: _Left,
+    show: Callable[[str], None],
+) -> tuple[PreparedRun[RepoGates], Worktree]:
+    """The run's worktree on its new branch (`--continue`: at the earlier run's base), and the
+    run prepared in it; the worktree goes at the end only when its branch holds all it has."""
+    continued = checked.continued
+    home = cleanup.enter_context(sandbox_home())
+    worktree = create_worktree(
+        checked.repo,
+        folder.root.name,
+        base=continued.record.base_commit if continued else None,
+        start=continued.tip if continued else None,
+    )
+    left.worktree = worktree
+    cleanup.callback(_leave, worktree, folder, show, left)
+    for notice in unconfined_notices(checked.sandbox, home):
+        show(notice)  # the commands' environment as prepare_run makes it: the secrets they read
+    prepared = prepare_run(
+        worktree.path,
+        repo=checked.repo,
+        tree=worktree.git,
+        sandbox=checked.sandbox,
+        home=home,
+        registry=checked.registry,
+        cleanup=cleanup,
+        log_dir=folder.logs,
+        network=options.network,
+    )
+    return prepared, worktree
+
+
+def _notices(checked: _Checked, ledger: Ledger, show: Callable[[str], None]) -> None:
+    """What the run's start says before anything is made in the checkout."""
+    continued = checked.continued
+    if continued is not None:  # its calls count against the same task budget: one task id
+        show(spent_notice(continued, ledger, checked.policy.limits.budget_usd))
+    for notice in (
+        *(read.line for read in checked.prices_read),
+        _recovered_notice(ledger),
+        abandoned_notice(checked.repo),
+        dirty_notice(checked.repo, checked.dirty) if checked.dirty else None,
+    ):
+        if notice:
+            show(notice)
+
+
+def _providers(options: RunOptions, checked: _Checked, cleanup: ExitStack) -> ProviderFactory:
+    """The workers' providers over HTTP: the scripted server's address when the policy uses
+    it, and every reply written to a script with --record."""
+    base_urls: dict[str, str] = {}
+    if checked.script is not None:
+        server, _ = start_scripted_server(checked.script)
+        cleanup.callback(server.stop)
+        base_urls[SCRIPTED_PROVIDER] = server.base_url
+    http = HttpProviders(
+        checked.registry, env=provider_env(), base_urls=base_urls, trust=options.trust
+    )
+    cleanup.callback(http.close)
+    if options.record is None:
+        return http
+    return RecordingProviders(http, Recorder(options.record, checked.policy, checked.task))
+
+
+def _resume(
+    continued: Continued,
+    worktree: Worktree,
+    replan: bool,
+    policy: Policy,
+    show: Callable[[str], None],
+) -> Resume:
+    """`--continue`: the earlier run's change in the tree, and where its steps stopped."""
+    changed = restore_earlier_work(worktree.git, continued.tip)
+    resume = resume_point(continued, changed, replan)
+    show(
+        f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
+        f"change ({len(changed)} files) is in the tree; this run's branch starts after it"
+    )
+    show(resume_notice(resume, policy))
+    return resume
 
 
 def _leave(worktree: Worktree, folder: RunFolder, show: Callable[[str], None], left: _Left) -> None:

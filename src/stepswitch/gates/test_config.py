@@ -6,7 +6,7 @@ every conftest.py on the way to the tests it collects, the root's included, befo
 a change could make every test pass without touching one. So:
 - `pin_test_config`: the file pytest would have chosen at the base commit (read from git's
   objects, never the worktree) is copied into `config_folder()`, this process's own folder, which
-  the run's sandbox shows read-only (agent/workspace/setup.py); each test stage runs pytest with
+  the run's sandbox shows read-only (agent/prepare.py); each test stage runs pytest with
   `-c <that copy>` and the worktree as rootdir and confcutdir (`pytest_config.pinned_args`). The
   worktree's own pytest.ini, tox.ini, ... are never read, and the stage's log says so. A
   confinement that does not show the folder gets the copy in the stage's scratch folder, written
@@ -74,7 +74,7 @@ DEFAULT_NORECURSE = (
 def config_folder() -> Path:
     """This process's folder for the copies of base configurations: made on first use, removed
     at exit; its owner lock lets `ssw runs clean` remove it once a killed process left it
-    (util/scratch.py). A sandbox must show it read-only (agent/workspace/setup.py adds it)."""
+    (util/scratch.py). A sandbox must show it read-only (agent/prepare.py adds it)."""
     return process_scratch(TEST_CONFIG_PREFIX)
 
 

@@ -50,7 +50,7 @@ class Workspace:
     command_timeout_s: float = 120
     output_cap_chars: int = 16000
     secret_env_names: frozenset[str] = field(default_factory=frozenset)
-    # The run's sandbox; None: commands run unconfined (tests of the tools, `ssw gates`).
+    # The run's sandbox; None: commands run unconfined (tests of the tools).
     confinement: Confinement | None = None
     # The environment commands get; None: the user's, without secrets (command_env).
     env: Mapping[str, str] | None = None

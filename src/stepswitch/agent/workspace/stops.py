@@ -1,9 +1,9 @@
 """SIGINT and SIGTERM during a run. Until the run's end begins, each does what its caller's
-handler says (Ctrl-C and `ssw run`'s SIGTERM raise an interruption the run records); the first
-that stops the run, or the run ending of itself, begins the end, and from then on no signal
-interrupts it: saving the work, writing the record, cleaning up. A signal held so is said at
-once, on stderr, and given to the caller's handler when the end is done, unless the run was
-already stopping (docs/decisions/0023-every-end-keeps-the-work.md)."""
+handler says (Ctrl-C, and SIGTERM under `sigterm_interrupts`, raise an interruption the run
+records); the first that stops the run, or the run ending of itself, begins the end, and from
+then on no signal interrupts it: saving the work, writing the record, cleaning up. A signal held
+so is said at once, on stderr, and given to the caller's handler when the end is done, unless
+the run was already stopping (docs/decisions/0023-every-end-keeps-the-work.md)."""
 
 from __future__ import annotations
 
@@ -81,3 +81,21 @@ def run_ending(saying: str) -> Iterator[Ending]:
             signal.signal(signum, previous)
     if ending.pending is not None:  # the end is done: now the caller's handler has it
         signal.raise_signal(ending.pending)
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM stops a run (or a bench) as Ctrl-C does: an interruption it records, its work
+    committed. In the main thread, as `run_ending`; elsewhere SIGTERM stays as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted(signal_label(signum))
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
