@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from stepswitch.steps import StepType
+
 Role = Literal["system", "user", "assistant", "tool"]
 ToolChoice = Literal["auto", "required", "none"]
 
@@ -96,6 +98,9 @@ class Request:
     stream: bool = False
     cache: bool = True  # mark the stable prefix where the format wants markers (Anthropic)
     carry_reasoning: bool = True  # send each assistant turn's reasoning state back (ADR 0009)
+    # The step that asks, for a provider that answers without a model (the bench's oracle and
+    # null contestants); never encoded: a wire format has no field for it.
+    step_type: StepType | None = None
 
 
 @dataclass(frozen=True)
