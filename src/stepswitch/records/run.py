@@ -36,7 +36,6 @@ Outcome = Literal[
     "harness_error",
     "error",
 ]
-OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
 
 # passed: the last gate run passed; failed: it failed; none: the project has no gate, so none
 # ran; not_run: the run ended before its first gate run.
