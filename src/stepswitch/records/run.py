@@ -159,6 +159,9 @@ class RunRecord(Record):
     totals: Totals = Field(default_factory=Totals)
     changed_files: list[ChangedFile] = Field(default_factory=list)
     commit: str | None = None
+    # The scope of the budget (the ledger's Scope) that refused the call the run stopped on;
+    # None for any other end. Not written: run.json says it in `reason`, as it always did.
+    budget_stop: Literal["task", "run", "bench"] | None = Field(default=None, exclude=True)
 
     @property
     def run_id(self) -> str:
