@@ -296,8 +296,7 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
             repo_root=checkout,
         )
     ran = time.monotonic()
-    bench_budget = ctx.bench_budget()
-    budget_stop = bench_budget is not None and bench_budget.describe() in record.reason
+    budget_stop = record.budget_stop == "bench"
     interrupted = record.outcome == "interrupted"
     kept = kept_calls(ledger, row.run_id, record_dir, contestant.kind)
     if (interrupted or budget_stop) and not kept:
