@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from stepswitch.errors import ConfigError
-from stepswitch.util.config_model import Strict, config_error, first_problem, load_model
+from stepswitch.util.config_model import Strict, first_problem, load_model, validate
 from stepswitch.util.toml import MAX_TOML_DEPTH
 
 
@@ -94,12 +94,15 @@ def test_a_strict_model_is_frozen_and_refuses_unknown_keys():
     with pytest.raises(ValidationError) as caught:
         Team.model_validate({"name": "a", "size": 3})
     assert first_problem(caught.value) == "size: Extra inputs are not permitted"
-    error = config_error(caught.value, "team.toml")
-    assert str(error) == "team.toml: size: Extra inputs are not permitted"
+    with pytest.raises(ConfigError) as said:
+        validate(Team, {"name": "a", "size": 3}, "team.toml")
+    assert str(said.value) == "team.toml: size: Extra inputs are not permitted"
 
 
 def test_a_problem_at_the_top_level_names_the_document():
     with pytest.raises(ValidationError) as caught:
         Team.model_validate([])
     assert first_problem(caught.value, "(file)").startswith("(file): ")
-    assert config_error(caught.value, "team.toml").key == "(top level)"
+    with pytest.raises(ConfigError) as said:
+        validate(Team, [], "team.toml")
+    assert said.value.key == "(top level)"

@@ -68,20 +68,6 @@ def _msg(error: ErrorDetails) -> str:
     return error["msg"]
 
 
-def config_error(
-    exc: ValidationError,
-    file: str,
-    *,
-    key: Wording = _key,
-    problem: Wording = _msg,
-    fix: str | Wording = "",
-) -> ConfigError:
-    """The ConfigError that names `file` and the first error's key, problem and fix."""
-    first = first_error(exc)
-    said = fix if isinstance(fix, str) else fix(first)
-    return ConfigError(file, key(first), problem(first), said)
-
-
 def validate(
     model: type[M],
     data: Any,
@@ -91,11 +77,14 @@ def validate(
     problem: Wording = _msg,
     fix: str | Wording = "",
 ) -> M:
-    """`data` as `model`, or the ConfigError `config_error` words."""
+    """`data` as `model`, or the one-line ConfigError naming `file` and the first error's key,
+    problem and fix, each worded by `key`, `problem` and `fix` (a fix may be plain text)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise config_error(exc, file, key=key, problem=problem, fix=fix) from exc
+        first = first_error(exc)
+        said = fix if isinstance(fix, str) else fix(first)
+        raise ConfigError(file, key(first), problem(first), said) from exc
 
 
 def load_model(
