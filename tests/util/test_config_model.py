@@ -106,3 +106,11 @@ def test_a_problem_at_the_top_level_names_the_document():
     with pytest.raises(ConfigError) as said:
         validate(Team, [], "team.toml")
     assert said.value.key == "(top level)"
+
+
+def test_a_json_document_ssw_wrote_is_parsed_and_checked_in_one_step():
+    assert validate(Team, b'{"name": "a"}', "team.json", from_json=True) == Team(name="a")
+    for text, key in ((b'{"name": 1}', "name"), (b"{", "(top level)")):
+        with pytest.raises(ConfigError) as said:
+            validate(Team, text, "team.json", fix="delete it", from_json=True)
+        assert (said.value.key, said.value.fix) == (key, "delete it")

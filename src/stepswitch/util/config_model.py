@@ -76,11 +76,13 @@ def validate(
     key: Wording = _key,
     problem: Wording = _msg,
     fix: str | Wording = "",
+    from_json: bool = False,
 ) -> M:
     """`data` as `model`, or the one-line ConfigError naming `file` and the first error's key,
-    problem and fix, each worded by `key`, `problem` and `fix` (a fix may be plain text)."""
+    problem and fix, each worded by `key`, `problem` and `fix` (a fix may be plain text).
+    `from_json`: `data` is a JSON document, parsed by pydantic (bad JSON is its first error)."""
     try:
-        return model.model_validate(data)
+        return model.model_validate_json(data) if from_json else model.model_validate(data)
     except ValidationError as exc:
         first = first_error(exc)
         said = fix if isinstance(fix, str) else fix(first)
