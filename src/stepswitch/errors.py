@@ -63,7 +63,9 @@ class ConfigError(UsageError):
 class ProviderError(SswError):
     """A provider call failed or answered something we cannot read.
 
-    `raw_body` keeps what the provider sent, with secrets removed, for the record.
+    `raw_body` keeps what the provider sent, with secrets removed, for the record. `refused`:
+    the provider answered with an HTTP error status before generating anything (the wire client
+    sets it; an error event inside a stream is not one).
     """
 
     def __init__(
@@ -73,10 +75,12 @@ class ProviderError(SswError):
         status: int | None = None,
         raw_body: str = "",
         request_id: str | None = None,
+        refused: bool = False,
     ) -> None:
         self.status = status
         self.raw_body = raw_body
         self.request_id = request_id
+        self.refused = refused
         super().__init__(message)
 
 

@@ -75,12 +75,6 @@ def test_a_registry_price_change_shows_in_the_pricing_claim(pricing_root):
     assert computed.values["mismatches"] == 2  # both claude-haiku-4-5 rows keep the old rate
 
 
-def _copy(root: Path, *rels: str) -> None:
-    for rel in rels:
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / rel, root / rel)
-
-
 def _fixed_perf(root: Path) -> Path:
     """The 2026-11-29 bench/perf results, pinned: a re-measurement must not change the tests."""
     path = root / "bench/perf/results.json"

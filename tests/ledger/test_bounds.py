@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 import pytest
 
@@ -141,11 +142,40 @@ def test_a_connection_never_made_costs_nothing(ledger):
 
 
 def test_an_error_event_inside_a_200_stream_is_a_bound_not_a_refusal():
-    mid_stream = Attempt(1, 529, "messages: overloaded_error: Overloaded", 1.0, None)
+    mid_stream = Attempt(1, 529, "messages: overloaded_error: Overloaded", 1.0, None, kind="failed")
     refused = Attempt(1, 529, "HTTP 529", 1.0, None)
     auth = Attempt(1, 401, "the provider refused the key (HTTP 401); check it", 1.0, None)
     assert not http_refusal(mid_stream)
     assert http_refusal(refused) and http_refusal(auth)
+
+
+def test_the_wire_client_tells_an_overloaded_stream_from_an_overloaded_answer(ledger):
+    from stepswitch.wire.formats.messages import MessagesCodec
+
+    folder = Path(__file__).parent.parent / "fixtures" / "messages"
+    sse = {"Content-Type": "text/event-stream"}
+    replies = [
+        Reply(body=(folder / "stream_error.sse").read_text(), headers=sse),  # 200, then 529
+        Reply(529, {"error": "overloaded"}, {"Retry-After": "0"}),
+    ]
+    tracker = CallTracker(ledger, intent())
+    request = Request(model="claude", messages=REQUEST.messages, stream=True)
+    with LoopbackServer(ReplyQueue(replies)) as server:
+        provider = HttpProvider(MessagesCodec(), server.base_url, retry=RetryPolicy(2, 0.001))
+        with pytest.raises(ProviderError), tracker:
+            provider.complete(request, deadline=time.monotonic() + 30, hooks=tracker.hooks)
+        provider.close()
+    assert [(r.http_status, r.status) for r in tracker.rows] == [(529, "bound"), (529, "error")]
+
+
+def test_the_ledger_bills_by_the_attempts_kind_whatever_its_message_says(ledger):
+    """The kind the client set decides, not the words: a refusal worded any way costs nothing,
+    and an error status that came inside a stream is a bound even when it reads "HTTP 529"."""
+    refused = Attempt(1, 429, "slow down, please", 0.1, None, kind="refused")
+    in_stream = Attempt(1, 529, "HTTP 529", 0.1, None, kind="failed")
+    rows = [ledger.settle(ledger.reserve(intent(), 1, 3000), a) for a in (refused, in_stream)]
+    assert [r.status for r in rows] == ["error", "bound"]
+    assert rows[0].high_usd == 0.0 and rows[1].high_usd == rows[1].reserved_usd
 
 
 def test_an_exception_between_the_hooks_leaves_a_bound_not_an_open_reservation(ledger):

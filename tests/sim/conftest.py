@@ -8,7 +8,6 @@ import tomli_w
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = REPO / "bench/suites/general/csv-quoting"
-TIERS = {"small": "sim-small", "mid": "sim-mid", "large": "sim-large"}
 
 
 def population_file(folder: Path, *, seed: int = 7, **tier: object) -> Path:

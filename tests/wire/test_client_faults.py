@@ -287,3 +287,35 @@ def test_a_plain_http_client_refuses_https_instead_of_skipping_verification():
 
     with new_http_client(tls=False) as client, pytest.raises(httpx.UnsupportedProtocol):
         client.get("https://127.0.0.1:9/")
+
+
+def test_each_attempt_says_how_it_ended_refused_failed_or_answered():
+    """The kind the ledger bills by: an HTTP error status at the head is a refusal, whatever
+    its status; an error inside a 200 stream or a cut body is a failure; a completion answers."""
+    from stepswitch.wire.formats.messages import MessagesCodec
+    from stepswitch.wire.types import CallHooks
+
+    folder = Path(__file__).parent.parent / "fixtures" / "messages"
+    sse = {"Content-Type": "text/event-stream"}
+    replies = [
+        Reply(429, "slow", {"Retry-After": "0"}),
+        Reply(body=(folder / "stream_error.sse").read_text(), headers=sse),
+        Reply(body=(folder / "stream_thinking_and_text.sse").read_text(), headers=sse, reset=True),
+        Reply(body=(folder / "stream_thinking_and_text.sse").read_text(), headers=sse),
+        Reply(401, "no"),
+    ]
+    attempts: list = []
+    hooks = CallHooks(after_attempt=attempts.append)
+    request = Request(model="claude", messages=REQUEST.messages, stream=True)
+    with LoopbackServer(ReplyQueue(replies)) as server:
+        client = HttpProvider(MessagesCodec(), server.base_url, sleep=Clock(), jitter=lambda: 1.0)
+        client.complete(request, deadline=far(), hooks=hooks)
+        with pytest.raises(AuthError):
+            client.complete(request, deadline=far(), hooks=hooks)
+    assert [(a.status, a.kind) for a in attempts] == [
+        (429, "refused"),
+        (529, "failed"),
+        (None, "failed"),
+        (200, "answered"),
+        (401, "refused"),
+    ]

@@ -46,11 +46,6 @@ NUDGE = (
 )
 
 
-def system_prompt(step_type: StepType) -> str:
-    """The same for every step type: the step's instruction goes in `step_context`."""
-    return SYSTEM_PROMPT
-
-
 @dataclass
 class TaskBrief:
     """What the steps pass on to each other: summaries, never whole conversations."""

@@ -37,7 +37,7 @@ from stepswitch.agent.workspace.worktree import (
     unsaved_paths,
 )
 from stepswitch.errors import HarnessError, Interrupted, RunStopped, SswError, UsageError
-from stepswitch.ledger import Budget, Ledger
+from stepswitch.ledger import Budget, BudgetExceeded, Ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.crash import crash_traceback
 from stepswitch.records.folder import RecordNotWritten, RunFolder
@@ -207,6 +207,8 @@ def _drive(
     except RunStopped as exc:
         # A limit, the gates on every rung, an unreadable review: the run ends, nothing lost.
         _ended(record, exc.outcome, str(exc), max(1, exc.exit_code))
+        if isinstance(exc, BudgetExceeded):
+            record.budget_stop = exc.budget.scope
     except HarnessError as exc:
         _ended(record, "harness_error", str(exc), 1)
         record.traceback = crash_traceback(exc)

@@ -253,6 +253,7 @@ class Session:
             temperature=w.temperature,
             cache=w.cache,
             carry_reasoning=w.carry_reasoning,
+            step_type=spec.step_type,
         )
         routed_to = came_from[0] if came_from else choice.name
         # A named worker (reviewer, second opinion) is outside the ladder, whatever its name.

@@ -409,17 +409,6 @@ def run_pytest(
     return dataclasses.replace(verdict, sandbox=confine.name)
 
 
-def read_junit(report: Path, exit_status: int, duration_s: float, output: str) -> TestVerdict:
-    """`parse_junit` of a report file; no file (or one past the cap) is `report=False`."""
-    try:
-        if report.stat().st_size > REPORT_CAP_BYTES:
-            raise ValueError("report too large")
-        data = report.read_bytes()
-    except (OSError, ValueError):
-        return TestVerdict(exit_status, False, duration_s=duration_s, output=output)
-    return parse_junit(data, exit_status, duration_s, output)
-
-
 def parse_junit(data: bytes, exit_status: int, duration_s: float, output: str) -> TestVerdict:
     """The counts of pytest's JUnit XML report. Nothing written is `report=False` (pytest did
     not get that far). Anything else must be what pytest writes, one `<testsuites>` document

@@ -52,7 +52,6 @@ class JournalState:
     finished: dict[RunKey, ResultRow] = field(default_factory=dict)
     open_runs: dict[RunKey, dict[str, Any]] = field(default_factory=dict)  # the last `started`
     starts: dict[RunKey, int] = field(default_factory=dict)  # how often each run started
-    skipped_lines: int = 0
 
 
 def read(path: Path) -> JournalState:
@@ -67,8 +66,7 @@ def read(path: Path) -> JournalState:
             key = RunKey(str(entry["task"]), str(entry["contestant"]), int(entry["attempt"]))
             event = entry["event"]
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            state.skipped_lines += 1  # a line torn by a kill mid-write
-            continue
+            continue  # a line torn by a kill mid-write: skipped
         if key in state.finished:
             continue  # final: nothing after it changes the run
         if event == "started":
@@ -80,7 +78,6 @@ def read(path: Path) -> JournalState:
             try:
                 state.finished[key] = ResultRow.model_validate(entry["row"])
             except (KeyError, ValidationError):
-                state.skipped_lines += 1
                 continue
             state.open_runs.pop(key, None)
     return state

@@ -22,7 +22,7 @@ from stepswitch.bench.grading_layout import copy_tree
 from stepswitch.bench.task import Task
 from stepswitch.errors import HarnessError
 from stepswitch.policy.model import WorkerConfig
-from stepswitch.steps import STEPS, StepType
+from stepswitch.steps import StepType
 from stepswitch.wire.types import (
     Attempt,
     CallHooks,
@@ -76,11 +76,8 @@ def reference_change(task: Task, checkout: Path, scratch: Path) -> ReferenceChan
 
 
 def step_of(request: Request) -> StepType | None:
-    """The step a request is for, from the tools it offers (REVIEW offers none)."""
-    if request.response_format is not None:
-        return StepType.REVIEW
-    offered = frozenset(t.name for t in request.tools)
-    return next((s for s, spec in STEPS.items() if spec.tools and spec.tools == offered), None)
+    """The step a request is for: the session names it on the request."""
+    return request.step_type
 
 
 def _prompt_bytes(request: Request) -> int:

@@ -41,10 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from stepswitch.errors import ConfigError
 from stepswitch.gates.config import OWN_FILE, GateConfig, _parse_gates, read_gate_config
+from stepswitch.util.config_model import Strict, validate
 from stepswitch.util.toml import parse_toml
 
 TASK_FILE = "task.toml"
@@ -63,11 +64,7 @@ NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
 MAX_FAILING = 10  # as many failing test ids as a verdict keeps (grading_folder.TestVerdict)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TestsSpec(_Strict):
+class TestsSpec(Strict):
     __test__ = False  # not a pytest test class
 
     command: Text  # pytest over the hidden tests; the grader appends its own options
@@ -80,11 +77,11 @@ class TestsSpec(_Strict):
     failing_at_start: Annotated[tuple[NodeId, ...], Field(max_length=MAX_FAILING)] = ()
 
 
-class Limits(_Strict):
+class Limits(Strict):
     task_timeout_s: Seconds = 1800.0
 
 
-class TaskSpec(_Strict):
+class TaskSpec(Strict):
     """task.toml as written."""
 
     schema_version: Literal[1] = 1
@@ -357,13 +354,14 @@ def load_task(folder: Path, suite: str | None = None) -> Task:
         data = parse_toml(_text(folder / TASK_FILE, TASK_FILE))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(file, "(syntax)", str(exc), "fix the TOML syntax") from exc
-    try:
-        spec = TaskSpec.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(
-            file, _key_of(tuple(first["loc"])), _problem_of(first), _fix_for(first)
-        ) from exc
+    spec = validate(
+        TaskSpec,
+        data,
+        file,
+        key=lambda error: _key_of(tuple(error["loc"])),
+        problem=_problem_of,
+        fix=_fix_for,
+    )
     if spec.id != folder.name:
         raise ConfigError(
             file, "id", f"{spec.id!r} is not the folder's name", f'id = "{folder.name}"'

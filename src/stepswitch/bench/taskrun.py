@@ -317,8 +317,7 @@ def _judged(
     figures, its change.patch and the hidden tests' verdict on its commit, journalled."""
     ctx, kind = job.context, job.contestant.kind
     record_dir = ctx.root / job.key.folder()
-    bench_budget = ctx.bench_budget()
-    budget_stop = bench_budget is not None and bench_budget.describe() in record.reason
+    budget_stop = record.budget_stop == "bench"
     interrupted = record.outcome == "interrupted"
     kept = kept_calls(ledger_for(ctx.ledger_path), row.run_id, record_dir, kind)
     if (interrupted or budget_stop) and not kept:

@@ -8,49 +8,46 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from stepswitch.errors import ConfigError
+from stepswitch.util.config_model import Strict
 from stepswitch.util.text import escape_json_controls
 
 SCHEMA_VERSION = 1
 Verdict = Literal["accepted", "rejected", "not_proved", "withdrawn"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class InputHash(_Strict):
+class InputHash(Strict):
     path: str  # relative to the repository; a folder ends with "/"
     sha256: str
 
 
-class ValueText(_Strict):
+class ValueText(Strict):
     value: int | str  # ints as ints, floats as 12 significant digits, text as text
     text: str  # as the README shows it
 
 
-class BoundResult(_Strict):
+class BoundResult(Strict):
     bound: str
     value: int | str | None = None  # None: not proved, nothing to compare
     holds: bool | None = None
 
 
-class RunInput(_Strict):
+class RunInput(Strict):
     folder: str
     started_at: str
     base_commit: str
     claims: list[str]
 
 
-class RegistrationSeen(_Strict):
+class RegistrationSeen(Strict):
     commit: str
     date: str
     text_sha256: str
 
 
-class EarlierMeasurement(_Strict):
+class EarlierMeasurement(Strict):
     """A measurement of the claim before this one (claims/history.py): from other inputs."""
 
     inputs_sha256: str  # of its inputs' paths and sha256: the same inputs are one measurement
@@ -65,7 +62,7 @@ class EarlierMeasurement(_Strict):
         return f"measured before: {self.verdict} on {self.measured_on}{figures}, evidence {where}"
 
 
-class Evidence(_Strict):
+class Evidence(Strict):
     schema_version: int = SCHEMA_VERSION
     claim: str
     title: str

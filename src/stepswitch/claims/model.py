@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from stepswitch.claims.inputs import checked_path
 from stepswitch.claims.metrics import Metric, all_metrics
 from stepswitch.claims.numbers import Bound, Fmt, parse_bound
 from stepswitch.errors import ConfigError
+from stepswitch.util.config_model import Strict, Wording, dotted, validate
 
 CLAIMS_FILE = "claims/claims.yaml"
 EVIDENCE_DIR = "claims/evidence"
@@ -39,11 +40,7 @@ PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 NUMBER = re.compile(r"\d[\d.,]*")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Claim(_Strict):
+class Claim(Strict):
     id: ClaimId
     title: Text
     statement: Text
@@ -67,17 +64,17 @@ class Claim(_Strict):
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-class AllowRule(_Strict):
+class AllowRule(Strict):
     pattern: Text  # a regular expression; what it matches may hold digits
     why: Text
 
 
-class ReadmeSpec(_Strict):
+class ReadmeSpec(Strict):
     path: Text = "README.md"
     allow: list[AllowRule] = Field(default_factory=list)
 
 
-class ClaimsFile(_Strict):
+class ClaimsFile(Strict):
     schema_version: Literal[1] = 1
     readme: ReadmeSpec = ReadmeSpec()
     claims: list[Claim] = Field(min_length=1)
@@ -121,11 +118,9 @@ def _error(key: str, problem: str, fix: str = "") -> ConfigError:
     return ConfigError(CLAIMS_FILE, key, problem, fix)
 
 
-def _validation_error(exc: ValidationError, prefix: str) -> ConfigError:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    key = f"{prefix}.{where}" if where else prefix
-    return _error(key, first["msg"])
+def _under(prefix: str) -> Wording:
+    """An error's key under `prefix` (a claim's id), as pydantic writes the rest."""
+    return lambda error: f"{prefix}.{where}" if (where := dotted(error["loc"])) else prefix
 
 
 def _resolve(claim: Claim, root: Path, allow: tuple[re.Pattern[str], ...]) -> LoadedClaim:
@@ -235,19 +230,14 @@ def load_claims(root: Path) -> Claims:
     for i, entry in enumerate(entries):
         label = entry.get("id") if isinstance(entry, dict) else None
         prefix = label if isinstance(label, str) else f"claims[{i}]"
-        try:
-            claims.append(Claim.model_validate(entry))
-        except ValidationError as exc:
-            raise _validation_error(exc, prefix) from None
+        claims.append(validate(Claim, entry, CLAIMS_FILE, key=_under(prefix)))
     seen: set[str] = set()
     for claim in claims:
         if claim.id in seen:
             raise _error(f"{claim.id}.id", f"{claim.id} is the id of two claims")
         seen.add(claim.id)
-    try:
-        parsed = ClaimsFile.model_validate({**raw, "claims": [c.model_dump() for c in claims]})
-    except ValidationError as exc:
-        raise _validation_error(exc, "(file)") from None
+    data = {**raw, "claims": [c.model_dump() for c in claims]}
+    parsed = validate(ClaimsFile, data, CLAIMS_FILE, key=_under("(file)"))
     allow = []
     for i, rule in enumerate(parsed.readme.allow):
         try:

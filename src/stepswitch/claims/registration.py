@@ -152,6 +152,7 @@ def _entry_lines(text: str) -> list[int]:
 def parse_log(text: str, name: str = REGISTRATIONS_FILE) -> Log:
     """The log in `text`; a malformed one is a ConfigError naming the entry and the key."""
     from stepswitch.claims.yamlio import parse_yaml
+    from stepswitch.util.config_model import first_error
 
     raw = parse_yaml(text, name) or {}
     if isinstance(raw, dict) and raw.get("schema_version") == 1:
@@ -165,7 +166,7 @@ def parse_log(text: str, name: str = REGISTRATIONS_FILE) -> Log:
     try:
         entries = tuple(RegistrationsFile.model_validate(raw).log)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        first = first_error(exc)
         loc = list(first["loc"])
         where = ".".join(str(p) for p in loc) or "(file)"
         if len(loc) >= 2 and loc[0] == "log" and isinstance(loc[1], int) and loc[1] < len(lines):

@@ -10,32 +10,26 @@ import threading
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from stepswitch.errors import ConfigError
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
-from stepswitch.util.inputs import read_text_input
+from stepswitch.util.config_model import Strict, dotted, load_model
 from stepswitch.util.prefix import common_prefix_len
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ScriptedToolCall(_Strict):
+class ScriptedToolCall(Strict):
     name: str
     arguments: dict[str, Any] | str = Field(default_factory=dict)
 
 
-class ScriptedUsage(_Strict):
+class ScriptedUsage(Strict):
     prompt_tokens: int = Field(ge=0)
     completion_tokens: int = Field(ge=0)
     cached_tokens: int = Field(default=0, ge=0)
     reasoning_tokens: int = Field(default=0, ge=0)
 
 
-class ScriptedReply(_Strict):
+class ScriptedReply(Strict):
     expect_model: str | None = None  # fail loudly when routing sent this call elsewhere
     content: str = ""
     reasoning: str | None = None
@@ -46,7 +40,7 @@ class ScriptedReply(_Strict):
     delay_s: float = Field(default=0.0, ge=0, le=600)  # answer this late (a slow provider)
 
 
-class Script(_Strict):
+class Script(Strict):
     """Replies to replay in order; or `tour: true`, canned replies that fit any repository
     (fakes/tour.py): each step says it is scripted, nothing is edited, reviews approve."""
 
@@ -65,21 +59,15 @@ class Script(_Strict):
 
 
 def load_script(path: Path) -> Script:
-    text = read_text_input(path, "script", "name a YAML script of replies, e.g. script.yaml")
-    try:
-        # libyaml's loader when present: the pure-Python one costs ~10 ms per script.
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        data = yaml.load(text, Loader=loader)
-    except yaml.YAMLError as exc:
-        raise ConfigError(str(path), "(syntax)", str(exc).splitlines()[0], "fix the YAML") from exc
-    try:
-        return Script.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise ConfigError(
-            str(path), key, first["msg"], "see src/stepswitch/fakes/scripted.py"
-        ) from exc
+    return load_model(
+        path,
+        Script,
+        "yaml",
+        what="script",
+        fix="name a YAML script of replies, e.g. script.yaml",
+        key=lambda error: dotted(error["loc"], "(top level)"),
+        fix_for="see src/stepswitch/fakes/scripted.py",
+    )
 
 
 def _tokens(chars: int) -> int:

@@ -66,12 +66,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from stepswitch.errors import ConfigError
 from stepswitch.gates.tools import pytest_command
+from stepswitch.util.config_model import Strict, key_of, validate
 from stepswitch.util.globs import glob_match
-from stepswitch.util.toml import key_of, read_toml
+from stepswitch.util.toml import read_toml
 
 PYPROJECT = "pyproject.toml"
 OWN_FILE = ".stepswitch.toml"
@@ -88,9 +89,7 @@ Tolerance = Annotated[float, Field(ge=0, strict=True)]
 Text = Annotated[str, Field(min_length=1, strict=True)]
 
 
-class _Gate(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _Gate(Strict):
     name: str
     globs: tuple[Text, ...] = ()  # empty: run on every change
 
@@ -310,13 +309,14 @@ def _parse_gate(name: str, body: dict[str, Any], file: str, key: str, root: Path
     if kind == "tests":
         data.setdefault("command", pytest_command(root))
     model = _MODELS[kind]
-    try:
-        gate = model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(
-            file, key_of(first["loc"], key), _problem_of(first), _fix_for(first, model)
-        ) from exc
+    gate = validate(
+        model,
+        data,
+        file,
+        key=lambda error: key_of(error["loc"], key),
+        problem=_problem_of,
+        fix=lambda error: _fix_for(error, model),
+    )
     assert isinstance(gate, CommandGate | TestsGate | GoldenGate | ProtectedGate)
     _check_paths(gate, file, key)
     return gate

@@ -242,9 +242,6 @@ class ImportGraph:
             for name in named:
                 self.explicit.setdefault(name, set()).add(rel)
 
-    def is_test(self, rel: str) -> bool:
-        return rel in self._tests
-
     def module_names(self, rel: str) -> set[str]:
         """Every dotted name `rel` can be imported as (works for deleted files too)."""
         path = PurePosixPath(rel)
@@ -293,14 +290,6 @@ class ImportGraph:
             pieces = name.split(".")
             out.update(".".join(pieces[: i + 1]) for i in range(len(pieces)))
         return wanted, out
-
-    def imported_names(self, rel: str) -> set[str]:
-        """The absolute module names `rel` imports, with every parent package."""
-        return self._imports(rel)[1]
-
-    def affected(self, changed: Iterable[str]) -> set[str]:
-        """The changed .py files and every file that imports one of them, transitively."""
-        return set(self.distances(changed))
 
     def _step(self, importer: str, name: str) -> int:
         # A package __init__ that re-exports, a test helper or a conftest passes the change on

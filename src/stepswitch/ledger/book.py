@@ -67,12 +67,10 @@ _SPEND = """SELECT
 
 
 def http_refusal(attempt: Attempt) -> bool:
-    """The provider answered with an HTTP error status before generating anything. An error
-    event inside a 200 stream is not one: tokens may have been generated and billed."""
-    if attempt.completion is not None or attempt.status is None or attempt.status < 400:
-        return False
-    error = attempt.error or ""
-    return error.startswith("HTTP ") or error.startswith("the provider refused the key")
+    """The provider answered with an HTTP error status before generating anything, as the wire
+    client says. An error event inside a 200 stream is not one: tokens may have been generated
+    and billed."""
+    return attempt.kind == "refused"
 
 
 def overrun(reservation: Reservation, usage: Usage, usd: float | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ class CallTracker:
 
         with CallTracker(ledger, intent) as tracker:
             completion = provider.complete(request, deadline=d, hooks=tracker.hooks)
-        if tracker.overruns: ...  # billed above its reservation: stop the run (ADR 0013)
+        if stop_reason(tracker.rows): ...  # billed above its reservation: stop the run (ADR 0013)
         if any(ledger.lost_usage(row) for row in tracker.rows): ...  # fail closed by default
 
     Leaving the block with a reservation still open (an exception between the hooks) settles
@@ -36,11 +36,6 @@ class CallTracker:
     @property
     def lost_usage(self) -> bool:
         return any(self.ledger.lost_usage(row) for row in self.rows)
-
-    @property
-    def overruns(self) -> list[CallRow]:
-        """Settled attempts that billed above their reservation: the run must stop."""
-        return [row for row in self.rows if row.over_reservation]
 
     def lower_cap(self, max_output_tokens: int) -> None:
         """Reserve the next attempts with a lower output cap (the caller resends with it)."""

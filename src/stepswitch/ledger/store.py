@@ -23,7 +23,6 @@ DEFAULT_PATH = Path(".ssw/ledger.sqlite")
 BUSY_TIMEOUT_S = 10.0
 
 Status = Literal["reserved", "settled", "error", "not_sent", "bound"]
-STATUSES: tuple[Status, ...] = ("reserved", "settled", "error", "not_sent", "bound")
 
 # Version n is reached by running MIGRATIONS[n] on a file at version n - 1 (1 = a new file).
 MIGRATIONS: dict[int, tuple[str, ...]] = {

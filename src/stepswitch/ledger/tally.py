@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from stepswitch.ledger import proc
 from stepswitch.ledger.meta import Meta
 from stepswitch.ledger.store import LedgerError
+from stepswitch.util.config_model import first_error
 
 RECORD_BYTES = 256  # one record rewritten in place, inside one sector: old or new after a crash
 SUFFIX = ".tally"
@@ -58,7 +59,7 @@ def _parse(path: Path, data: bytes) -> Tally:
     except ValidationError as exc:
         raise LedgerError(
             path,
-            f"the ledger's tally cannot be read ({exc.errors()[0]['msg']}); nothing was changed",
+            f"the ledger's tally cannot be read ({first_error(exc)['msg']}); nothing was changed",
             f"if it was damaged, remove {path.name} (the ledger then opens without that check "
             "once, and a new tally starts)",
         ) from exc

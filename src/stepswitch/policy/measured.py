@@ -37,7 +37,6 @@ class Measured:
     unpriced: int = 0  # steps without a price: left out of dollars
     refused: int = 0
     cut: int = 0
-    failed_output: int = 0
     errors: int = 0
     gated: int = 0  # steps a gates verdict followed
     gates_passed: int = 0
@@ -115,7 +114,6 @@ def measure(runs: Iterable[LoadedRun]) -> dict[Key, Measured]:
                 dirty = _dirty(event)
                 m.refused += any(call.refused for call in event.tool_calls)
                 m.cut += event.finish_reason == "length"
-                m.failed_output += event.model_output_failure is not None
                 m.errors += event.error is not None
                 m.prompt_tokens += event.prompt_tokens
                 m.cached_tokens += event.cached_tokens

@@ -11,14 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-)
+from pydantic import BaseModel, BeforeValidator, Field, PrivateAttr
 
 from stepswitch.errors import ConfigError, UsageError
 from stepswitch.registry.presets import (
@@ -30,15 +23,12 @@ from stepswitch.registry.presets import (
     load_registry,
 )
 from stepswitch.steps import StepType
-from stepswitch.util.toml import key_of, read_toml
+from stepswitch.util.config_model import Strict, validate
+from stepswitch.util.toml import read_toml
 
 POLICY_DOCS = "docs/decisions/0003-policy-format.md"
 # The source of a policy built from `ssw run --model PROVIDER:MODEL_ID`: no file behind it.
 MODEL_FLAG = "--model"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 # strict: TOML `true` must not pass as the integer 1, nor `"30"` or `true` as 30.0 or 1.0 seconds.
@@ -55,7 +45,7 @@ def _as_list(value: object) -> object:
     return [value] if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class WorkerConfig(_Strict):
+class WorkerConfig(Strict):
     provider: str = Field(min_length=1)
     model: str = Field(min_length=1)
     effort: Effort | None = None  # None: send no effort field
@@ -75,14 +65,14 @@ class WorkerConfig(_Strict):
     fallback: tuple[Annotated[str, Field(min_length=1)], ...] = ()
 
 
-class When(_Strict):
+class When(Strict):
     step_type: tuple[StepType, ...] | None = Field(default=None, min_length=1)  # None: any
     escalations: Annotated[
         Annotated[tuple[Level, ...], Field(min_length=1)] | None, BeforeValidator(_as_list)
     ] = None  # None: any level
 
 
-class Rule(_Strict):
+class Rule(Strict):
     when: When = When()
     worker: str = Field(min_length=1)
 
@@ -91,7 +81,7 @@ class Rule(_Strict):
         return (steps is None or step_type in steps) and (levels is None or level in levels)
 
 
-class Escalation(_Strict):
+class Escalation(Strict):
     after_gate_failures: Count = 2
     # A rung's change the reviewer rejects goes back to it to edit, this many times in all;
     # then the next rung takes over, and past the last the run ends `rejected` (ADR 0054).
@@ -101,7 +91,7 @@ class Escalation(_Strict):
     memory: bool = Field(default=False, strict=True)
 
 
-class Limits(_Strict):
+class Limits(Strict):
     # The least output cap a call is lowered to when its own does not fit the budget; below it
     # the call is refused (ADR 0013).
     min_output_tokens: Count = 1024
@@ -112,17 +102,17 @@ class Limits(_Strict):
     budget_usd: float | None = Field(default=None, gt=0, strict=True, allow_inf_nan=False)
 
 
-class Review(_Strict):
+class Review(Strict):
     reviewer: str = Field(min_length=1)
     second_opinion: str | None = Field(default=None, min_length=1)
 
 
-class Ledger(_Strict):
+class Ledger(Strict):
     allow_unpriced: bool = False
     on_lost_usage: Literal["stop", "continue"] = "stop"
 
 
-class Policy(_Strict):
+class Policy(Strict):
     workers: dict[str, WorkerConfig] = Field(min_length=1)
     rules: tuple[Rule, ...] = ()
     escalation: Escalation
@@ -319,13 +309,7 @@ def validate_policy(
 ) -> Policy:
     """A policy from its table, checked as a file is: names, coverage and limits, and output
     caps against `registry` (None: the registry in use)."""
-    try:
-        policy = Policy.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(
-            source, key_of(first["loc"]), _problem_of(first), _fix_for(first)
-        ) from exc
+    policy = validate(Policy, data, source, problem=_problem_of, fix=_fix_for)
     policy._source = source
     _check_names(policy, source)
     _check_coverage(policy, source)

@@ -28,6 +28,7 @@ from stepswitch.records.steps import (
     StepEvent,
     ToolCallRecord,
 )
+from stepswitch.util.config_model import first_problem
 from stepswitch.util.text import escape_json_controls
 
 _EVENT = TypeAdapter[StepEvent](StepEvent)
@@ -113,9 +114,7 @@ def load_run(folder: Path) -> LoadedRun:
         steps = [event for line in lines if (event := _event(line)) is not None]
         return LoadedRun(folder, run, steps, unknown_events=len(lines) - len(steps))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise UsageError(f"{folder}: a record does not load: {where}: {first['msg']}") from exc
+        raise UsageError(f"{folder}: a record does not load: {first_problem(exc)}") from exc
 
 
 def _event(line: str) -> StepEvent | None:

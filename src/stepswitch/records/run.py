@@ -36,7 +36,7 @@ Outcome = Literal[
     "harness_error",
     "error",
 ]
-OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
+
 # passed: the last gate run passed; failed: it failed; none: the project has no gate, so none
 # ran; not_run: the run ended before its first gate run.
 GatesVerdict = Literal["passed", "failed", "not_run", "none"]
@@ -159,6 +159,9 @@ class RunRecord(Record):
     totals: Totals = Field(default_factory=Totals)
     changed_files: list[ChangedFile] = Field(default_factory=list)
     commit: str | None = None
+    # The scope of the budget (the ledger's Scope) that refused the call the run stopped on;
+    # None for any other end. Not written: run.json says it in `reason`, as it always did.
+    budget_stop: Literal["task", "run", "bench"] | None = Field(default=None, exclude=True)
 
     @property
     def run_id(self) -> str:

@@ -10,18 +10,11 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    model_validator,
-)
+from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from stepswitch.errors import ConfigError, UsageError
-from stepswitch.util.toml import key_of, read_toml
+from stepswitch.util.config_model import Strict, key_of, load_model
 
 # The preset whose "models" replay a script over loopback: every record it touches says so.
 SCRIPTED_PROVIDER = "scripted"
@@ -79,11 +72,7 @@ Dollars = Annotated[float, Field(ge=0, strict=True, allow_inf_nan=False)]
 Tokens = Annotated[int, Field(gt=0, strict=True)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Price(_Strict):
+class Price(Strict):
     """List prices in US dollars per million tokens. Reasoning tokens bill as output."""
 
     input: Dollars
@@ -94,7 +83,7 @@ class Price(_Strict):
     as_of: date
 
 
-class ModelSpec(_Strict):
+class ModelSpec(Strict):
     family: str = Field(min_length=1)  # e.g. "nemotron", "gpt-oss": second opinions differ in it
     context_window: Tokens | None = None  # None: not known
     max_output_tokens: Tokens | None = None
@@ -111,7 +100,7 @@ class ModelSpec(_Strict):
         return isinstance(self.price, Price)
 
 
-class ProviderSpec(_Strict):
+class ProviderSpec(Strict):
     name: str
     display_name: str
     docs: str = ""
@@ -166,19 +155,15 @@ def preset_path(name: str, root: Path | None = None) -> Path:
 def parse_preset(path: Path) -> ProviderSpec:
     if not path.exists():  # a dangling link too
         raise ConfigError(str(path), "(file)", "no such preset", "run `ssw models`")
-    data = read_toml(
-        path, "provider preset", f"keep only TOML presets in {path.parent}, or move this aside"
+    spec = load_model(
+        path,
+        ProviderSpec,
+        "toml",
+        what="provider preset",
+        fix=f"keep only TOML presets in {path.parent}, or move this aside",
+        key=lambda error: key_of(error["loc"], drop=("Price",)),
+        fix_for='see registry/README.md; write price = "unknown" when a price is not known',
     )
-    try:
-        spec = ProviderSpec.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(
-            str(path),
-            key_of(first["loc"], drop=("Price",)),
-            first["msg"],
-            'see registry/README.md; write price = "unknown" when a price is not known',
-        ) from exc
     if spec.name != path.stem:
         raise ConfigError(str(path), "name", f"is {spec.name!r}", f"name it {path.stem!r}")
     return spec

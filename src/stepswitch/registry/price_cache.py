@@ -13,12 +13,10 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from stepswitch.errors import ConfigError, UsageError
 from stepswitch.registry.presets import Price
 from stepswitch.registry.trust import Origin
-from stepswitch.util.toml import key_of
+from stepswitch.util.config_model import Strict, validate
 
 CACHE_VARIABLE = "SSW_CACHE_DIR"
 _SCHEMA_VERSION = 1
@@ -35,18 +33,14 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return base / "stepswitch"
 
 
-class _Origin(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _Origin(Strict):
     scheme: str
     host: str
     port: int
 
 
-class _CacheFile(BaseModel):
+class _CacheFile(Strict):
     """One provider's prices as one origin's model list gave them."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: int = _SCHEMA_VERSION
     provider: str
@@ -78,12 +72,10 @@ def cache_path(provider: str, origin: Origin, root: Path | None = None) -> Path:
 
 def _load(path: Path) -> CachedPrices:
     try:
-        data = _CacheFile.model_validate_json(path.read_bytes())
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(str(path), "(file)", exc.strerror or str(exc), _DELETE_IT) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(str(path), key_of(first["loc"]), first["msg"], _DELETE_IT) from None
+    data = validate(_CacheFile, raw, str(path), fix=_DELETE_IT, from_json=True)
     origin = Origin(data.origin.scheme, data.origin.host, data.origin.port)
     return CachedPrices(data.provider, origin, data.url, data.read_at, data.prices, path)
 

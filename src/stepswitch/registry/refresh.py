@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stepswitch.errors import AuthError, ConfigError, ProviderError, UsageError
 from stepswitch.registry.presets import ProviderSpec, parse_preset
+from stepswitch.util.config_model import first_problem
 from stepswitch.util.secrets import bearer_headers, redact
 from stepswitch.util.toml import parse_toml
 
@@ -133,10 +134,9 @@ def _parse_listing(provider: ProviderSpec, url: str, text: str) -> _WireListing:
     try:
         return _WireListing.model_validate_json(text)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(body)"
         raise ProviderError(
-            f"{provider.name}: {url} sent a model list we cannot read ({where}: {first['msg']})",
+            f"{provider.name}: {url} sent a model list we cannot read "
+            f"({first_problem(exc, '(body)')})",
             raw_body=text[:_RAW_LIMIT],
         ) from None
 

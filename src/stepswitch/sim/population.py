@@ -9,21 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
-from stepswitch.errors import ConfigError
 from stepswitch.registry.presets import EFFORT_ORDER
-from stepswitch.util.toml import key_of, read_toml
+from stepswitch.util.config_model import Strict, load_model
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 Count = Annotated[int, Field(ge=0, le=1_000_000)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class EffortBehaviour(_Strict):
+class EffortBehaviour(Strict):
     """What changes at one reasoning effort; a field left out keeps the tier's own."""
 
     fix_rate: Rate | None = None
@@ -34,7 +29,7 @@ class EffortBehaviour(_Strict):
     reasoning_tokens: Count | None = None
 
 
-class TierBehaviour(_Strict):
+class TierBehaviour(Strict):
     fix_rate: Rate  # an edit attempt applies the reference change
     second_try_rate: Rate | None = None  # the same for every later attempt; None: fix_rate
     tool_error_rate: Rate = 0.0  # a navigate or read call names a path outside the repository
@@ -67,7 +62,7 @@ class TierBehaviour(_Strict):
         return self.fix_rate
 
 
-class Population(_Strict):
+class Population(Strict):
     seed: int = 0
     tiers: dict[str, TierBehaviour] = Field(min_length=1)
     models: dict[str, str] = Field(min_length=1)  # model id -> the tier it plays
@@ -89,9 +84,4 @@ FIX = "see bench/routing/population.toml for a population file"
 
 
 def load_population(path: Path) -> Population:
-    data = read_toml(path, "population", FIX)
-    try:
-        return Population.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(str(path), key_of(first["loc"]), first["msg"], FIX) from exc
+    return load_model(path, Population, "toml", what="population", fix=FIX)

@@ -1,12 +1,11 @@
-"""Configuration files as pydantic models, with one error format: read a TOML file the user names
-(or refuse it in one line), and name the key of a model's first validation error. Every TOML ssw
-reads goes through parse_toml, which bounds how deep a document nests (ADR 0046)."""
+"""TOML files: read one the user names (or refuse it in one line). Every TOML ssw reads goes
+through parse_toml, which bounds how deep a document nests (ADR 0046); a TOML file as a pydantic
+model is util/config_model.load_model's."""
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,17 +94,3 @@ def read_toml(path: Path, what: str, fix: str) -> dict[str, Any]:
         return parse_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), "(syntax)", str(exc), "fix the TOML syntax") from exc
-
-
-def key_of(loc: Sequence[int | str], prefix: str = "", drop: Sequence[str] = ()) -> str:
-    """A pydantic error location as the file writes it: `workers.mid.timeout`, `rules[0].when`.
-    `drop` names parts that are no key in the file (a union member's class name)."""
-    key = prefix
-    for part in loc:
-        if isinstance(part, str) and part in drop:
-            continue
-        if isinstance(part, int):
-            key += f"[{part}]"
-        else:
-            key += f".{part}" if key else part
-    return key or "(top level)"

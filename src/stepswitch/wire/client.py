@@ -27,7 +27,14 @@ from stepswitch.util.secrets import redact
 from stepswitch.wire.codec import Codec, request_id_from_headers
 from stepswitch.wire.shape import scrub_opaque
 from stepswitch.wire.sse import read_events
-from stepswitch.wire.types import Attempt, CallHooks, Completion, Message, Request
+from stepswitch.wire.types import (
+    Attempt,
+    AttemptKind,
+    CallHooks,
+    Completion,
+    Message,
+    Request,
+)
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _BODY_KEEP = 20_000
@@ -110,12 +117,14 @@ class _Retryable(Exception):
         request_id: str | None,
         wait: float | None,
         sent: bool = True,
+        refused: bool = False,  # an HTTP error status at the response's head
     ):
         super().__init__(message)
         self.status = status
         self.request_id = request_id
         self.wait = wait
         self.sent = sent
+        self.refused = refused
 
 
 class HttpProvider:
@@ -179,12 +188,15 @@ class HttpProvider:
                 completion = self._attempt(url, headers, body, request.stream, call_deadline)
             except _Retryable as exc:
                 last = exc
-                attempt = Attempt(number, exc.status, str(exc), 0.0, exc.request_id, sent=exc.sent)
+                kind: AttemptKind = "refused" if exc.refused else "failed"
+                attempt = Attempt(
+                    number, exc.status, str(exc), 0.0, exc.request_id, sent=exc.sent, kind=kind
+                )
                 self._record(attempt, began, hooks)
             except ProviderError as exc:
-                self._record(
-                    Attempt(number, exc.status, str(exc), 0.0, exc.request_id), began, hooks
-                )
+                kind = "refused" if exc.refused else "failed"
+                attempt = Attempt(number, exc.status, str(exc), 0.0, exc.request_id, kind=kind)
+                self._record(attempt, began, hooks)
                 if isinstance(exc, DeadlineExceeded):
                     raise DeadlineExceeded(
                         f"{exc}: no answer from {url} within {limit}",
@@ -197,7 +209,9 @@ class HttpProvider:
                 last = _Retryable(str(exc), exc.status, exc.request_id, None)
             else:
                 completion = _bind_state(completion, request.model, self.base_url)
-                attempt = Attempt(number, 200, None, 0.0, completion.request_id, completion)
+                attempt = Attempt(
+                    number, 200, None, 0.0, completion.request_id, completion, kind="answered"
+                )
                 self._record(attempt, began, hooks)
                 return completion
             if number == self.retry.max_attempts:
@@ -298,12 +312,17 @@ class HttpProvider:
                 status=status,
                 raw_body=body,
                 request_id=rid,
+                refused=True,
             )
         if status in RETRYABLE_STATUS:
             wait = retry_after_seconds(headers.get("retry-after"))
-            return _Retryable(f"HTTP {status}", status, rid, wait)
+            return _Retryable(f"HTTP {status}", status, rid, wait, refused=True)
         return ProviderError(
-            f"HTTP {status}: {body[:300]}", status=status, raw_body=body, request_id=rid
+            f"HTTP {status}: {body[:300]}",
+            status=status,
+            raw_body=body,
+            request_id=rid,
+            refused=True,
         )
 
 

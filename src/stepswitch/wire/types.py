@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from stepswitch.steps import StepType
+
 Role = Literal["system", "user", "assistant", "tool"]
 ToolChoice = Literal["auto", "required", "none"]
 
@@ -96,6 +98,9 @@ class Request:
     stream: bool = False
     cache: bool = True  # mark the stable prefix where the format wants markers (Anthropic)
     carry_reasoning: bool = True  # send each assistant turn's reasoning state back (ADR 0009)
+    # The step that asks, for a provider that answers without a model (the bench's oracle and
+    # null contestants); never encoded: a wire format has no field for it.
+    step_type: StepType | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,13 @@ class ServerSentEvent:
     data: str
 
 
+# How an attempt ended; the ledger bills by it (ADR 0007, 0059). answered: a completion came
+# back; refused: the provider answered with an HTTP error status before generating anything;
+# failed: anything else (an error event inside a 200 stream, a body cut short, no answer in
+# time, a connection that failed): once sent, tokens may have been generated and billed.
+AttemptKind = Literal["answered", "refused", "failed"]
+
+
 @dataclass(frozen=True)
 class Attempt:
     """One HTTP attempt, as the ledger will want it: every attempt that left the machine."""
@@ -163,6 +175,17 @@ class Attempt:
     request_id: str | None
     completion: Completion | None = None
     sent: bool = True  # False: the connection was never made, so nothing can have been billed
+    # Set by the wire client, which alone knows whether an error status came at the response's
+    # head or in an event inside a stream. Left out (a provider without HTTP, a test): answered
+    # with a completion, else refused for an error status, else failed.
+    kind: AttemptKind | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind is None:
+            status = self.status or 0
+            kind = "answered" if self.completion is not None else "failed"
+            kind = "refused" if kind == "failed" and status >= 400 else kind
+            object.__setattr__(self, "kind", kind)
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,7 @@ def _read_record(folder: Path) -> RunRecord:
     from pydantic import ValidationError
 
     from stepswitch.records.folder import load_run
+    from stepswitch.util.config_model import first_error
 
     path = folder / "run.json"
     try:
@@ -159,7 +160,7 @@ def _read_record(folder: Path) -> RunRecord:
     try:
         return RunRecord.read(data)
     except ValidationError as exc:
-        raise UsageError(f"{path}: does not load: {exc.errors()[0]['msg']}") from exc
+        raise UsageError(f"{path}: does not load: {first_error(exc)['msg']}") from exc
 
 
 def _steps_so_far(folder: Path) -> CostRange | None:

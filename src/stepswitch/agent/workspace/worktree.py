@@ -304,12 +304,6 @@ def discard_worktree(worktree: Worktree) -> str | None:
     return None
 
 
-def describe_checkout(path: Path) -> tuple[str, str]:
-    """(base commit, branch) of a checkout made by the caller; a UsageError when it has none."""
-    checkout = _check_top(path)
-    return _head_commit(checkout), checkout.branch or "(detached)"
-
-
 def diff_stats(tree: TreeGit, commit: str) -> list[tuple[str, int | None, int | None]]:
     """(path, lines added, lines deleted) of each file the committed change touched; a rename
     is listed under both its old and its new path. None counts for binary files."""

@@ -10,6 +10,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from stepswitch.errors import UsageError
+from stepswitch.util import config_model
 from stepswitch.util.text import escape_json_controls
 
 RESULTS_FILE = "results.csv"
@@ -36,9 +37,7 @@ class Open(BaseModel):
 
 
 def first_problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(file)"
-    return f"{where}: {first['msg']}"
+    return config_model.first_problem(exc, "(file)")
 
 
 def read_text(path: Path, name: str | None) -> str:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from stepswitch.claims.inputs import EvidenceError, Inputs
 from stepswitch.claims.metrics.base import Computed, Metric
 from stepswitch.claims.numbers import INT, TEXT
+from stepswitch.util.config_model import Strict, first_problem
 
 DecimalText = Annotated[str, Field(pattern=r"^\d+(\.\d+)?$", strict=True)]
 Count = Annotated[int, Field(ge=0, strict=True)]
@@ -25,11 +26,7 @@ TOLERANCE_USD = 1e-12  # float against exact decimal dollars: far below a millio
 PER_MILLION = Decimal(1_000_000)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Tokens(_Strict):
+class Tokens(Strict):
     uncached: Count  # input tokens billed at the input rate
     cached: Count = 0  # read from the provider's cache
     cache_write: Count = 0  # written to it, where that is billed apart
@@ -37,7 +34,7 @@ class Tokens(_Strict):
     reasoning: Count = 0  # of which reasoning, as the payload reports it
 
 
-class Rates(_Strict):
+class Rates(Strict):
     """$ per million tokens, as billed: a rate the registry leaves out is the ledger's fallback."""
 
     input: DecimalText
@@ -46,7 +43,7 @@ class Rates(_Strict):
     output: DecimalText
 
 
-class Row(_Strict):
+class Row(Strict):
     fixture: str
     wire_format: Literal["chat-completions", "responses", "messages", "generate-content"]
     provider: str
@@ -59,7 +56,7 @@ class Row(_Strict):
     usd: DecimalText
 
 
-class HandTable(_Strict):
+class HandTable(Strict):
     schema_version: Literal[1] = 1
     rows: list[Row] = Field(min_length=1)
 
@@ -150,9 +147,7 @@ def fixtures(inputs: Inputs) -> Computed:
     try:
         table = HandTable.model_validate(inputs.yaml(rel))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise EvidenceError(f"{rel}: {where}: {first['msg']}") from exc
+        raise EvidenceError(f"{rel}: {first_problem(exc)}") from exc
     rows = [_check(inputs, row) for row in table.rows]
     t = [row.tokens for row in table.rows]
     return Computed(
