@@ -10,7 +10,8 @@ start from the reference; `grading_folder.grade` gives a run's verdict from the 
 from stepswitch.bench.grading_folder import TestVerdict, grade
 from stepswitch.bench.grading_layout import lay_out
 from stepswitch.bench.task import Task, TaskSpec, load_suite, load_task
-from stepswitch.bench.validate import TaskValidation, validate_task, validate_tasks
+from stepswitch.bench.validate import validate_task, validate_tasks
+from stepswitch.bench.validation_result import TaskValidation
 
 __all__ = [
     "Task",

@@ -44,7 +44,7 @@ RUNS = Path("bench") / "runs"
 
 
 def render_validation(result: object) -> str:
-    from stepswitch.bench.validate import TaskValidation
+    from stepswitch.bench.validation_result import TaskValidation
 
     assert isinstance(result, TaskValidation)
     if result.problem is not None:
@@ -88,12 +88,8 @@ def validate(
     from stepswitch.bench.journal import now
     from stepswitch.bench.record import source_commit
     from stepswitch.bench.task import load_suite
-    from stepswitch.bench.validate import (
-        task_entry,
-        task_sha256s,
-        validate_tasks,
-        validation_record,
-    )
+    from stepswitch.bench.validate import validate_tasks
+    from stepswitch.bench.validation_record import task_entry, task_sha256s, validation_record
 
     tasks = [task for folder in suites for task in load_suite(folder)]  # ConfigError: exit 2
     names = [t.name for t in tasks]
