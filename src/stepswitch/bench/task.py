@@ -60,7 +60,7 @@ Requirement = Annotated[
     str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*(==[A-Za-z0-9.+!_-]+)?$", strict=True)
 ]
 NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
-MAX_FAILING = 10  # as many failing test ids as a verdict keeps (grading_folder.TestVerdict)
+MAX_FAILING = 10  # as many failing test ids as a verdict keeps (verdict.TestVerdict)
 
 
 class _Strict(BaseModel):

@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.bench.data_reads import undeclared_data_reads
-from stepswitch.bench.grading_folder import TestVerdict, grade, grading_env, run_pytest
+from stepswitch.bench.grading_folder import grade, grading_env, run_pytest
 from stepswitch.bench.grading_layout import copy_tree, lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements
 from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
 from stepswitch.bench.validation_result import CHECKS, Check, TaskValidation
+from stepswitch.bench.verdict import TestVerdict
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from stepswitch.bench.files import VALIDATE_KIND, TaskEntry, ValidationRecord
-from stepswitch.bench.grading_folder import TestVerdict
 from stepswitch.bench.task import Task
 from stepswitch.bench.validation_result import CHECKS, TaskValidation
+from stepswitch.bench.verdict import TestVerdict
 from stepswitch.util.hashing import folder_hashes, hash_path
 
 RECORD_SCHEMA = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stepswitch.bench.grading_folder import TestVerdict
+from stepswitch.bench.verdict import TestVerdict
 
 # The checks, in the order they run; each names what must hold.
 CHECKS: dict[str, str] = {

@@ -31,7 +31,7 @@ class VerdictFields(Ours):
 
 
 class GradeFile(VerdictFields):
-    """The hidden tests' verdict on a task run's committed tree (grading_folder.TestVerdict)."""
+    """The hidden tests' verdict on a task run's committed tree (verdict.TestVerdict)."""
 
     duration_s: float
     output: str
