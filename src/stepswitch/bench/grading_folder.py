@@ -34,7 +34,7 @@ from stepswitch.bench.task import HIDDEN_FOLDER, Task
 from stepswitch.bench.verdict import REPORT_CAP_BYTES, TestVerdict, parse_junit
 from stepswitch.gates.pytest_config import choose_config, folder_reader, pinned_args, write_config
 from stepswitch.util.proc import kill_group
-from stepswitch.util.sandbox import NoSandbox, Sandbox, SandboxPolicy
+from stepswitch.util.sandbox_backends import NoSandbox, Sandbox, SandboxPolicy
 
 OUTPUT_CHARS = 4000  # the tail of the output kept in a verdict
 

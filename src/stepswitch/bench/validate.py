@@ -42,7 +42,7 @@ from stepswitch.bench.verdict import TestVerdict
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
-from stepswitch.util.sandbox import Sandbox
+from stepswitch.util.sandbox_backends import Sandbox
 
 REFERENCE_RUNS = 2
 

@@ -96,8 +96,9 @@ class TestVerdict:
         return f"the hidden tests gave no report: the graded code ended pytest first ({ended})"
 
 
-# What the sandbox's tools (util/sandbox.py; `ssw-sandbox` is unshare's script) print first when
-# they cannot start the command: before it runs, so not something the graded code printed.
+# What the sandbox's tools (util/sandbox_backends.py; `ssw-sandbox` is unshare's script) print
+# first when they cannot start the command: before it runs, so not something the graded code
+# printed.
 SANDBOX_VOICES = (
     "bwrap:",
     "unshare:",

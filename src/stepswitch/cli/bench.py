@@ -362,8 +362,9 @@ def run(
     from stepswitch.ledger import Budget
     from stepswitch.registry.presets import load_registry
     from stepswitch.registry.trust import Trust
+    from stepswitch.util.child_env import child_env
     from stepswitch.util.keys import secrets_notice
-    from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox
+    from stepswitch.util.sandbox import NONE_NOTICE, choose_sandbox
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
