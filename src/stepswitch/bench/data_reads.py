@@ -8,7 +8,8 @@ import posixpath
 from pathlib import Path
 
 from stepswitch.bench.grading_layout import is_test_file
-from stepswitch.bench.task import Task, covers
+from stepswitch.bench.task import Task
+from stepswitch.bench.task_data import covers
 
 PATH_CALLS = ("join", "Path", "PurePath", "PosixPath")  # calls whose arguments spell a path
 
