@@ -7,10 +7,12 @@ start from the reference; `grading_folder.grade` gives a run's verdict from the 
 `stats` make summary.json. docs/decisions/0015-grading.md says why it works this way.
 """
 
-from stepswitch.bench.grading_folder import TestVerdict, grade
+from stepswitch.bench.grading_folder import grade
 from stepswitch.bench.grading_layout import lay_out
 from stepswitch.bench.task import Task, TaskSpec, load_suite, load_task
-from stepswitch.bench.validate import TaskValidation, validate_task, validate_tasks
+from stepswitch.bench.validate import validate_task, validate_tasks
+from stepswitch.bench.validation_result import TaskValidation
+from stepswitch.bench.verdict import TestVerdict
 
 __all__ = [
     "Task",

@@ -13,47 +13,38 @@ try (Dask re-runs a task whose worker died) finds the mark and refuses.
 Keys go from this machine with each task run, only those its policy names, over the scheduler's
 TLS connection, and on the worker only into the process that runs it (cluster_keys.py). Ctrl-C
 sets a stop event per run out: its worker sends SIGTERM to the run's process group, and the run
-records itself as interrupted, as in a local bench.
+records itself as interrupted, as in a local bench. What the worker does is cluster_worker.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import select
 import shutil
-import signal
-import subprocess
-import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from stepswitch.bench import journal
 from stepswitch.bench.cluster_access import SchedulerAccess
 from stepswitch.bench.cluster_keys import TaskRunKeys, keys_for, secret_names
+from stepswitch.bench.cluster_worker import _distributed, run_on_worker
 from stepswitch.bench.contestants import BuiltinContestant, Contestant, provider_env
 from stepswitch.bench.readback import lost_row, scrubbed
-from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
+from stepswitch.bench.taskrun import TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.bench.travel import (
     RemoteJob,
     RemoteOutcome,
     TaskFiles,
     TravellingContestant,
     code_identity,
-    read_folder,
     write_folder,
 )
-from stepswitch.bench.worker_folders import run_folder
 from stepswitch.errors import UsageError
-from stepswitch.ledger import Ledger, open_ledger
+from stepswitch.ledger import Ledger
 from stepswitch.ledger.handoff import (
-    exported,
     lose_task_run,
     release_task_run,
     reserve_task_run,
@@ -62,17 +53,6 @@ from stepswitch.ledger.handoff import (
 from stepswitch.records.money import format_usd
 
 CONNECT_TIMEOUT_S = 10
-STOP_POLL_S = 1.0  # how often a worker looks for its run's stop event
-STOP_GRACE_S = 120.0  # after SIGTERM, how long the run has to record itself before SIGKILL
-INSTALL = "pip install 'stepswitch[cluster]'"
-
-
-def _distributed() -> Any:
-    try:
-        import distributed
-    except ImportError:
-        raise UsageError(f"--scheduler needs Dask distributed: {INSTALL}") from None
-    return distributed
 
 
 # --- the machine that runs the bench ---
@@ -324,137 +304,4 @@ def _take(job: TaskRunJob, reservation: int, outcome: RemoteOutcome) -> TaskRunR
     shutil.rmtree(folder, ignore_errors=True)
     return TaskRunResult(
         key, None, outcome.why, budget_stop=outcome.budget_stop, interrupted=outcome.interrupted
-    )
-
-
-# --- a worker ---
-
-
-def run_on_worker(job: RemoteJob) -> RemoteOutcome:
-    """Run one task run sent by a bench, in a temporary folder, and send back what it made."""
-    if job.identity != code_identity():
-        return RemoteOutcome(
-            job.token, None, refused=f"it runs {code_identity()}, not {job.identity}"
-        )
-    distributed = _distributed()
-    started = distributed.Event(f"ssw-started-{job.token}")
-    if started.is_set():
-        return RemoteOutcome(
-            job.token, None, refused="a worker that started it was lost", lost=True
-        )
-    started.set()
-    stop = distributed.Event(f"ssw-stop-{job.token}")
-    with run_folder() as tmp:
-        root = tmp / "bench" / job.bench_id  # the same bench id: the same run ids
-        root.mkdir(parents=True)
-        context = BenchContext(root, None, job.sandbox, job.network)
-        task_job = TaskRunJob(
-            context,
-            job.task.unpack(tmp / "suites"),
-            job.task.suite,
-            job.contestant.at(tmp / "contestant"),
-            job.key.attempt,
-        )
-        (tmp / "job.pickle").write_bytes(pickle.dumps(task_job))
-        code = _run_child(tmp, stop, job.keys)
-        return _outcome(job, root, tmp / "result.pickle", code)
-
-
-# One process per worker thread runs the task runs, one after another: ssw is imported once,
-# not per run (about 0.6 s of CPU, an eighth of a gate-bound task run), as a local bench's pool
-# workers are. Idle ones wait here.
-_idle: list[subprocess.Popen[bytes]] = []
-_idle_lock = threading.Lock()
-
-
-def _runner() -> subprocess.Popen[bytes]:
-    with _idle_lock:
-        while _idle:
-            runner = _idle.pop()
-            if runner.poll() is None:
-                return runner
-    command = [sys.executable, "-m", "stepswitch.bench.cluster_child", str(os.getpid())]
-    return subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-
-
-def _answered(runner: subprocess.Popen[bytes], wait_s: float) -> bool | None:
-    """True: the runner said `done`; False: it ended; None: nothing yet."""
-    assert runner.stdout is not None
-    ready, _, _ = select.select([runner.stdout], [], [], wait_s)
-    if not ready:
-        return None
-    return runner.stdout.readline() == b"done\n"
-
-
-def _run_child(tmp: Path, stop: Any, keys: TaskRunKeys) -> int:
-    runner = _runner()
-    assert runner.stdin is not None
-    # The keys down the pipe with the job: never in job.pickle, the worker's environment or argv.
-    paths = f"{tmp / 'job.pickle'}\t{tmp / 'result.pickle'}\t{tmp / 'child.log'}"
-    job = f"{paths}\t{keys.as_line()}\n"
-    try:
-        runner.stdin.write(job.encode())
-        runner.stdin.flush()
-    except OSError:  # it died idle: the run is not started
-        runner.kill()
-        return runner.wait()
-    checked, stopped = time.monotonic(), 0.0
-    while True:
-        answer = _answered(runner, 0.05)
-        if answer is not None:
-            break
-        now = time.monotonic()
-        if stopped and now - stopped > STOP_GRACE_S:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(runner.pid, signal.SIGKILL)
-            answer = False
-            break
-        if not stopped and now - checked >= STOP_POLL_S:
-            checked = now
-            if stop.is_set():
-                stopped = now
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(runner.pid, signal.SIGTERM)  # the run records itself interrupted
-    if answer:
-        with _idle_lock:
-            _idle.append(runner)
-        return 0
-    runner.kill()
-    return runner.wait()
-
-
-def _outcome(job: RemoteJob, root: Path, result_path: Path, code: int) -> RemoteOutcome:
-    key = job.key
-    result: TaskRunResult | None = None
-    if result_path.is_file():
-        loaded = pickle.loads(result_path.read_bytes())
-        result = loaded if isinstance(loaded, TaskRunResult) else None
-    rows: list[dict[str, Any]] = []
-    if (root / "ledger.sqlite").exists():
-        with open_ledger(root / "ledger.sqlite", create=False) as ledger:
-            rows = exported(ledger.rows(key.run_id(job.bench_id)))
-    row = journal.read(root / journal.JOURNAL).finished.get(key)
-    folder = root / key.folder()
-    files, executable = read_folder(folder) if folder.is_dir() else ({}, frozenset())
-    if result is None:
-        why = f"the task run's process ended (exit code {code}) before it recorded a result"
-        return RemoteOutcome(
-            job.token, row, why, record=files, executable=executable, ledger_rows=rows
-        )
-    return RemoteOutcome(
-        job.token,
-        row,
-        result.why,
-        result.budget_stop,
-        result.interrupted,
-        record=files,
-        executable=executable,
-        ledger_rows=rows,
-        released=result.row is None,
     )

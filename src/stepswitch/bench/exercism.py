@@ -27,7 +27,11 @@ from typing import Any
 
 from stepswitch.bench.humaneval import patch_of
 from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder
-from stepswitch.bench.task import imported_pyproject, imported_task_toml, write_task_folder
+from stepswitch.bench.imported_task import (
+    imported_pyproject,
+    imported_task_toml,
+    write_task_folder,
+)
 from stepswitch.errors import UsageError
 
 VISIBLE_TEST = '''\

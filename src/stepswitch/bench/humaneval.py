@@ -22,7 +22,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from stepswitch.bench.task import imported_pyproject, imported_task_toml
+from stepswitch.bench.imported_task import imported_pyproject, imported_task_toml
 from stepswitch.errors import ConfigError, UsageError
 
 MODULE = "solution.py"

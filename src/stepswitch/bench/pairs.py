@@ -23,7 +23,11 @@ from pathlib import Path
 
 from stepswitch.bench.humaneval import patch_of
 from stepswitch.bench.import_source import Allowance, SourceFolder, text_of
-from stepswitch.bench.task import imported_pyproject, imported_task_toml, write_task_folder
+from stepswitch.bench.imported_task import (
+    imported_pyproject,
+    imported_task_toml,
+    write_task_folder,
+)
 from stepswitch.errors import UsageError
 
 INSTRUCTION = """\

@@ -32,7 +32,6 @@ says why the layout is Harbor's and what grading does with it.
 
 from __future__ import annotations
 
-import fnmatch
 import importlib.metadata
 import shlex
 import tomllib
@@ -43,6 +42,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from stepswitch.bench.task_data import _data_globs, _files_of, covers
 from stepswitch.errors import ConfigError
 from stepswitch.gates.config import OWN_FILE, GateConfig, _parse_gates, read_gate_config
 from stepswitch.util.config_model import Strict, validate
@@ -61,7 +61,7 @@ Requirement = Annotated[
     str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*(==[A-Za-z0-9.+!_-]+)?$", strict=True)
 ]
 NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
-MAX_FAILING = 10  # as many failing test ids as a verdict keeps (grading_folder.TestVerdict)
+MAX_FAILING = 10  # as many failing test ids as a verdict keeps (verdict.TestVerdict)
 
 
 class TestsSpec(Strict):
@@ -172,35 +172,6 @@ def missing_requirements(task: Task) -> list[str]:
     return missing
 
 
-def imported_task_toml(
-    comment: str, task_id: str, kind: str, *, timeout_s: int, task_timeout_s: int
-) -> str:
-    """task.toml as the importers write it: a line saying where the task came from, the hidden
-    tests in .ssw_hidden with a 10 s per-test limit, and the given limits."""
-    return (
-        f'# {comment}\nid = "{task_id}"\nkind = "{kind}"\n\n[tests]\n'
-        'command = "python -m pytest -q -p no:cacheprovider .ssw_hidden"\n'
-        f"per_test_timeout_s = 10\ntimeout_s = {timeout_s}\n\n"
-        f"[limits]\ntask_timeout_s = {task_timeout_s}\n"
-    )
-
-
-def imported_pyproject(name: str) -> str:
-    """An imported start's pyproject.toml: a name, and pytest collecting from the top."""
-    return (
-        f'[project]\nname = "{name}"\nversion = "0"\n\n'
-        '[tool.pytest.ini_options]\ntestpaths = ["."]\n'
-    )
-
-
-def write_task_folder(dest: Path, files: dict[str, str]) -> None:
-    """An importer's task folder: each file (path relative to `dest` -> text) written."""
-    for rel, text in files.items():
-        path = dest / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def junit_name(node: str) -> str:
     """A pytest node id (`tests/test_x.py::TestA::test_b[1]`) as pytest's JUnit report names the
     test (`tests.test_x.TestA::test_b[1]`), the form a verdict's failing ids take."""
@@ -208,58 +179,6 @@ def junit_name(node: str) -> str:
     parts = rest.split("::")
     module = path.removesuffix(".py").replace("/", ".")
     return f"{'.'.join([module, *parts[:-1]])}::{parts[-1]}"
-
-
-# -- declared test data -------------------------------------------------------------------------
-
-
-def _segments_match(pattern: Sequence[str], parts: Sequence[str]) -> bool:
-    if not pattern:
-        return not parts
-    if pattern[0] == "**":  # any number of folders, none included
-        return any(_segments_match(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
-    return (
-        bool(parts)
-        and fnmatch.fnmatchcase(parts[0], pattern[0])
-        and _segments_match(pattern[1:], parts[1:])
-    )
-
-
-def covers(patterns: Sequence[str], rel: str) -> bool:
-    """A file at `rel` (posix, relative to the tree) is declared test data: a glob matches it or
-    one of its folders (`*` stays within a name, `**` spans folders)."""
-    parts = rel.split("/")
-    return any(
-        _segments_match(pattern.split("/"), parts[:end])
-        for pattern in patterns
-        for end in range(1, len(parts) + 1)
-    )
-
-
-def _files_of(root: Path) -> list[str]:
-    """Every file under `root` (a link counts as a file, and is not followed), posix, sorted."""
-    return sorted(
-        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink()
-    )
-
-
-def _data_globs(file: str, task: Path, patterns: Sequence[str]) -> None:
-    """Each glob stays inside repo/ and names at least one of its files."""
-    files = _files_of(task / "repo")
-    for i, pattern in enumerate(patterns):
-        key = f"tests.data[{i}]"
-        parts = pattern.split("/")
-        if pattern.startswith("/") or "\\" in pattern or any(p in ("", ".", "..") for p in parts):
-            raise ConfigError(
-                file, key, f"{pattern!r} is not a path inside repo/", 'e.g. "expected/*.json"'
-            )
-        if not any(covers([pattern], rel) for rel in files):
-            raise ConfigError(
-                file,
-                key,
-                f"{pattern!r} matches no file of repo/",
-                "declare only files the start has: grading puts them back from repo/",
-            )
 
 
 # -- reading ------------------------------------------------------------------------------------

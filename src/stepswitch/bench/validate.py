@@ -18,78 +18,37 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
   (found in their source: `undeclared_data_reads`), which the change could rewrite.
 The first problem found is the reason; a crash of the validation itself is a reason too. Each
 check done is kept, in order, with what it found (`TaskValidation.checks`); a check after the
-first problem is not run. `validation_record` makes the machine-readable record of a whole
+first problem is not run. `validation_record.py` makes the machine-readable record of a whole
 `ssw bench validate` (`--out FILE`, `--json`): when it started, on which commit, with which ssw,
 and per task its folder's sha256, its checks and its verdict.
 """
 
 from __future__ import annotations
 
-import ast
-import posixpath
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stepswitch.bench.files import VALIDATE_KIND, TaskEntry, ValidationRecord
-from stepswitch.bench.grading_folder import TestVerdict, grade, grading_env, run_pytest
-from stepswitch.bench.grading_layout import copy_tree, is_test_file, lay_out
-from stepswitch.bench.task import HIDDEN_FOLDER, Task, covers, missing_requirements
+from stepswitch.bench.data_reads import undeclared_data_reads
+from stepswitch.bench.grading_folder import grade, grading_env, run_pytest
+from stepswitch.bench.grading_layout import copy_tree, lay_out
+from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements
+from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
+from stepswitch.bench.validation_result import CHECKS, Check, TaskValidation
+from stepswitch.bench.verdict import TestVerdict
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
-from stepswitch.util.hashing import folder_hashes, hash_path
-from stepswitch.util.sandbox import Sandbox
+from stepswitch.util.sandbox_backends import Sandbox
 
 REFERENCE_RUNS = 2
 
 
-# The checks, in the order they run; each names what must hold.
-CHECKS: dict[str, str] = {
-    "start_fails_hidden": "the untouched start fails its hidden tests",
-    "start_visible": "the start passes its own visible tests",
-    "reference_applies": "the reference applies to the start",
-    "reference_hidden_1": "the reference passes the hidden tests",
-    "reference_hidden_2": "the reference passes the hidden tests again, the same tests",
-    "reference_visible": "the reference passes its own visible tests",
-    "needs_hidden": "the test command does not pass without the hidden tests",
-    "reference_gates": "the reference passes the task's gates other than tests",
-    "test_data_declared": "the files of repo/ the hidden tests name are declared test data "
-    "(a warning, never a failure)",
-}
-
-
 class Invalid(Exception):
     """The reason a task is invalid (internal: validate_task returns it as data)."""
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str  # a key of CHECKS
-    ok: bool
-    found: str  # what it found, e.g. "1 failed: tests/test_x.py::test_y", "no gates"
-    warning: bool = False  # ok, but `found` says what the task's author should look at
-
-
-@dataclass(frozen=True)
-class TaskValidation:
-    task: str  # suite/id
-    problem: str | None  # None: the task is valid
-    start: TestVerdict | None = None  # the hidden tests on the untouched start
-    reference: tuple[TestVerdict, ...] = ()  # the hidden tests on the reference, each run
-    duration_s: float = 0.0
-    checks: tuple[Check, ...] = ()  # in the order run; after the first problem none runs
-
-    @property
-    def valid(self) -> bool:
-        return self.problem is None
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        return tuple(c.found for c in self.checks if c.warning)
 
 
 def _git(folder: Path, home: Path, *args: str) -> GitResult:
@@ -235,89 +194,6 @@ def _gates(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
     found.ok("reference_gates", "passed: " + ", ".join(g.name for g in gates))
 
 
-PATH_CALLS = ("join", "Path", "PurePath", "PosixPath")  # calls whose arguments spell a path
-
-
-def _pieces(node: ast.AST) -> list[ast.expr] | None:
-    """The operands of `a / "b" / "c"` or the arguments of `join(a, "b")`, `Path(a, "b")`."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        pieces: list[ast.expr] = []
-        at: ast.expr = node
-        while isinstance(at, ast.BinOp) and isinstance(at.op, ast.Div):
-            pieces.insert(0, at.right)
-            at = at.left
-        return [at, *pieces]
-    if isinstance(node, ast.Call):
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return list(node.args) if name in PATH_CALLS else None
-    return None
-
-
-def _children(node: ast.AST) -> list[ast.AST]:
-    if isinstance(node, ast.BinOp):
-        return [node.left, node.right]
-    return list(node.args) if isinstance(node, ast.Call) else []
-
-
-def _spelt(node: ast.AST) -> str | None:
-    """The path a node spells out: a string, or the strings ending a chain or a join, joined
-    with "/"."""
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, str) else None
-    tail: list[str] = []
-    for piece in reversed(_pieces(node) or []):
-        if not (isinstance(piece, ast.Constant) and isinstance(piece.value, str)):
-            break
-        tail.insert(0, piece.value)
-    return "/".join(tail) if tail else None
-
-
-def _named_paths(source: str) -> set[str]:
-    """Every path the source spells out, relative (a leading "/", "./" or "../" taken off); a
-    piece of a chain or a join counts only with the whole of it ("expected" in
-    `ROOT / "expected" / "out.json"` names no folder)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    inner = {id(child) for node in ast.walk(tree) if _pieces(node) for child in _children(node)}
-    named = set()
-    for node in ast.walk(tree):
-        text = None if id(node) in inner else _spelt(node)
-        if text and "\n" not in text:
-            path = posixpath.normpath(text)
-            while path.startswith(("../", "/")):
-                path = path.removeprefix("../").lstrip("/")
-            if path not in ("", ".", ".."):
-                named.add(path)
-    return named
-
-
-def undeclared_data_reads(task: Task) -> dict[str, list[str]]:
-    """The files of the start that a hidden test's source names (a string literal, a `/` chain
-    or a join of literals naming the file or its folder) and `[tests] data` does not declare,
-    by hidden test file; code and test files are left out (reading the change's code is the
-    point of a test). Static, so a path built at run time is not seen."""
-    files = [
-        rel
-        for rel in sorted(p.relative_to(task.repo).as_posix() for p in task.repo.rglob("*"))
-        if (task.repo / rel).is_file() and not rel.endswith(".py") and not is_test_file(Path(rel))
-    ]
-    found: dict[str, list[str]] = {}
-    for test in sorted(task.hidden_tests.rglob("*.py")):
-        named = _named_paths(test.read_text(encoding="utf-8", errors="replace"))
-        reads = [
-            rel
-            for rel in files
-            if any(rel == n or rel.startswith(n + "/") for n in named)
-            and not covers(task.spec.tests.data, rel)
-        ]
-        if reads:
-            found[test.relative_to(task.hidden_tests).as_posix()] = reads
-    return found
-
-
 def _test_data(task: Task, found: _Found) -> None:
     reads = undeclared_data_reads(task)
     if not reads:
@@ -436,110 +312,16 @@ def validate_tasks(
         yield from pool.map(lambda task: validate_task(task, sandbox), tasks)
 
 
-# --- the record: `ssw bench validate --out FILE` / `--json` ---
-
-RECORD_SCHEMA = 1
-
-
-def _verdict(verdict: TestVerdict) -> dict[str, object]:
-    return {
-        "exit_status": verdict.exit_status,
-        "report": verdict.report,
-        "tests": verdict.tests,
-        "failures": verdict.failures,
-        "errors": verdict.errors,
-        "skipped": verdict.skipped,
-        "timed_out": verdict.timed_out,
-        "failing": list(verdict.failing),
-        "summary": verdict.summary(),
-        "duration_s": round(verdict.duration_s, 3),
-    }
-
-
-def task_sha256(task: Task) -> str:
-    """The task folder's sha256 as the claims engine hashes a folder (util/hashing.py): its
-    committed files' relative paths and sha256s, caches skipped."""
-    return hash_path(task.folder, ".")
-
-
-def task_sha256s(tasks: Sequence[Task]) -> list[str]:
-    """`task_sha256` of each task, with one git call per suite instead of one per task."""
-    return folder_hashes([task.folder for task in tasks])
-
-
-def task_entry(task: Task, result: TaskValidation, sha256: str | None = None) -> dict[str, object]:
-    """One task's part of the record (files.TaskEntry, as JSON data); `sha256` is its folder's
-    hash taken before it was validated (default: now)."""
-    entry = {
-        "task": result.task,
-        "suite": task.suite,
-        "id": task.spec.id,
-        "sha256": sha256 or task_sha256(task),
-        "valid": result.valid,
-        "problem": result.problem,
-        "checks": [
-            {"check": c.name, "ok": c.ok, "found": c.found, "warning": c.warning}
-            for c in result.checks
-        ],
-        "not_run": [name for name in CHECKS if name not in {c.name for c in result.checks}],
-        "start": _verdict(result.start) if result.start is not None else None,
-        "reference": [_verdict(v) for v in result.reference],
-        "duration_s": round(result.duration_s, 3),
-    }
-    return TaskEntry.model_validate(entry).model_dump(mode="json")
-
-
-def validation_record(
-    tasks: Sequence[Task],
-    entries: Sequence[dict[str, object]],
-    *,
-    started_at: str,
-    source: tuple[str | None, bool | None],
-    finished_at: str,
-    duration_s: float,
-    command: Sequence[str],
-    jobs: int,
-    sandbox: str | None = None,
-) -> dict[str, object]:
-    """The whole validation: when, by which code, on which tasks (by sha256), and each verdict.
-    `started_at` lets the claims engine refuse a validation made before a claim's registration;
-    `source` is `record.source_commit()` taken then (the commit and whether the tree had
-    changes), not at the end, when the checkout may have moved on. It is files.ValidationRecord,
-    as JSON data."""
-    from stepswitch import __version__
-    from stepswitch.bench.record import relative_path, versions
-
-    commit, dirty = source
-    suites: dict[str, dict[str, object]] = {}
-    for task in tasks:
-        suite = suites.setdefault(
-            task.suite,
-            {
-                "name": task.suite,
-                "path": relative_path(task.folder.parent, Path.cwd()),
-                "tasks": [],
-            },
-        )
-        ids = suite["tasks"]
-        assert isinstance(ids, list)
-        ids.append(task.spec.id)
-    valid = sum(bool(e["valid"]) for e in entries)
-    record = {
-        "schema_version": RECORD_SCHEMA,
-        "kind": VALIDATE_KIND,
-        "tool": {"name": "stepswitch", "version": __version__},
-        "command": list(command),
-        "commit": commit,
-        "dirty": dirty,
-        "versions": versions(),
-        "jobs": jobs,
-        "sandbox": sandbox,
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "duration_s": round(duration_s, 1),
-        "checks": dict(CHECKS),
-        "suites": list(suites.values()),
-        "totals": {"tasks": len(entries), "valid": valid, "invalid": len(entries) - valid},
-        "tasks": list(entries),
-    }
-    return ValidationRecord.model_validate(record).model_dump(mode="json")
+__all__ = [
+    "CHECKS",
+    "REFERENCE_RUNS",
+    "Check",
+    "Invalid",
+    "TaskValidation",
+    "task_entry",
+    "task_sha256",
+    "task_sha256s",
+    "undeclared_data_reads",
+    "validate_task",
+    "validate_tasks",
+]

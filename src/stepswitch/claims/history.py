@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from stepswitch.claims.evidence import EarlierMeasurement, Evidence
-from stepswitch.claims.registration import GitView
+from stepswitch.claims.git_view import GitView
 
 MEASURED = ("accepted", "rejected")
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stepswitch.claims.git_view import GitView
 from stepswitch.claims.registration import (
     APPEND_ONLY,
     NEVER_DELETED,
     REGISTRATIONS_FILE,
-    GitView,
     Log,
     Registration,
     bounds_text,

@@ -29,18 +29,14 @@ from stepswitch.claims.evidence import (
     dump_evidence,
     read_evidence,
 )
+from stepswitch.claims.git_view import GitView
 from stepswitch.claims.history import earlier_measurements
 from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable
 from stepswitch.claims.log_checks import log_problems
 from stepswitch.claims.model import EVIDENCE_DIR, PLACEHOLDER, Claims, LoadedClaim, load_claims
 from stepswitch.claims.numbers import Value, canonical
-from stepswitch.claims.registration import (
-    GitView,
-    History,
-    bound_notes,
-    load_log,
-    refusals,
-)
+from stepswitch.claims.refusals import refusals
+from stepswitch.claims.registration import History, bound_notes, load_log
 from stepswitch.claims.scope import EvidenceKind, shown_problems, word_problems
 from stepswitch.errors import ConfigError, HarnessError, UsageError
 from stepswitch.util.hashing import hash_path

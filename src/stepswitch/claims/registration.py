@@ -3,11 +3,11 @@ the time and the bounds it fixes to claims/registrations.yaml, an append-only lo
 it depends on. Each entry chains to the one before it by sha256, and `ssw prove` compares the log
 with git's history of the file, so an earlier entry cannot be edited or removed unseen. Evidence
 that started before the registration, was made for another claim, or was measured before the
-registration whose bounds it is judged by, is refused for the claim (ADR 0016, issue 23)."""
+registration whose bounds it is judged by, is refused for the claim (refusals.py; ADR 0016,
+issue 23)."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -18,10 +18,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from stepswitch.claims.inputs import Inputs
+from stepswitch.claims.git_view import head_commit, parse_time
 from stepswitch.claims.model import Claim, ClaimId
 from stepswitch.errors import ConfigError, UsageError
-from stepswitch.util.git import run_git
 
 REGISTRATIONS_FILE = "claims/registrations.yaml"
 HEADER = (
@@ -209,22 +208,6 @@ def write_log(root: Path, entries: Sequence[Registration]) -> None:
     staged.replace(path)
 
 
-def _git(root: Path, *args: str) -> str | None:
-    """git's stdout, or None when git cannot answer (no git, not a repository, unknown object)."""
-    try:
-        done = run_git(root, *args, user_config=True)
-    except UsageError:
-        return None
-    return done.out.strip() if done.status == 0 else None
-
-
-def head_commit(root: Path) -> str:
-    commit = _git(root, "rev-parse", "--verify", "HEAD")
-    if commit is None:
-        raise UsageError(f"{root} has no git commit to register claims against: commit first")
-    return commit
-
-
 def _registrable(claim: Claim, history: History) -> None:
     """Refuse (exit 2) a re-registration that would launder the claim."""
     first, latest = history.entries[0], history.entries[-1]
@@ -291,132 +274,24 @@ def registered_claim(root: Path, claim_id: str) -> Registration:
     return made
 
 
-def parse_time(text: str) -> datetime | None:
-    """An ISO date or date-time; a date alone is its first second (the earliest it can have
-    been), a time without an offset is UTC. None when it is neither."""
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
-@functools.lru_cache(maxsize=256)
-def _answer(root: Path, *args: str) -> str | None:
-    """git's answer about objects, which never changes once given (kept for the process)."""
-    return _git(root, *args)
-
-
-@dataclass(frozen=True)
-class GitView:
-    """What git can tell about commits; None answers mean it cannot tell (no git, a shallow
-    clone), and then nothing is refused on its account."""
-
-    root: Path
-
-    def exists(self, commit: str) -> bool | None:
-        if _answer(self.root, "cat-file", "-e", f"{commit}^{{commit}}") is not None:
-            return True
-        if _git(self.root, "rev-parse", "--git-dir") is None:
-            return None
-        shallow = _git(self.root, "rev-parse", "--is-shallow-repository")
-        return None if shallow == "true" else False
-
-    def committed_at(self, commit: str) -> datetime | None:
-        text = _answer(self.root, "show", "-s", "--format=%cI", commit)
-        return None if text is None else parse_time(text)
-
-    def is_ancestor(self, older: str, newer: str) -> bool | None:
-        if not (self.exists(older) and self.exists(newer)):
-            return None
-        found = _answer(self.root, "merge-base", "--is-ancestor", older, newer)
-        return found is not None
-
-    def versions(self, rel: str) -> list[tuple[str, str]]:
-        """(commit, text) of each committed version of `rel` reachable from HEAD, newest first;
-        empty when git cannot tell."""
-        listed = _git(self.root, "log", "--format=%H", "--", rel)
-        found = []
-        for commit in (listed or "").split():
-            text = _answer(self.root, "show", f"{commit}:./{rel}")
-            if text is not None:
-                found.append((commit, text))
-        return found
-
-
-def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
-    """Why this claim's evidence may not prove it; empty when it may."""
-    cid = claim.id
-    registration = history.latest
-    if registration is None:
-        return [f"not registered (ssw claims register {cid}, before its runs)"]
-    found = []
-    where = f"{REGISTRATIONS_FILE} line {history.lines[-1]}"
-    if registration.text_sha256 != claim.text_sha256():
-        found.append(
-            f"its text changed since it was registered on {registration.date}: register it again "
-            f"(ssw claims register {cid}); evidence from before that is then refused"
-        )
-    elif (registration.bounds, registration.bounds_set_by) != (
-        list(claim.bounds),
-        claim.bounds_set_by,
-    ):
-        found.append(
-            f"its registration ({where}) records bounds {bounds_text(registration.bounds)} set "
-            f"by {registration.bounds_set_by!r}, not the ones its text hash covers"
-        )
-    first = history.entries[0]
-    if claim.retrospective is not None and claim.retrospective != first.retrospective:
-        found.append(
-            f"its retrospective is not the one its first registration recorded ({first.date}, "
-            f"{REGISTRATIONS_FILE} line {history.lines[0]}): a retrospective is allowed only at "
-            "a claim's first registration"
-        )
-    git = GitView(inputs.root)
-    exists = git.exists(registration.commit)
-    if exists is False:
-        found.append(f"its registration names commit {registration.commit[:12]}, not in git")
-    committed = git.committed_at(registration.commit) if exists else None
-    if committed is not None and committed > registration.when:
-        found.append(
-            f"its registration is dated {registration.date}, before its own commit "
-            f"{registration.commit[:12]} ({committed.isoformat()})"
-        )
-    for run in inputs.runs:
-        started = parse_time(run.started_at)
-        if started is None:
-            found.append(f"run {run.folder}: started_at {run.started_at!r} is not a date-time")
-        elif started < registration.when:
-            found.append(
-                f"run {run.folder} started at {run.started_at}, before {cid} was registered "
-                f"({registration.date})"
-            )
-        if run.claims and cid not in run.claims:
-            found.append(f"run {run.folder} was run for {', '.join(run.claims)}, not {cid}")
-        if run.base_commit and git.is_ancestor(registration.commit, run.base_commit) is False:
-            found.append(
-                f"run {run.folder} ran on {run.base_commit[:12]}, which does not descend from "
-                f"{cid}'s registration commit {registration.commit[:12]}"
-            )
-    for path, why in sorted(inputs.undated.items()):
-        found.append(f"{path} cannot show it was made after {cid} was registered: {why}")
-    at = history.bounds_from()
-    judged_by = history.entries[at]
-    for path, when in sorted(inputs.measured.items()):
-        measured = parse_time(when)
-        if measured is None:
-            found.append(f"{path}: its date {when!r} is not a date")
-        elif measured < judged_by.when and at > 0:
-            found.append(
-                f"{path} was measured on {when}, before the bounds it is judged by "
-                f"({bounds_text(judged_by.bounds)}) were registered on {judged_by.date} "
-                f"({REGISTRATIONS_FILE} line {history.lines[at]}): evidence measured before "
-                "the registration of its bounds is refused, whatever the retrospective says"
-            )
-        elif measured < registration.when and claim.retrospective is None:
-            found.append(
-                f"{path} was measured on {when}, before {cid} was registered "
-                f"({registration.date}); a claim registered after its measurement must say why "
-                "its bounds were fixed before it (retrospective)"
-            )
-    return found
+__all__ = [
+    "APPEND_ONLY",
+    "HEADER",
+    "NEVER_DELETED",
+    "REGISTRATIONS_FILE",
+    "History",
+    "Log",
+    "Registration",
+    "RegistrationsFile",
+    "bound_notes",
+    "bounds_text",
+    "dump_log",
+    "head_commit",
+    "load_log",
+    "load_registrations",
+    "parse_log",
+    "parse_time",
+    "register",
+    "registered_claim",
+    "write_log",
+]

@@ -4,7 +4,6 @@ so `ssw --help` starts fast."""
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,6 +15,8 @@ from stepswitch.cli.claims import claims_app, prove_command
 from stepswitch.cli.help import SswGroup
 from stepswitch.cli.init import init_command
 from stepswitch.cli.model_flags import BaseUrlOption, PriceOption, given_price
+from stepswitch.cli.policy import policy_app
+from stepswitch.cli.registry import _checked_url, models, prices_app, probe
 from stepswitch.cli.runs import runs_app
 from stepswitch.cli.site import serve_command, site_app
 from stepswitch.cli.trust_option import TrustEndpoints
@@ -65,15 +66,7 @@ def _root(
     pass
 
 
-prices_app = typer.Typer(
-    rich_markup_mode=None,
-    help="Provider list prices in the registry: list them, refresh them.",
-    invoke_without_command=True,
-)
 app.add_typer(prices_app, name="prices")
-policy_app = typer.Typer(
-    rich_markup_mode=None, help="Policy files: which worker takes which step.", no_args_is_help=True
-)
 app.add_typer(policy_app, name="policy")
 app.add_typer(bench_app, name="bench")
 app.add_typer(runs_app, name="runs")
@@ -82,257 +75,8 @@ app.add_typer(site_app, name="site")
 app.command("serve")(serve_command)
 app.command("prove")(prove_command)
 app.command("init")(init_command)
-
-
-def _checked_url(flag: str, url: str | None) -> str | None:
-    from stepswitch.registry.presets import URL_EXAMPLE, base_url_problem
-
-    problem = None if url is None else base_url_problem(url)
-    if problem is not None:
-        raise UsageError(f"{flag} {url!r} {problem} (fix: e.g. {URL_EXAMPLE})")
-    return url
-
-
-@app.command()
-def models(
-    provider: Annotated[str | None, typer.Option(help="Only this provider's models.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
-) -> None:
-    """The models in the registry: prices per million tokens, efforts, context, capabilities."""
-    from stepswitch.registry.table import model_rows, render_rows
-
-    rows = model_rows(provider)
-    typer.echo(json.dumps(rows, indent=2) if as_json else render_rows(rows))
-
-
-@prices_app.callback()
-def prices(ctx: typer.Context) -> None:
-    """Every model's list prices in $ per million tokens, with their date, source, and where
-    each came from: the preset, or your price cache (read from a model list, for one host)."""
-    if ctx.invoked_subcommand is not None:
-        return
-    from stepswitch.registry.presets import load_registry
-    from stepswitch.registry.price_list import render_prices
-
-    typer.echo(render_prices(list(load_registry().values())))
-
-
-@prices_app.command("refresh")
-def prices_refresh(
-    provider: Annotated[str, typer.Argument(help="A provider preset name, e.g. tokenfactory.")],
-    base_url: Annotated[str | None, typer.Option(help="Ask this URL instead.")] = None,
-    trust_endpoint: TrustEndpoints = None,
-    write_preset: Annotated[
-        bool,
-        typer.Option(
-            "--write-preset",
-            help="For maintainers: rewrite the preset file registry/providers/PROVIDER.toml "
-            "(the one ssw ships) instead of your price cache.",
-        ),
-    ] = False,
-) -> None:
-    """Read the provider's priced model list into your price cache ($SSW_CACHE_DIR, else
-    $XDG_CACHE_HOME/stepswitch or ~/.cache/stepswitch), kept for the host it was read from;
-    no installed file changes unless --write-preset."""
-    from datetime import date
-
-    from stepswitch.registry.presets import clear_cache, get_provider, load_registry, preset_path
-    from stepswitch.registry.price_list import not_refreshable
-    from stepswitch.registry.refresh import refresh_prices
-    from stepswitch.registry.trust import Trust, check_sender
-    from stepswitch.wire.open import api_key_from_env
-
-    spec = get_provider(provider)
-    if not spec.prices_endpoint:  # before asking for a key this could never use
-        raise not_refreshable(spec, list(load_registry().values()))
-    url = _checked_url("--base-url", base_url)
-    if write_preset and url is not None:
-        raise UsageError("--write-preset reads the preset's own address; drop --base-url")
-    check_sender(spec, url, Trust.named(trust_endpoint), typer.echo)
-    api_key = api_key_from_env(spec)
-    if not write_preset:
-        from stepswitch.registry.cache_refresh import refresh_cache
-
-        for line in refresh_cache(spec, url, Trust.named(trust_endpoint).with_url(url)):
-            typer.echo(line)
-        return
-    changes = refresh_prices(
-        spec,
-        preset_path(provider),
-        base_url=url,
-        api_key=api_key,
-        today=date.today(),
-    )
-    clear_cache()
-    if not changes:
-        typer.echo(f"{provider}: prices unchanged")
-    for change in changes:
-        typer.echo(str(change))
-
-
-@app.command()
-def probe(
-    provider: Annotated[str, typer.Argument(help="A provider preset name.")],
-    model: Annotated[str, typer.Argument(help="A model id from `ssw models`.")],
-    base_url: Annotated[str | None, typer.Option(help="Probe this URL instead.")] = None,
-    out: Annotated[Path | None, typer.Option(help="Registry folder to write probes/ into.")] = None,
-    check_context: Annotated[
-        bool | None,
-        typer.Option(
-            "--check-context/--skip-context",
-            help="Probe the context limit. It fills the window, so by default only local servers.",
-        ),
-    ] = None,
-    timeout: Annotated[
-        float, typer.Option("--timeout", min=0.1, help="Seconds each check's call may take.")
-    ] = 60.0,
-    trust_endpoint: TrustEndpoints = None,
-) -> None:
-    """Probe what a model really does: tools, JSON schema, streaming, usage, efforts, cache;
-    each check's line printed as it ends. Exit 1 when a check the registry claims fails, or
-    when no check got an answer."""
-    from stepswitch.cli.outputs import writable_folder
-    from stepswitch.registry.presets import get_provider, registry_dir
-    from stepswitch.registry.trust import Trust, check_sender
-    from stepswitch.util.text import escape_controls
-    from stepswitch.wire.probe import run_probe
-    from stepswitch.wire.probe_report import (
-        check_header,
-        format_check,
-        probe_exit_code,
-        probe_verdict,
-        write_probe,
-    )
-
-    spec = get_provider(provider)
-    url = _checked_url("--base-url", base_url)
-    root = writable_folder("--out", out or registry_dir())  # before the calls it would waste
-    check_sender(spec, url, Trust.named(trust_endpoint), typer.echo)
-    typer.echo(f"probe {provider} / {model} at {url or spec.base_url}, {timeout:g} s a call")
-    typer.echo(check_header())
-    report = run_probe(
-        spec,
-        model,
-        base_url=url,
-        check_context=check_context,
-        timeout_s=timeout,
-        # typer.echo flushes: each line shows as its check ends, into a pipe too.
-        on_result=lambda r: typer.echo(escape_controls(format_check(r), keep_newlines=False)),
-    )
-    path = write_probe(report, root)
-    typer.echo(f"{report.calls} calls ({report.wire_format}), probed at {report.probed_at}")
-    for line in probe_verdict(report):
-        typer.echo(line)
-    typer.echo(f"written: {path}")
-    raise typer.Exit(probe_exit_code(report))
-
-
-@policy_app.command("check")
-def policy_check(
-    path: Annotated[Path, typer.Argument(help="A policy file, e.g. bench/policies/x.toml.")],
-    runs: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--runs",
-            metavar="<folder>",
-            help="Run records (e.g. .ssw/runs, a bench folder; repeatable): also show per step "
-            "type the cached share its worker had and what a switch would add to the next call.",
-        ),
-    ] = None,
-) -> None:
-    """Without calling any model: which worker takes each step type at each escalation level."""
-    from stepswitch.agent.worker_prices import in_force
-    from stepswitch.policy.check import check_policy, render_policy_check
-    from stepswitch.policy.measured import load_runs, measure
-    from stepswitch.policy.model import load_policy
-    from stepswitch.policy.suggest import render_switch_costs, switch_costs
-    from stepswitch.registry.presets import load_registry
-
-    policy = load_policy(path)
-    registry = in_force(policy, load_registry())  # each worker's price for its host (ADR 0061)
-    text = render_policy_check(check_policy(policy, registry))
-    if runs:
-        costs = switch_costs(policy, measure(load_runs(runs)[0]), registry)
-        text += "\n" + "\n".join(render_switch_costs(costs))
-    typer.echo(text)
-
-
-@policy_app.command("suggest")
-def policy_suggest(
-    runs: Annotated[
-        list[Path] | None,
-        typer.Argument(metavar="[runs]...", help="Run records: .ssw/runs, or run folders."),
-    ] = None,
-    policy_path: Annotated[
-        Path | None,
-        typer.Option("--policy", metavar="<file>", help="The policy to improve on (required)."),
-    ] = None,
-    bench: Annotated[
-        list[Path] | None,
-        typer.Option("--bench", metavar="<folder>", help="A bench run folder (repeatable)."),
-    ] = None,
-    floor: Annotated[
-        float,
-        typer.Option(
-            "--floor",
-            min=0.0,
-            max=1.0,
-            help="The least clean share (its interval's lower bound) a worker must clear.",
-        ),
-    ] = 0.8,
-    min_steps: Annotated[
-        int, typer.Option("--min-steps", min=1, help="The least steps of a type to judge by.")
-    ] = 5,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", metavar="<file>", help="Write the suggested policy here."),
-    ] = None,
-) -> None:
-    """From step records: each model's measured pass-through and dollars per step type, and the
-    cheapest worker of the policy per step type that clears --floor. It claims nothing: it
-    prints the commands that would test the suggestion."""
-    import tomli_w
-
-    from stepswitch.policy.measured import load_runs, measure
-    from stepswitch.policy.model import load_policy, validate_policy
-    from stepswitch.policy.suggest import (
-        render_measured,
-        render_suggestion,
-        suggest,
-        suggested_policy,
-    )
-    from stepswitch.registry.presets import load_registry
-    from stepswitch.util.toml import read_toml
-
-    if policy_path is None:
-        raise UsageError("name the policy to improve on: ssw policy suggest RUNS... --policy P")
-    folders = [*(runs or []), *(bench or [])]
-    if not folders:
-        raise UsageError("name run records: ssw policy suggest .ssw/runs --policy P")
-    if out is not None and out.exists():
-        raise UsageError(f"{out} exists: write the suggestion to a new file")
-    policy, registry = load_policy(policy_path), load_registry()
-    loaded, built_in = load_runs(folders)
-    if not loaded:
-        raise UsageError("no run of a policy in those records (only built-in contestants')")
-    measured = measure(loaded)
-    choices = suggest(
-        policy, measured, registry, runs=len(loaded), floor=floor, min_steps=min_steps
-    )
-    if out is not None:
-        raw = read_toml(policy_path, "policy file", "name a TOML policy file")
-        table = suggested_policy(raw, choices)
-        validate_policy(table, str(out), registry)
-        out.write_text(
-            f"# Suggested by ssw policy suggest from {len(loaded)} runs; untested.\n"
-            + tomli_w.dumps(table),
-            encoding="utf-8",
-        )
-    lines = render_measured(measured)
-    if built_in:
-        lines.append(f"({built_in} runs of the built-in contestants oracle and null left out)")
-    lines += render_suggestion(choices, len(loaded), policy_path, out)
-    typer.echo("\n".join(lines))
+app.command()(models)
+app.command()(probe)
 
 
 @app.command()

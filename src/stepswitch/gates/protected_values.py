@@ -26,24 +26,20 @@ Not seen: code that tells the probe from a test run (a conftest.py, a fixture, a
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import secrets
-import shlex
-import stat
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import Protocol
 
+from stepswitch.gates.import_resolver import CommitFiles, Step, WorktreeFiles, _join, resolve
 from stepswitch.gates.protected import clip, constant_bindings, wanted_names
 from stepswitch.gates.pytest_config import read_pytest_config
 from stepswitch.gates.runner import GateResult
+from stepswitch.gates.value_probe import _parsed, probe_answer, probe_command, same_value
 
-PROBE_TIMEOUT_S = 60.0
-_EXTENSION = re.compile(r"(?:\.[^./]+)?\.so\Z")  # what follows a module's name in `X.<tag>.so`
 # Folders pytest does not collect from (its default norecursedirs), nor do we look in.
 _NOT_COLLECTED = re.compile(
     r"\.|.*\.egg\Z|_darcs\Z|CVS\Z|\{arch\}\Z|build\Z|dist\Z|node_modules\Z|venv\Z"
@@ -55,130 +51,7 @@ _HOW = {
     "module": "it is imported instead",
 }
 
-# -- resolving an import as Python's path finder does -------------------------------------------
-
-
-class Files(Protocol):
-    """A tree of files by root-relative posix path ("" is the root)."""
-
-    def is_file(self, rel: str) -> bool: ...
-    def is_dir(self, rel: str) -> bool: ...
-    def names(self, folder: str) -> Sequence[str]: ...
-
-
-class WorktreeFiles:
-    """The worktree as Python's import sees it: links followed, git-ignored files included."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def _mode(self, rel: str) -> int:
-        try:
-            return os.stat(self.root / rel).st_mode
-        except (OSError, ValueError):
-            return 0
-
-    def is_file(self, rel: str) -> bool:
-        return stat.S_ISREG(self._mode(rel))
-
-    def is_dir(self, rel: str) -> bool:
-        return stat.S_ISDIR(self._mode(rel))
-
-    def names(self, folder: str) -> Sequence[str]:
-        try:
-            return sorted(os.listdir(self.root / folder))
-        except OSError:
-            return []
-
-
-class CommitFiles:
-    """The files of the base commit, from its paths."""
-
-    def __init__(self, paths: Collection[str]) -> None:
-        self.files = set(paths)
-        self.children: dict[str, set[str]] = {}
-        for path in self.files:
-            parts = PurePosixPath(path).parts
-            for depth in range(len(parts)):
-                self.children.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
-
-    def is_file(self, rel: str) -> bool:
-        return rel in self.files
-
-    def is_dir(self, rel: str) -> bool:
-        return rel in self.children
-
-    def names(self, folder: str) -> Sequence[str]:
-        return sorted(self.children.get(folder, ()))
-
-
-@dataclass(frozen=True)
-class Step:
-    """What one dotted name of an import resolves to."""
-
-    name: str  # "textstats.constants"
-    how: str  # "package", "extension module", "module", "bytecode", "namespace", "missing"
-    file: str | None = None  # the file that runs; None for a namespace or nothing
-    folders: tuple[str, ...] = ()  # where its submodules are looked for
-
-
-def _join(folder: str, name: str) -> str:
-    return f"{folder}/{name}" if folder else name
-
-
-def _module_file(files: Files, folder: str, stem: str) -> tuple[str, str] | None:
-    """The file Python loads for module `stem` in `folder`, and what it is, in the order of its
-    loaders: extension modules, then source, then bytecode."""
-    for name in files.names(folder):
-        rest = name[len(stem) :]
-        if (
-            name.startswith(stem)
-            and _EXTENSION.fullmatch(rest)
-            and files.is_file(_join(folder, name))
-        ):
-            return _join(folder, name), "extension module"
-    for suffix, how in ((".py", "module"), (".pyc", "bytecode")):
-        path = _join(folder, stem + suffix)
-        if files.is_file(path):
-            return path, how
-    return None
-
-
-def find_step(files: Files, name: str, locations: Sequence[str]) -> Step:
-    """Where `name`'s last part is found along `locations`, as importlib's FileFinder and
-    PathFinder find it: the first regular package or module wins; namespace folders count only
-    when neither is found anywhere."""
-    tail = name.rpartition(".")[2]
-    portions: list[str] = []
-    for folder in locations:
-        below = _join(folder, tail)
-        is_dir = files.is_dir(below)
-        if is_dir and (init := _module_file(files, below, "__init__")) is not None:
-            return Step(name, "package", init[0], (below,))
-        found = _module_file(files, folder, tail)
-        if found is not None:
-            return Step(name, found[1], found[0])
-        if is_dir:
-            portions.append(below)
-    return Step(name, "namespace", None, tuple(portions)) if portions else Step(name, "missing")
-
-
-def resolve(files: Files, module: str, path: Sequence[str]) -> list[Step]:
-    """Each step of importing `module` with sys.path `path`; it ends early where a step is not a
-    package (the import would fail there)."""
-    steps: list[Step] = []
-    parts = module.split(".")
-    locations: Sequence[str] = path
-    for depth in range(1, len(parts) + 1):
-        step = find_step(files, ".".join(parts[:depth]), locations)
-        steps.append(step)
-        if not step.folders:
-            break
-        locations = step.folders
-    return steps
-
-
-# -- the static check ---------------------------------------------------------------------------
+# -- the static check (the resolver: import_resolver.py) -----------------------------------------
 
 
 def module_name(file: str, source_root: str) -> str | None:
@@ -259,105 +132,7 @@ def shadowing_step(file: str, module: str, now: list[Step], then: list[Step]) ->
     return None
 
 
-# -- the dynamic check --------------------------------------------------------------------------
-
-# Run with -c in the worktree, so sys.path[0] is the worktree as for `python -m pytest` there. The
-# nonce is read before the project's code runs, so that code cannot print a forged answer; the
-# builtins it uses are bound first, so it cannot swap them; os._exit skips the project's atexit
-# hooks and threads.
-_PROBE = r"""
-import sys
-nonce = sys.stdin.readline().strip()
-import ast, os
-from importlib import import_module
-spec = ast.literal_eval(sys.argv[1])
-put, leave, kind_of, text_of, attr, every = os.write, os._exit, type, repr, getattr, all
-PLAIN = (bool, int, float, complex, str, bytes, type(None))
-def literal(value):
-    kind = kind_of(value)
-    if kind in PLAIN:
-        return True
-    if kind is dict:
-        return every(literal(k) and literal(v) for k, v in value.items())
-    return kind in (tuple, list, set, frozenset) and every(literal(v) for v in value)
-def said(exc):
-    try:
-        return f"{kind_of(exc).__name__}: {exc}"
-    except BaseException:
-        return "an exception"
-imported, out = {}, {}
-for module in spec:
-    try:
-        imported[module] = import_module(module)
-    except BaseException as exc:
-        out[module] = {"error": said(exc)}
-for module, found in imported.items():
-    values = {}
-    for name in spec[module]:
-        try:
-            value = found
-            for part in name.split("."):
-                value = attr(value, part)
-        except AttributeError:
-            values[name] = ("missing", "")
-            continue
-        except BaseException as exc:
-            values[name] = ("unreadable", said(exc))
-            continue
-        try:
-            if literal(value):
-                values[name] = ("literal", text_of(value))
-            else:
-                values[name] = ("other", kind_of(value).__name__)
-        except BaseException as exc:
-            values[name] = ("unreadable", said(exc))
-    where = attr(found, "__file__", None)
-    out[module] = {"file": where if kind_of(where) is str else None, "values": values}
-put(1, ("\nSSW-VALUES " + nonce + " " + text_of(out) + "\n").encode("utf-8", "backslashreplace"))
-leave(0)
-"""
-_ANSWER = "SSW-VALUES "
-
-
-def probe_command(python: Path, spec: Mapping[str, Sequence[str]], nonce: str) -> str:
-    """The shell command that imports each module of `spec` (module -> constant names) and
-    prints their values on a line marked with `nonce`."""
-    wanted = {module: list(names) for module, names in spec.items()}
-    program = f"{shlex.quote(str(python))} -c {shlex.quote(_PROBE)} {shlex.quote(repr(wanted))}"
-    return f"exec {program} <<< {shlex.quote(nonce)}"
-
-
-def probe_answer(output: str, nonce: str) -> dict[str, object] | None:
-    """The probe's answer in `output`, or None when it gave none (it failed, or was cut)."""
-    mark = f"{_ANSWER}{nonce} "
-    line = next((x for x in reversed(output.splitlines()) if x.startswith(mark)), None)
-    if line is None:
-        return None
-    try:
-        answer = ast.literal_eval(line.removeprefix(mark))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return answer if isinstance(answer, dict) else None
-
-
-def _parsed(text: str) -> tuple[bool, object]:
-    try:
-        return True, ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False, None  # nan, inf: only their repr is compared
-
-
-def same_value(a: object, b: object) -> bool:
-    """Equal and of the same types throughout: 1, 1.0 and True are three values here."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float | complex):
-        return repr(a) == repr(b)  # -0.0 and 0.0 differ, nan is itself
-    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    return a == b
+# -- the dynamic check (the probe: value_probe.py) -----------------------------------------------
 
 
 def _base_literals(

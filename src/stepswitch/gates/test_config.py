@@ -43,7 +43,8 @@ from stepswitch.gates.pytest_config import (
     write_config,
 )
 from stepswitch.gates.runner import GateResult
-from stepswitch.util.sandbox import Confinement, SandboxPolicy
+from stepswitch.util.sandbox import Confinement
+from stepswitch.util.sandbox_backends import SandboxPolicy
 from stepswitch.util.scratch import TEST_CONFIG_PREFIX, process_scratch
 
 TEST_CONFIG_CHECK = "ssw:test-config"

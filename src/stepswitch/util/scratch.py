@@ -23,7 +23,7 @@ from pathlib import Path
 from stepswitch.errors import SswError
 
 OWNER = ".ssw-owner"
-HOME_PREFIX = "ssw-home-"  # util/sandbox.sandbox_home
+HOME_PREFIX = "ssw-home-"  # util/child_env.sandbox_home
 BENCH_PREFIX = "ssw-bench-"  # bench/taskrun, as bench/readback.SCRATCH_PREFIX
 SANDBOX_ROOT_PREFIX = "ssw-sandbox-root-"  # util/sandbox._stage, for the process's life
 GIT_PREFIX = "ssw-git-"  # util/git_checkouts._scratch, for the process's life

@@ -6,7 +6,8 @@ replay page read, through one model each and one loader (files/load.py).
 - summary.json: `SummaryFile` (bench/summary.py makes it);
 - <task run>/grade.json: `GradeFile`, the hidden tests' verdict on the run's committed tree;
 - run.json of a bench folder: `BenchRecord` (bench/record.py makes it);
-- the record of `ssw bench validate --out FILE`: `ValidationRecord` (bench/validate.py makes it).
+- the record of `ssw bench validate --out FILE`: `ValidationRecord` (bench/validation_record.py
+  makes it).
 
 Files the bench alone writes forbid keys it never writes (a hand-edited field is refused, not
 ignored). Two stay open: a journal row (`ResultRow`) and run.json ignore keys a newer version

@@ -1,6 +1,6 @@
 """The bench's records, typed: a task run's grade.json (`GradeFile`), a bench folder's run.json
 (`BenchRecord`, bench/record.py makes it) and the record of `ssw bench validate --out FILE`
-(`ValidationRecord`, bench/validate.py makes it)."""
+(`ValidationRecord`, bench/validation_record.py makes it)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class VerdictFields(Ours):
 
 
 class GradeFile(VerdictFields):
-    """The hidden tests' verdict on a task run's committed tree (grading_folder.TestVerdict)."""
+    """The hidden tests' verdict on a task run's committed tree (verdict.TestVerdict)."""
 
     duration_s: float
     output: str
@@ -107,7 +107,7 @@ class BenchRecord(Open):
         }
 
 
-# --- the record of `ssw bench validate --out FILE` (bench/validate.py) ---
+# --- the record of `ssw bench validate --out FILE` (bench/validation_record.py) ---
 
 
 class VerdictRecord(VerdictFields):

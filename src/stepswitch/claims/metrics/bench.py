@@ -73,7 +73,7 @@ def _record(inputs: Inputs, rel: str) -> ValidationRecord:
 def _record_entries(inputs: Inputs, rel: str) -> dict[str, TaskEntry]:
     """The record's tasks by name, after checking it against itself: each verdict is what its
     checks give, and the totals count the tasks."""
-    from stepswitch.bench.validate import CHECKS
+    from stepswitch.bench.validation_result import CHECKS
 
     record = _record(inputs, rel)
     inputs.run(RunSeen(rel, record.started_at, record.commit or "", ()))
@@ -101,7 +101,7 @@ def _record_entries(inputs: Inputs, rel: str) -> dict[str, TaskEntry]:
 def validation(inputs: Inputs) -> Computed:
     """Every task of the suites against the validation: valid only when the record has it, all
     its checks held, and its folder is byte for byte the one validated (by sha256)."""
-    from stepswitch.bench.validate import task_sha256s
+    from stepswitch.bench.validation_record import task_sha256s
 
     entries = _record_entries(inputs, inputs.one("transcript"))
     suites = _suites(inputs)

@@ -1,0 +1,35 @@
+"""What an importer (humaneval.py, exercism.py, pairs.py) writes for a task: its task.toml, the
+start's pyproject.toml, and the task folder's files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def imported_task_toml(
+    comment: str, task_id: str, kind: str, *, timeout_s: int, task_timeout_s: int
+) -> str:
+    """task.toml as the importers write it: a line saying where the task came from, the hidden
+    tests in .ssw_hidden with a 10 s per-test limit, and the given limits."""
+    return (
+        f'# {comment}\nid = "{task_id}"\nkind = "{kind}"\n\n[tests]\n'
+        'command = "python -m pytest -q -p no:cacheprovider .ssw_hidden"\n'
+        f"per_test_timeout_s = 10\ntimeout_s = {timeout_s}\n\n"
+        f"[limits]\ntask_timeout_s = {task_timeout_s}\n"
+    )
+
+
+def imported_pyproject(name: str) -> str:
+    """An imported start's pyproject.toml: a name, and pytest collecting from the top."""
+    return (
+        f'[project]\nname = "{name}"\nversion = "0"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["."]\n'
+    )
+
+
+def write_task_folder(dest: Path, files: dict[str, str]) -> None:
+    """An importer's task folder: each file (path relative to `dest` -> text) written."""
+    for rel, text in files.items():
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")

@@ -1,0 +1,82 @@
+"""What git can tell the claims engine about commits (`GitView`: whether one exists, when it
+was committed, which descends from which, a file's committed versions) and the commit a
+registration is made at (`head_commit`); an answer git cannot give is None, never a refusal."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from stepswitch.errors import UsageError
+from stepswitch.util.git import run_git
+
+
+def _git(root: Path, *args: str) -> str | None:
+    """git's stdout, or None when git cannot answer (no git, not a repository, unknown object)."""
+    try:
+        done = run_git(root, *args, user_config=True)
+    except UsageError:
+        return None
+    return done.out.strip() if done.status == 0 else None
+
+
+def head_commit(root: Path) -> str:
+    commit = _git(root, "rev-parse", "--verify", "HEAD")
+    if commit is None:
+        raise UsageError(f"{root} has no git commit to register claims against: commit first")
+    return commit
+
+
+def parse_time(text: str) -> datetime | None:
+    """An ISO date or date-time; a date alone is its first second (the earliest it can have
+    been), a time without an offset is UTC. None when it is neither."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+@functools.lru_cache(maxsize=256)
+def _answer(root: Path, *args: str) -> str | None:
+    """git's answer about objects, which never changes once given (kept for the process)."""
+    return _git(root, *args)
+
+
+@dataclass(frozen=True)
+class GitView:
+    """What git can tell about commits; None answers mean it cannot tell (no git, a shallow
+    clone), and then nothing is refused on its account."""
+
+    root: Path
+
+    def exists(self, commit: str) -> bool | None:
+        if _answer(self.root, "cat-file", "-e", f"{commit}^{{commit}}") is not None:
+            return True
+        if _git(self.root, "rev-parse", "--git-dir") is None:
+            return None
+        shallow = _git(self.root, "rev-parse", "--is-shallow-repository")
+        return None if shallow == "true" else False
+
+    def committed_at(self, commit: str) -> datetime | None:
+        text = _answer(self.root, "show", "-s", "--format=%cI", commit)
+        return None if text is None else parse_time(text)
+
+    def is_ancestor(self, older: str, newer: str) -> bool | None:
+        if not (self.exists(older) and self.exists(newer)):
+            return None
+        found = _answer(self.root, "merge-base", "--is-ancestor", older, newer)
+        return found is not None
+
+    def versions(self, rel: str) -> list[tuple[str, str]]:
+        """(commit, text) of each committed version of `rel` reachable from HEAD, newest first;
+        empty when git cannot tell."""
+        listed = _git(self.root, "log", "--format=%H", "--", rel)
+        found = []
+        for commit in (listed or "").split():
+            text = _answer(self.root, "show", f"{commit}:./{rel}")
+            if text is not None:
+                found.append((commit, text))
+        return found

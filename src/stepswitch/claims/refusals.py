@@ -1,0 +1,88 @@
+"""Why a claim's evidence may not prove it (`refusals`): the claim unregistered or changed since
+its registration, a registration git contradicts, and runs or measurements from before the
+registration, or made for another claim (ADR 0016, issue 23)."""
+
+from __future__ import annotations
+
+from stepswitch.claims.git_view import GitView, parse_time
+from stepswitch.claims.inputs import Inputs
+from stepswitch.claims.model import Claim
+from stepswitch.claims.registration import REGISTRATIONS_FILE, History, bounds_text
+
+
+def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
+    """Why this claim's evidence may not prove it; empty when it may."""
+    cid = claim.id
+    registration = history.latest
+    if registration is None:
+        return [f"not registered (ssw claims register {cid}, before its runs)"]
+    found = []
+    where = f"{REGISTRATIONS_FILE} line {history.lines[-1]}"
+    if registration.text_sha256 != claim.text_sha256():
+        found.append(
+            f"its text changed since it was registered on {registration.date}: register it again "
+            f"(ssw claims register {cid}); evidence from before that is then refused"
+        )
+    elif (registration.bounds, registration.bounds_set_by) != (
+        list(claim.bounds),
+        claim.bounds_set_by,
+    ):
+        found.append(
+            f"its registration ({where}) records bounds {bounds_text(registration.bounds)} set "
+            f"by {registration.bounds_set_by!r}, not the ones its text hash covers"
+        )
+    first = history.entries[0]
+    if claim.retrospective is not None and claim.retrospective != first.retrospective:
+        found.append(
+            f"its retrospective is not the one its first registration recorded ({first.date}, "
+            f"{REGISTRATIONS_FILE} line {history.lines[0]}): a retrospective is allowed only at "
+            "a claim's first registration"
+        )
+    git = GitView(inputs.root)
+    exists = git.exists(registration.commit)
+    if exists is False:
+        found.append(f"its registration names commit {registration.commit[:12]}, not in git")
+    committed = git.committed_at(registration.commit) if exists else None
+    if committed is not None and committed > registration.when:
+        found.append(
+            f"its registration is dated {registration.date}, before its own commit "
+            f"{registration.commit[:12]} ({committed.isoformat()})"
+        )
+    for run in inputs.runs:
+        started = parse_time(run.started_at)
+        if started is None:
+            found.append(f"run {run.folder}: started_at {run.started_at!r} is not a date-time")
+        elif started < registration.when:
+            found.append(
+                f"run {run.folder} started at {run.started_at}, before {cid} was registered "
+                f"({registration.date})"
+            )
+        if run.claims and cid not in run.claims:
+            found.append(f"run {run.folder} was run for {', '.join(run.claims)}, not {cid}")
+        if run.base_commit and git.is_ancestor(registration.commit, run.base_commit) is False:
+            found.append(
+                f"run {run.folder} ran on {run.base_commit[:12]}, which does not descend from "
+                f"{cid}'s registration commit {registration.commit[:12]}"
+            )
+    for path, why in sorted(inputs.undated.items()):
+        found.append(f"{path} cannot show it was made after {cid} was registered: {why}")
+    at = history.bounds_from()
+    judged_by = history.entries[at]
+    for path, when in sorted(inputs.measured.items()):
+        measured = parse_time(when)
+        if measured is None:
+            found.append(f"{path}: its date {when!r} is not a date")
+        elif measured < judged_by.when and at > 0:
+            found.append(
+                f"{path} was measured on {when}, before the bounds it is judged by "
+                f"({bounds_text(judged_by.bounds)}) were registered on {judged_by.date} "
+                f"({REGISTRATIONS_FILE} line {history.lines[at]}): evidence measured before "
+                "the registration of its bounds is refused, whatever the retrospective says"
+            )
+        elif measured < registration.when and claim.retrospective is None:
+            found.append(
+                f"{path} was measured on {when}, before {cid} was registered "
+                f"({registration.date}); a claim registered after its measurement must say why "
+                "its bounds were fixed before it (retrospective)"
+            )
+    return found
