@@ -78,6 +78,18 @@ def is_folder(found: os.stat_result) -> bool:
     return stat.S_ISDIR(found.st_mode)
 
 
+def not_a_file(
+    found: os.stat_result | None, path: str, rel: str, folder_advice: str
+) -> ToolResult | None:
+    """The refusal when path (rel in the tree, `found` its status) is missing or a folder, the
+    latter saying "{path!r} is a folder" then `folder_advice`; None for a file."""
+    if found is None:
+        return missing(path, rel)
+    if is_folder(found):
+        return refuse(f"{path!r} is a folder{folder_advice}")
+    return None
+
+
 def in_glob(pattern: str, rel: str, base: str, base_is_folder: bool) -> bool:
     """Whether a file matches, the pattern taken relative to the searched folder or to the root."""
     if not base_is_folder:
@@ -204,13 +216,9 @@ def _read(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
     rel = ws.lexical(path)
     with Beneath(ws.root) as tree:
-        found = tree.stat(rel)
-        if found is None:
-            return missing(path, rel)
-        if is_folder(found):
-            return refuse(
-                f"{path!r} is a folder. Use list_dir to see it, then read one of its files."
-            )
+        advice = ". Use list_dir to see it, then read one of its files."
+        if (refusal := not_a_file(tree.stat(rel), path, rel, advice)) is not None:
+            return refusal
         with tree.open_file(rel) as handle:
             head = handle.read(BINARY_SNIFF_BYTES)
             if b"\0" in head:
