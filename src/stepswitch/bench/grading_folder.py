@@ -253,22 +253,34 @@ def run_pytest(
     return dataclasses.replace(verdict, sandbox=confine.name)
 
 
+def run_task_pytest(
+    task: Task,
+    command: list[str],
+    cwd: Path,
+    scratch: Path,
+    sandbox: Sandbox | None,
+    config_from: Path | None = None,
+) -> TestVerdict:
+    """`run_pytest` with the task's own limits (its tests.per_test_timeout_s and timeout_s)."""
+    spec = task.spec.tests
+    return run_pytest(
+        command,
+        cwd,
+        per_test_timeout_s=spec.per_test_timeout_s,
+        timeout_s=spec.timeout_s,
+        scratch=scratch,
+        sandbox=sandbox,
+        config_from=config_from,
+    )
+
+
 def grade(task: Task, tree: Path, scratch: Path, sandbox: Sandbox | None = None) -> TestVerdict:
     """The hidden tests' verdict on a run's tree (TreeGit.check_out gives the committed one),
     run inside `sandbox` (a bench passes the one its agent ran in; None: unconfined), with
     pytest's configuration from the task's start: nothing of the tree configures pytest."""
     folder = Path(tempfile.mkdtemp(prefix="grading-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)
-    spec = task.spec.tests
-    return run_pytest(
-        task.command,
-        folder,
-        per_test_timeout_s=spec.per_test_timeout_s,
-        timeout_s=spec.timeout_s,
-        scratch=scratch,
-        sandbox=sandbox,
-        config_from=task.repo,
-    )
+    return run_task_pytest(task, task.command, folder, scratch, sandbox, config_from=task.repo)
 
 
 def grade_record(verdict: TestVerdict) -> GradeFile:

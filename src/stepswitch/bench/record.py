@@ -25,7 +25,7 @@ from stepswitch.bench.files import RUN_FILE, BenchRecord, ContestantRecord, Sess
 from stepswitch.bench.task import Task
 from stepswitch.errors import UsageError
 from stepswitch.registry.presets import Price, ProviderSpec
-from stepswitch.util.git import run_git
+from stepswitch.util.git import git_answer
 
 SCHEMA_VERSION = 1
 
@@ -33,19 +33,11 @@ SCHEMA_VERSION = 1
 def source_commit() -> tuple[str | None, bool | None]:
     """The commit of the repository ssw runs from, and whether its tree had changes."""
     here = Path(__file__).resolve().parent
-    commit = _git_out(here, "rev-parse", "HEAD")
+    commit = git_answer(here, "rev-parse", "HEAD")
     if commit is None:
         return None, None
-    status = _git_out(here, "status", "--porcelain", "--untracked-files=no")
+    status = git_answer(here, "status", "--porcelain", "--untracked-files=no")
     return commit, bool(status) if status is not None else None
-
-
-def _git_out(cwd: Path, *args: str) -> str | None:
-    try:
-        done = run_git(cwd, *args, user_config=True)
-    except UsageError:
-        return None
-    return done.out.strip() if done.status == 0 else None
 
 
 def versions() -> dict[str, str]:
@@ -55,7 +47,7 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "pydantic": pydantic.VERSION,
-        "git": (_git_out(Path.cwd(), "--version") or "?").removeprefix("git version "),
+        "git": (git_answer(Path.cwd(), "--version") or "?").removeprefix("git version "),
     }
     try:
         import pytest

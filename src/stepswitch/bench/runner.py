@@ -47,7 +47,7 @@ from stepswitch.bench.record import (
     suite_records,
     versions,
 )
-from stepswitch.bench.results import ResultRow, write_csv
+from stepswitch.bench.results import ContestantKind, ResultRow, write_csv
 from stepswitch.bench.stats import RESAMPLES
 from stepswitch.bench.summary import summarize
 from stepswitch.bench.task import Task, missing_requirements
@@ -226,15 +226,7 @@ class _Bench:
                     f"interrupted: the bench ended during this run (killed, crashed or stopped) "
                     f"after {calls} model call(s); kept as a failure, not run again"
                 )
-                row = lost_row(
-                    key,
-                    kind,
-                    self.root,
-                    self.ctx.bench_id,
-                    self.ledger,
-                    outcome="interrupted",
-                    reason=reason,
-                )
+                row = self._lost_row(key, kind, "interrupted", reason)
                 mark_lost_record(folder, row)
                 journal.finish(self.ctx.journal, scrubbed(row, self.root))
                 lost += 1
@@ -247,6 +239,12 @@ class _Bench:
                 f"resuming: {lost} task run(s) the last session lost after a model call are "
                 f"failures; {released} that never called a model run again"
             )
+
+    def _lost_row(self, key: RunKey, kind: ContestantKind, outcome: str, reason: str) -> ResultRow:
+        """The failure row of a run this bench lost, from its record folder and the ledger."""
+        return lost_row(
+            key, kind, self.root, self.ctx.bench_id, self.ledger, outcome=outcome, reason=reason
+        )
 
     # --- running ---
 
@@ -267,15 +265,7 @@ class _Bench:
                 journal.append(self.ctx.journal, "released", key, why=reason)
                 self.failure = reason
                 return TaskRunResult(key, None, reason)
-            row = lost_row(
-                key,
-                kind,
-                self.root,
-                self.ctx.bench_id,
-                self.ledger,
-                outcome="harness_error",
-                reason=reason,
-            )
+            row = self._lost_row(key, kind, "harness_error", reason)
             journal.finish(self.ctx.journal, scrubbed(row, self.root))  # counted, never re-run
             return TaskRunResult(key, row)
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.bench.data_reads import undeclared_data_reads
-from stepswitch.bench.grading_folder import grade, grading_env, run_pytest
+from stepswitch.bench.grading_folder import grade, grading_env, run_task_pytest
 from stepswitch.bench.grading_layout import copy_tree, lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements
 from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
@@ -96,15 +96,7 @@ def _visible(
     task: Task, tree: Path, scratch: Path, which: str, found: _Found, sandbox: Sandbox | None
 ) -> None:
     check = "start_visible" if which == "the start" else "reference_visible"
-    spec = task.spec.tests
-    verdict = run_pytest(
-        task.visible_command,
-        tree,
-        per_test_timeout_s=spec.per_test_timeout_s,
-        timeout_s=spec.timeout_s,
-        scratch=scratch,
-        sandbox=sandbox,
-    )
+    verdict = run_task_pytest(task, task.visible_command, tree, scratch, sandbox)
     if verdict.timed_out:
         raise found.fail(check, f"{which}: visible tests timed out: {verdict.timed_out}")
     declared = task.failing_at_start if which == "the start" else frozenset()
@@ -155,16 +147,7 @@ def _runs_without_hidden(
     for path in sorted(hidden.rglob("*"), reverse=True):
         if path.is_file() or path.is_symlink():
             path.unlink()
-    spec = task.spec.tests
-    verdict = run_pytest(
-        task.command,
-        folder,
-        per_test_timeout_s=spec.per_test_timeout_s,
-        timeout_s=spec.timeout_s,
-        scratch=scratch,
-        sandbox=sandbox,
-        config_from=task.repo,
-    )
+    verdict = run_task_pytest(task, task.command, folder, scratch, sandbox, task.repo)
     if verdict.passed:
         raise found.fail(
             "needs_hidden",

@@ -10,20 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from stepswitch.errors import UsageError
-from stepswitch.util.git import run_git
-
-
-def _git(root: Path, *args: str) -> str | None:
-    """git's stdout, or None when git cannot answer (no git, not a repository, unknown object)."""
-    try:
-        done = run_git(root, *args, user_config=True)
-    except UsageError:
-        return None
-    return done.out.strip() if done.status == 0 else None
+from stepswitch.util.git import git_answer
 
 
 def head_commit(root: Path) -> str:
-    commit = _git(root, "rev-parse", "--verify", "HEAD")
+    commit = git_answer(root, "rev-parse", "--verify", "HEAD")
     if commit is None:
         raise UsageError(f"{root} has no git commit to register claims against: commit first")
     return commit
@@ -42,7 +33,7 @@ def parse_time(text: str) -> datetime | None:
 @functools.lru_cache(maxsize=256)
 def _answer(root: Path, *args: str) -> str | None:
     """git's answer about objects, which never changes once given (kept for the process)."""
-    return _git(root, *args)
+    return git_answer(root, *args)
 
 
 @dataclass(frozen=True)
@@ -55,9 +46,9 @@ class GitView:
     def exists(self, commit: str) -> bool | None:
         if _answer(self.root, "cat-file", "-e", f"{commit}^{{commit}}") is not None:
             return True
-        if _git(self.root, "rev-parse", "--git-dir") is None:
+        if git_answer(self.root, "rev-parse", "--git-dir") is None:
             return None
-        shallow = _git(self.root, "rev-parse", "--is-shallow-repository")
+        shallow = git_answer(self.root, "rev-parse", "--is-shallow-repository")
         return None if shallow == "true" else False
 
     def committed_at(self, commit: str) -> datetime | None:
@@ -73,7 +64,7 @@ class GitView:
     def versions(self, rel: str) -> list[tuple[str, str]]:
         """(commit, text) of each committed version of `rel` reachable from HEAD, newest first;
         empty when git cannot tell."""
-        listed = _git(self.root, "log", "--format=%H", "--", rel)
+        listed = git_answer(self.root, "log", "--format=%H", "--", rel)
         found = []
         for commit in (listed or "").split():
             text = _answer(self.root, "show", f"{commit}:./{rel}")

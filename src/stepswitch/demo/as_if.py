@@ -12,11 +12,10 @@ from typing import Any
 
 from stepswitch.agent.events import Event, RunUpdate
 from stepswitch.errors import ConfigError
-from stepswitch.ledger.pricing import cost_usd
+from stepswitch.ledger.pricing import step_usd
 from stepswitch.records.money import format_usd
 from stepswitch.records.steps import ModelStep
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, Price, ProviderSpec, get_model
-from stepswitch.wire.types import Usage
 
 LADDER = "the Anthropic ladder"
 # The demo policy's workers and the models they stand for: Haiku navigates, reads and
@@ -66,17 +65,6 @@ def stands_for_the_ladder(workers: Mapping[str, Any]) -> bool:
         name in AS_IF and isinstance(w, Mapping) and w.get("provider") == SCRIPTED_PROVIDER
         for name, w in workers.items()
     )
-
-
-def step_usd(price: Price, step: ModelStep) -> float:
-    usage = Usage(
-        prompt_tokens=step.prompt_tokens,
-        cached_tokens=step.cached_tokens,
-        cache_write_tokens=step.cache_write_tokens,
-        completion_tokens=step.completion_tokens,
-        reasoning_tokens=step.reasoning_tokens,
-    )
-    return cost_usd(price, usage)
 
 
 class AsIfBill:

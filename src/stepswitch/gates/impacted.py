@@ -208,14 +208,18 @@ class ImportGraph:
         for rel, hops in distance.items():
             put(rel, max(hops, 1) if hops else 0)
         for conftest, hops in distance.items():
-            if PurePosixPath(conftest).name != "conftest.py":
-                continue
-            folder = PurePosixPath(conftest).parent.as_posix()
-            prefix = "" if folder == "." else folder + "/"
-            for test in self._tests:
-                if test.startswith(prefix):
-                    put(test, hops + 1)
+            for test in self._under_conftest(conftest):
+                put(test, hops + 1)
         return out
+
+    def _under_conftest(self, rel: str) -> list[str]:
+        """The test files a conftest.py at rel applies to (its folder's and below); none when
+        rel is another file."""
+        if PurePosixPath(rel).name != "conftest.py":
+            return []
+        folder = PurePosixPath(rel).parent.as_posix()
+        prefix = "" if folder == "." else folder + "/"
+        return [test for test in self._tests if test.startswith(prefix)]
 
     def links(self, changed: Iterable[str]) -> dict[str, int]:
         """Each impacted test file and how many imports lie between it and a changed file, every
@@ -237,12 +241,8 @@ class ImportGraph:
             frontier = nxt
         out = {rel: hops for rel, hops in seen.items() if rel in self._tests}
         for conftest, hops in seen.items():
-            if PurePosixPath(conftest).name != "conftest.py":
-                continue
-            folder = PurePosixPath(conftest).parent.as_posix()
-            prefix = "" if folder == "." else folder + "/"
-            for test in self._tests:
-                if test.startswith(prefix) and hops + 1 < out.get(test, hops + 2):
+            for test in self._under_conftest(conftest):
+                if hops + 1 < out.get(test, hops + 2):
                     out[test] = hops + 1
         return out
 

@@ -199,11 +199,7 @@ class Ledger:
                     tokens,
                     intent.max_output_tokens,
                     worst,
-                    me.pid,
-                    me.pid_start,
-                    me.host,
-                    me.boot_id,
-                    time.time(),
+                    *proc.reserved_now(me),
                 ),
             )
             row_id = cursor.lastrowid

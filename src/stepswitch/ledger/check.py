@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.ledger.meta import FORMAT, Meta, read_meta
 from stepswitch.ledger.readonly import Opened
-from stepswitch.ledger.store import LedgerError, has_schema, schema_version
+from stepswitch.ledger.store import (
+    LedgerError,
+    errors_as,
+    has_schema,
+    locked_problem,
+    schema_version,
+)
 from stepswitch.ledger.tally import Tally, judge
 
 
@@ -31,24 +36,16 @@ class Checked:
 
 def _unusable(path: Path, exc: sqlite3.Error) -> LedgerError:
     text = str(exc)
-    if "locked" in text or "busy" in text:
-        return LedgerError(
-            path,
-            f"the file stayed locked by another process past the busy timeout ({text})",
-            "wait for the other ssw process to finish, or point --ledger at another file",
-        )
+    if (locked := locked_problem(path, text)) is not None:
+        return locked
     return LedgerError(
         path, f"not a usable ledger ({text}); the file was left unchanged", _keep(path)
     )
 
 
-@contextlib.contextmanager
-def reading(path: Path) -> Iterator[None]:
+def reading(path: Path) -> contextlib.AbstractContextManager[None]:
     """SQLite's errors while reading, as one-line LedgerErrors."""
-    try:
-        yield
-    except sqlite3.Error as exc:
-        raise _unusable(path, exc) from exc
+    return errors_as(path, _unusable)
 
 
 def _damaged(path: Path, what: str) -> LedgerError:

@@ -59,11 +59,7 @@ def reserve_task_run(
                 RESERVATION_PROVIDER,
                 "task-run reservation",
                 cap_usd,
-                me.pid,
-                me.pid_start,
-                me.host,
-                me.boot_id,
-                time.time(),
+                *proc.reserved_now(me),
             ),
         )
         row_id = cursor.lastrowid

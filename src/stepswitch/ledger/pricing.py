@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from stepswitch.registry.presets import Price
 from stepswitch.wire.types import Usage
+
+if TYPE_CHECKING:
+    from stepswitch.records.steps import ModelStep
 
 PER_MILLION = 1_000_000
 
@@ -19,6 +24,18 @@ def cost_usd(price: Price, usage: Usage) -> float:
         + usage.completion_tokens * price.output
     )
     return dollars / PER_MILLION
+
+
+def step_usd(price: Price, step: ModelStep) -> float:
+    """What a recorded model step costs at `price`, from the usage its record kept."""
+    usage = Usage(
+        prompt_tokens=step.prompt_tokens,
+        cached_tokens=step.cached_tokens,
+        cache_write_tokens=step.cache_write_tokens,
+        completion_tokens=step.completion_tokens,
+        reasoning_tokens=step.reasoning_tokens,
+    )
+    return cost_usd(price, usage)
 
 
 def worst_case_usd(price: Price, prompt_tokens: int, max_output_tokens: int) -> float:

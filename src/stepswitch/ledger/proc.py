@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,11 @@ def start_time(pid: int) -> str | None:
 def current() -> Identity:
     pid = os.getpid()
     return Identity(pid, start_time(pid), socket.gethostname(), boot_id())
+
+
+def reserved_now(me: Identity) -> tuple[int, str | None, str, str | None, float]:
+    """A reserved row's pid, pid_start, host, boot_id and reserved_at: `me`, now."""
+    return (me.pid, me.pid_start, me.host, me.boot_id, time.time())
 
 
 def is_orphan(pid: int, pid_start: str | None, host: str, boot: str | None, me: Identity) -> bool:

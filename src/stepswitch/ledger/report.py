@@ -153,35 +153,41 @@ def report(ledger: Ledger, run_id: str | None, by: By) -> list[GroupRow]:
     return _groups(ledger.rows(run_id), _check_by(by))[0]
 
 
+# The columns after the group's own, as `ssw ledger` and the site's ledger tab head them.
+COLUMNS = (
+    "calls",
+    "errors",
+    "bounded",
+    "prompt tok",
+    "cached",
+    "completion tok",
+    "dollars",
+    "share",
+)
+
+
+def group_cells(g: GroupRow) -> list[str]:
+    """A group's row as text: its key, then a cell for each of COLUMNS."""
+    return [
+        g.key,
+        f"{g.calls:,}",
+        f"{g.errors:,}",
+        f"{g.lost + g.open:,}",
+        f"{g.prompt_tokens:,}",
+        f"{g.cached_share:.0%}",
+        f"{g.completion_tokens:,}",
+        g.dollars_text(),
+        g.share_text(),
+    ]
+
+
 def render_report(
     rows: Iterable[GroupRow], by: str = "group", total: GroupRow | None = None
 ) -> str:
-    header = (
-        "calls",
-        "errors",
-        "bounded",
-        "prompt tok",
-        "cached",
-        "completion tok",
-        "dollars",
-        "share",
-    )
-    lines: list[list[str]] = [[by, *header]]
+    lines: list[list[str]] = [[by, *COLUMNS]]
     for g in [*rows, *([total] if total else [])]:
-        lines.append(
-            [
-                g.key,
-                f"{g.calls:,}",
-                f"{g.errors:,}",
-                f"{g.lost + g.open:,}",
-                f"{g.prompt_tokens:,}",
-                f"{g.cached_share:.0%}",
-                f"{g.completion_tokens:,}",
-                g.dollars_text(),
-                g.share_text(),
-            ]
-        )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header) + 1)]
+        lines.append(group_cells(g))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(COLUMNS) + 1)]
     out = []
     for line in lines:
         cells = [line[0].ljust(widths[0])] + [

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -183,14 +183,21 @@ def row_from_sql(values: tuple[Any, ...]) -> CallRow:
     return CallRow(**data)
 
 
-def _problem(path: Path, exc: sqlite3.Error) -> LedgerError:
-    text = str(exc)
+def locked_problem(path: Path, text: str) -> LedgerError | None:
+    """The LedgerError for SQLite's error `text` when another process held the file too long."""
     if "locked" in text or "busy" in text:
         return LedgerError(
             path,
             f"the file stayed locked by another process past the busy timeout ({text})",
             "wait for the other ssw process to finish, or point --ledger at another file",
         )
+    return None
+
+
+def _problem(path: Path, exc: sqlite3.Error) -> LedgerError:
+    text = str(exc)
+    if (locked := locked_problem(path, text)) is not None:
+        return locked
     if "disk is full" in text or getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
         return LedgerError(
             path,
@@ -209,12 +216,17 @@ def _problem(path: Path, exc: sqlite3.Error) -> LedgerError:
 
 
 @contextlib.contextmanager
-def guarded(path: Path) -> Iterator[None]:
-    """Turn SQLite's errors on this file into one-line LedgerErrors."""
+def errors_as(path: Path, to_error: Callable[[Path, sqlite3.Error], LedgerError]) -> Iterator[None]:
+    """SQLite's errors on this file, raised as the one-line LedgerErrors `to_error` makes."""
     try:
         yield
     except sqlite3.Error as exc:
-        raise _problem(path, exc) from exc
+        raise to_error(path, exc) from exc
+
+
+def guarded(path: Path) -> contextlib.AbstractContextManager[None]:
+    """Turn SQLite's errors on this file into one-line LedgerErrors."""
+    return errors_as(path, _problem)
 
 
 @contextlib.contextmanager

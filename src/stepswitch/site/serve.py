@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from stepswitch.agent.workspace.spend import LedgerRead, read_spend
 from stepswitch.errors import SswError, UsageError
 from stepswitch.ledger import GroupRow, ledger_command
+from stepswitch.ledger.report import COLUMNS, group_cells
 from stepswitch.site.dollars import dollars_text, priced
 from stepswitch.site.liveness import process_gone
 from stepswitch.site.page import CSP, badges, document, render_page
@@ -146,23 +147,12 @@ class Dashboard:
         if not groups:
             return f"<p class='tabs'>{tabs}</p><p class='note'>no calls recorded in this ledger</p>"
         total = GroupRow(**{k: v for k, v in data["total"].items() if k in names})
-        head = [by.replace("_", " "), "calls", "errors", "bounded", "prompt tok", "cached"]
-        head += ["completion tok", "dollars", "share"]
+        head = [by.replace("_", " "), *COLUMNS]
         out = [f"<p class='tabs'>{tabs}</p><table class='ledger'><thead><tr>"]
         out += [f"<th>{h}</th>" for h in head]
         out.append("</tr></thead><tbody>")
         for g in [*groups, total]:
-            cells = (
-                escape(g.key),
-                f"{g.calls:,}",
-                f"{g.errors:,}",
-                f"{g.lost + g.open:,}",
-                f"{g.prompt_tokens:,}",
-                f"{g.cached_share:.0%}",
-                f"{g.completion_tokens:,}",
-                escape(g.dollars_text()),
-                escape(g.share_text()),
-            )
+            cells = [escape(c) for c in group_cells(g)]
             out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         out.append("</tbody></table>")
         if total.lost or total.open:

@@ -190,6 +190,16 @@ class Checkout:
     excludes_file: str | None  # core.excludesFile as the user's configuration names it
 
 
+def git_answer(cwd: Path, *args: str) -> str | None:
+    """`git ARGS` in `cwd` (the user's git config read): its output stripped, or None when git
+    cannot answer (no git, not a repository, unknown object)."""
+    try:
+        done = run_git(cwd, *args, user_config=True)
+    except UsageError:
+        return None
+    return done.out.strip() if done.status == 0 else None
+
+
 def discover(path: Path) -> Checkout | None:
     """The checkout holding `path` (with the user's configuration: this is the user's own
     checkout, before a run); None when `path` is in none."""

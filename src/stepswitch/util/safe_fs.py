@@ -22,8 +22,9 @@ import sys
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Literal
+
+from stepswitch.util.closing import ClosesOnExit
 
 # Tests set this to False to run the component walk on a kernel that has openat2.
 PREFER_OPENAT2 = True
@@ -241,7 +242,7 @@ def _replace(folder_fd: int, name: str, rel: str, data: bytes) -> bool:
     return old is not None
 
 
-class Beneath:
+class Beneath(ClosesOnExit):
     """A root folder held open by descriptor. Every path below it is opened relative to that
     descriptor in one step, and a symbolic link anywhere on the way raises UnsafePath."""
 
@@ -256,17 +257,6 @@ class Beneath:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
-
-    def __enter__(self) -> Beneath:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def open(self, rel: str, flags: int = os.O_RDONLY, mode: int = 0) -> int:
         """A descriptor of rel, opened without following any link; the caller closes it."""

@@ -45,15 +45,21 @@ def _lock_owner(folder: Path) -> int:
     return fd
 
 
-@contextlib.contextmanager
-def owned_scratch(prefix: str) -> Iterator[Path]:
-    """A new folder in $TMPDIR whose owner lock this process holds; removed afterwards."""
+def _new_owned(prefix: str) -> tuple[Path, int]:
+    """A new folder in $TMPDIR and the descriptor of its owner lock (removed if it cannot lock)."""
     folder = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         fd = _lock_owner(folder)
     except SswError:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    return folder, fd
+
+
+@contextlib.contextmanager
+def owned_scratch(prefix: str) -> Iterator[Path]:
+    """A new folder in $TMPDIR whose owner lock this process holds; removed afterwards."""
+    folder, fd = _new_owned(prefix)
     try:
         yield folder
     finally:
@@ -64,12 +70,7 @@ def owned_scratch(prefix: str) -> Iterator[Path]:
 def process_scratch(prefix: str) -> Path:
     """A new folder in $TMPDIR whose owner lock this process holds until it exits, when the
     folder is removed (by its maker only: not by a forked child that exits normally)."""
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
-    try:
-        fd = _lock_owner(folder)
-    except SswError:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
+    folder, fd = _new_owned(prefix)
     atexit.register(_release, folder, fd, os.getpid())
     return folder
 

@@ -13,9 +13,9 @@ import contextlib
 import errno
 import os
 from pathlib import Path
-from types import TracebackType
 
 from stepswitch.errors import UnsafeCheckout
+from stepswitch.util.closing import ClosesOnExit
 from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE, Entries, TreeEntry, holdable
 from stepswitch.util.text import escape_controls
 
@@ -57,7 +57,7 @@ def listed_entries(listing: bytes, rev: str) -> Entries:
     return entries
 
 
-class FolderWriter:
+class FolderWriter(ClosesOnExit):
     """Writes entries into the empty folder `root`, each beneath its folder's descriptor: no
     link is followed, no file already there is written over. One folder is held open at a time,
     so a deep tree costs no more descriptors than a flat one."""
@@ -70,17 +70,6 @@ class FolderWriter:
     def close(self) -> None:
         self._leave()
         os.close(self._top)
-
-    def __enter__(self) -> FolderWriter:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def write(self, path: str, mode: str, data: bytes) -> os.stat_result:
         """Write one entry (a file, a link, a submodule's empty folder); its status."""

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from stepswitch.agent.tools.base import FunctionTool, ToolResult, numbered, refuse, schema
-from stepswitch.agent.tools.files import is_folder, missing, refusing_links, text_lines
+from stepswitch.agent.tools.files import is_folder, not_a_file, refusing_links, text_lines
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.util.safe_fs import Beneath
 
@@ -80,13 +80,9 @@ def _edit(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     if (refusal := protected_refusal(ws, path, rel)) is not None:
         return refusal
     with Beneath(ws.root) as tree:
-        found = tree.stat(rel)
-        if found is None:
-            return missing(path, rel)
-        if is_folder(found):
-            return refuse(
-                f"{path!r} is a folder; edit changes one file. Use list_dir to pick a file."
-            )
+        advice = "; edit changes one file. Use list_dir to pick a file."
+        if (refusal := not_a_file(tree.stat(rel), path, rel, advice)) is not None:
+            return refusal
         if not old:
             return refuse(
                 "old is empty. Copy the exact text to replace from read's output; "

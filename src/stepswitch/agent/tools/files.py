@@ -78,6 +78,18 @@ def is_folder(found: os.stat_result) -> bool:
     return stat.S_ISDIR(found.st_mode)
 
 
+def not_a_file(
+    found: os.stat_result | None, path: str, rel: str, folder_advice: str
+) -> ToolResult | None:
+    """The refusal when path (rel in the tree, `found` its status) is missing or a folder, the
+    latter saying "{path!r} is a folder" then `folder_advice`; None for a file."""
+    if found is None:
+        return missing(path, rel)
+    if is_folder(found):
+        return refuse(f"{path!r} is a folder{folder_advice}")
+    return None
+
+
 def in_glob(pattern: str, rel: str, base: str, base_is_folder: bool) -> bool:
     """Whether a file matches, the pattern taken relative to the searched folder or to the root."""
     if not base_is_folder:
@@ -107,6 +119,30 @@ def _list_dir(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     return ToolResult(output=text)
 
 
+# What a walk lists, from the tree, the files below `base` and whether `base` is a folder.
+_Lister = Callable[[Beneath, Iterator[str], str, bool], Iterator[str]]
+
+
+def _walk_listing(
+    ws: Workspace, path: str, lister: _Lister, limit: int, none: str, stopped: str
+) -> ToolResult:
+    """The first `limit` lines `lister` gives for the files below path (SKIP_DIRS left out), one
+    a line; `none` when it gives none, and a last line `[stopped]` when it had more."""
+    base = ws.lexical(path)
+    with Beneath(ws.root) as tree:
+        top = tree.stat(base)
+        if top is None:
+            return missing(path, base)
+        with contextlib.closing(tree.files(base, SKIP_DIRS)) as files:
+            lines = list(itertools.islice(lister(tree, files, base, is_folder(top)), limit + 1))
+    if not lines:
+        return ToolResult(output=none)
+    text = "\n".join(lines[:limit])
+    if len(lines) > limit:
+        text += f"\n[{stopped}]"
+    return ToolResult(output=text)
+
+
 @refusing_links
 def _find_files(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     pattern: str = args["pattern"].strip()
@@ -116,22 +152,14 @@ def _find_files(ws: Workspace, args: dict[str, Any]) -> ToolResult:
             f"Pattern {pattern!r} is absolute. Give a pattern relative to the folder in path, "
             "e.g. pattern '**/*.py' with path 'src'."
         )
-    base = ws.lexical(path)
-    with Beneath(ws.root) as tree:
-        top = tree.stat(base)
-        if top is None:
-            return missing(path, base)
-        with contextlib.closing(tree.files(base, SKIP_DIRS)) as files:
-            matching = (rel for rel in files if in_glob(pattern, rel, base, is_folder(top)))
-            found = list(itertools.islice(matching, FIND_LIMIT + 1))
-    more = len(found) > FIND_LIMIT
-    found = found[:FIND_LIMIT]
-    if not found:
-        return ToolResult(output=f"No files match {pattern!r} under {path!r}.")
-    text = "\n".join(found)
-    if more:
-        text += f"\n[stopped at {FIND_LIMIT} files; narrow the pattern or the path]"
-    return ToolResult(output=text)
+    return _walk_listing(
+        ws,
+        path,
+        lambda tree, files, base, folder: (r for r in files if in_glob(pattern, r, base, folder)),
+        FIND_LIMIT,
+        f"No files match {pattern!r} under {path!r}.",
+        f"stopped at {FIND_LIMIT} files; narrow the pattern or the path",
+    )
 
 
 def searchable_text(tree: Beneath, rel: str) -> str | None:
@@ -171,22 +199,16 @@ def _search(ws: Workspace, args: dict[str, Any]) -> ToolResult:
             f"Invalid regular expression {args['pattern']!r}: {err}. Send a Python regex; "
             "escape special characters such as ( [ . * + ? with a backslash to match them as text."
         )
-    base = ws.lexical(path)
-    with Beneath(ws.root) as tree:
-        top = tree.stat(base)
-        if top is None:
-            return missing(path, base)
-        with contextlib.closing(tree.files(base, SKIP_DIRS)) as files:
-            globbed = (r for r in files if not glob or in_glob(glob, r, base, is_folder(top)))
-            hits = list(itertools.islice(matching_lines(tree, globbed, regex), SEARCH_LIMIT + 1))
-    more = len(hits) > SEARCH_LIMIT
-    hits = hits[:SEARCH_LIMIT]
-    if not hits:
-        return ToolResult(output=f"No matches for {args['pattern']!r} under {path!r}.")
-    out = "\n".join(hits)
-    if more:
-        out += f"\n[stopped at {SEARCH_LIMIT} matches; narrow the pattern, the path or the glob]"
-    return ToolResult(output=out)
+    return _walk_listing(
+        ws,
+        path,
+        lambda tree, files, base, folder: matching_lines(
+            tree, (r for r in files if not glob or in_glob(glob, r, base, folder)), regex
+        ),
+        SEARCH_LIMIT,
+        f"No matches for {args['pattern']!r} under {path!r}.",
+        f"stopped at {SEARCH_LIMIT} matches; narrow the pattern, the path or the glob",
+    )
 
 
 @refusing_links
@@ -194,13 +216,9 @@ def _read(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
     rel = ws.lexical(path)
     with Beneath(ws.root) as tree:
-        found = tree.stat(rel)
-        if found is None:
-            return missing(path, rel)
-        if is_folder(found):
-            return refuse(
-                f"{path!r} is a folder. Use list_dir to see it, then read one of its files."
-            )
+        advice = ". Use list_dir to see it, then read one of its files."
+        if (refusal := not_a_file(tree.stat(rel), path, rel, advice)) is not None:
+            return refusal
         with tree.open_file(rel) as handle:
             head = handle.read(BINARY_SNIFF_BYTES)
             if b"\0" in head:

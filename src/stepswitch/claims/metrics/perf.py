@@ -232,21 +232,27 @@ def overhead(inputs: Inputs) -> Computed:
     )
 
 
-def cold_start(inputs: Inputs) -> Computed:
+def _launch_times(inputs: Inputs, section: str, ssw_key: str, mini_key: str, name: str) -> Computed:
+    """One section's launch timings, ssw's and mini's samples in seconds: how many, ssw's median,
+    least and most, and mini's median, in milliseconds, named after `name`."""
     rel = inputs.one("results")
     data = inputs.json(rel)
-    ssw = _samples(data, rel, "cold_start", "ssw_help_s")
-    mini = _samples(data, rel, "cold_start", "mini_help_s")
+    ssw = _samples(data, rel, section, ssw_key)
+    mini = _samples(data, rel, section, mini_key)
     return Computed(
         {
             **_measured(inputs, rel, data),
-            "help_reps": len(ssw),
-            "ssw_help_ms": statistics.median(ssw) * 1000,
-            "ssw_help_ms_min": min(ssw) * 1000,
-            "ssw_help_ms_max": max(ssw) * 1000,
-            "mini_help_ms": statistics.median(mini) * 1000,
+            f"{name}_reps": len(ssw),
+            f"ssw_{name}_ms": statistics.median(ssw) * 1000,
+            f"ssw_{name}_ms_min": min(ssw) * 1000,
+            f"ssw_{name}_ms_max": max(ssw) * 1000,
+            f"mini_{name}_ms": statistics.median(mini) * 1000,
         }
     )
+
+
+def cold_start(inputs: Inputs) -> Computed:
+    return _launch_times(inputs, "cold_start", "ssw_help_s", "mini_help_s", "help")
 
 
 def _sandbox_start_agrees(run: Any, where: str, stored_ms: float) -> None:
@@ -319,19 +325,12 @@ def sandbox(inputs: Inputs) -> Computed:
 
 
 def first_call(inputs: Inputs) -> Computed:
-    rel = inputs.one("results")
-    data = inputs.json(rel)
-    first = _samples(data, rel, "first_call", "ssw_launch_to_first_request_s")
-    mini = _samples(data, rel, "first_call", "mini_launch_to_first_request_s")
-    return Computed(
-        {
-            **_measured(inputs, rel, data),
-            "first_call_reps": len(first),
-            "ssw_first_call_ms": statistics.median(first) * 1000,
-            "ssw_first_call_ms_min": min(first) * 1000,
-            "ssw_first_call_ms_max": max(first) * 1000,
-            "mini_first_call_ms": statistics.median(mini) * 1000,
-        }
+    return _launch_times(
+        inputs,
+        "first_call",
+        "ssw_launch_to_first_request_s",
+        "mini_launch_to_first_request_s",
+        "first_call",
     )
 
 

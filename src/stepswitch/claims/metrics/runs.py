@@ -73,11 +73,10 @@ def _run_kind(run: RunRecord, steps: list[ModelStep]) -> EvidenceKind:
 
 
 def ledger_dollars(inputs: Inputs) -> Computed:
-    from stepswitch.ledger.pricing import cost_usd
+    from stepswitch.ledger.pricing import step_usd
     from stepswitch.records.folder import load_run
     from stepswitch.records.steps import ModelStep
     from stepswitch.registry.presets import Price
-    from stepswitch.wire.types import Usage
 
     noted: set[str] = set()  # bench folders seen
     runs = steps = checked = not_checked = unpriced = mismatches = 0
@@ -113,14 +112,7 @@ def ledger_dollars(inputs: Inputs) -> Computed:
                 if not step.usage_reported or step.attempts > 1 or listed is None:
                     not_checked += 1  # usage lost (billed at its bound) or retried attempts
                     continue
-                usage = Usage(
-                    prompt_tokens=step.prompt_tokens,
-                    cached_tokens=step.cached_tokens,
-                    cache_write_tokens=step.cache_write_tokens,
-                    completion_tokens=step.completion_tokens,
-                    reasoning_tokens=step.reasoning_tokens,
-                )
-                listed_usd = cost_usd(Price.model_validate(listed), usage)
+                listed_usd = step_usd(Price.model_validate(listed), step)
                 checked += 1
                 close = math.isclose(listed_usd, step.cost.low, rel_tol=1e-9, abs_tol=1e-12)
                 mismatches += not (close and step.cost.is_exact)

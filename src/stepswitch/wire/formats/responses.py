@@ -246,6 +246,21 @@ class _StreamState:
             raise Shape(f"{event.get('type')} has no output_index")
         return self.items.setdefault(index, {})
 
+    def _append(
+        self,
+        kind: str,
+        event: dict[str, Any],
+        key: str,
+        index_key: str,
+        part_type: str,
+        text_key: str,
+    ) -> None:
+        """A delta event's text added under `text_key` to its part (`key` and `index_key` find
+        it); a new part's type is `part_type`."""
+        part = self._part(event, key, index_key)
+        part.setdefault("type", part_type)
+        part[text_key] = part.get(text_key, "") + as_text(event.get("delta"), f"{kind}.delta")
+
     def _part(self, event: dict[str, Any], key: str, index_key: str) -> dict[str, Any]:
         parts = self._item(event).setdefault(key, [])
         index = event.get(index_key)
@@ -270,26 +285,18 @@ class _StreamState:
         elif kind == "response.content_part.added":
             self._part(event, "content", "content_index").update(as_object(event.get("part"), kind))
         elif kind == "response.output_text.delta":
-            part = self._part(event, "content", "content_index")
-            part.setdefault("type", "output_text")
-            part["text"] = part.get("text", "") + as_text(event.get("delta"), f"{kind}.delta")
+            self._append(kind, event, "content", "content_index", "output_text", "text")
         elif kind == "response.refusal.delta":
-            part = self._part(event, "content", "content_index")
-            part.setdefault("type", "refusal")
-            part["refusal"] = part.get("refusal", "") + as_text(event.get("delta"), f"{kind}.delta")
+            self._append(kind, event, "content", "content_index", "refusal", "refusal")
         elif kind == "response.function_call_arguments.delta":
             item = self._item(event)
             item["arguments"] = item.get("arguments", "") + as_text(event.get("delta"), kind)
         elif kind == "response.function_call_arguments.done":
             self._item(event)["arguments"] = as_text(event.get("arguments"), f"{kind}.arguments")
         elif kind == "response.reasoning_summary_text.delta":
-            part = self._part(event, "summary", "summary_index")
-            part.setdefault("type", "summary_text")
-            part["text"] = part.get("text", "") + as_text(event.get("delta"), f"{kind}.delta")
+            self._append(kind, event, "summary", "summary_index", "summary_text", "text")
         elif kind == "response.reasoning_text.delta":
-            part = self._part(event, "content", "content_index")
-            part.setdefault("type", "reasoning_text")
-            part["text"] = part.get("text", "") + as_text(event.get("delta"), f"{kind}.delta")
+            self._append(kind, event, "content", "content_index", "reasoning_text", "text")
 
     def body(self) -> dict[str, Any]:
         if self.final is None:
