@@ -20,7 +20,8 @@ site_app = typer.Typer(
 )
 
 # What `ssw site build` reads when no RUN is named: the runs committed in this repository.
-COMMITTED_RUNS = (Path("bench/runs"), Path("docs/runs"))
+# Where runs are when none is named: a repository's own runs, then ssw's committed ones.
+DEFAULT_RUNS = (Path(".ssw/runs"), Path("bench/runs"), Path("docs/runs"))
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
@@ -36,7 +37,7 @@ def build(
         typer.Argument(
             metavar="RUN",
             help="Run folders, bench run folders, or folders holding them "
-            "(default: bench/runs and docs/runs here).",
+            "(default: .ssw/runs, bench/runs and docs/runs here, those that hold runs).",
         ),
     ] = None,
     out: Annotated[
@@ -56,11 +57,11 @@ def build(
     from stepswitch.site.build import build_site
     from stepswitch.site.sources import locate
 
-    paths = list(runs or [p for p in COMMITTED_RUNS if p.is_dir() and locate(p)])
+    paths = list(runs or [p for p in DEFAULT_RUNS if p.is_dir() and locate(p)])
     if not paths:
         raise UsageError(
             "name the run folders to show, e.g. `ssw site build .ssw/runs/<id>` "
-            "(none given, and no bench/runs or docs/runs here)"
+            "(none given, and no .ssw/runs, bench/runs or docs/runs here)"
         )
     built = build_site(paths, writable_folder("--out", out), title)
     for warning in built.warnings:
