@@ -321,3 +321,21 @@ def test_ssw_demo_json_prints_only_the_run_record_and_it_is_scripted_and_done(tm
     assert (record["scripted"], record["outcome"], record["exit_code"]) == (True, "done", 0)
     assert "SCRIPTED" in result.stderr and "done: the gates passed" in result.stderr
     assert git(tmp_path / "demo", "status", "--porcelain") == ""
+
+
+def test_ssw_run_ends_by_saying_where_its_replay_page_and_its_records_are(
+    bug_repo: Path, files: tuple[Path, Path]
+):
+    """Issue 43: `ssw run` never printed its replay page. Its last two lines now say where the
+    page is (built into the run's folder) and which command shows the run in full."""
+    policy, script = files
+    result = ssw("run", bug_repo, "--policy", policy, "--script", script, "--task", "fix mean")
+
+    assert result.returncode == 0, result.stderr
+    *_, page_line, details = result.stdout.splitlines()
+    [run_id] = [p.name for p in (bug_repo / ".ssw" / "runs").iterdir()]
+    page = bug_repo.resolve() / ".ssw" / "runs" / run_id / "replay" / "index.html"
+    assert page_line == f"replay page: {page}"
+    assert page.is_file() and run_id in page.read_text(encoding="utf-8")
+    assert details == f"details: ssw runs show {run_id}"
+    assert git(bug_repo, "status", "--porcelain") == ""  # the page is under .ssw/, not the checkout

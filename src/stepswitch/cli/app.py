@@ -256,6 +256,12 @@ def run(
         record = run_local(options, print_line, extra_sinks=sinks)
     if as_json:
         typer.echo(escape_json_controls(record.model_dump_json(indent=2)))
+    else:  # where to look next: the page of this run, and its records in full
+        from stepswitch.agent.workspace.runs import repo_top
+        from stepswitch.cli.replay_page import replay_page
+
+        replay_page(repo_top(path), record, typer.echo, f"Stepswitch run {record.run_id}")
+        typer.echo(f"details: ssw runs show {record.run_id}")
     raise typer.Exit(record.exit_code or 0)
 
 

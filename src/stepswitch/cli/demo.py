@@ -12,16 +12,14 @@ from pathlib import Path
 
 from stepswitch.agent.events import Sink
 from stepswitch.cli.render import escaped
+from stepswitch.cli.replay_page import replay_page
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.demo.as_if import AsIfBill, as_if_models
 from stepswitch.demo.demo import POLICY, SCRIPT, TASK, TOUR, TOUR_TASK, prepare_sample
 from stepswitch.errors import UsageError
 from stepswitch.records.run import RunRecord
 from stepswitch.registry.presets import load_registry
-from stepswitch.site.build import build_site
 from stepswitch.util.sandbox import BACKENDS
-
-REPLAY = "replay"  # the replay page's folder inside the run folder
 
 
 def run_demo(
@@ -45,7 +43,7 @@ def run_demo(
         extra_sinks=(as_if, *extra_sinks),
     )
     show(f"see the change: git -C {repo} show {record.branch}")
-    _replay_page(repo, record, show)
+    replay_page(repo, record, show, f"Stepswitch demo run {record.run_id}")
     return record
 
 
@@ -81,7 +79,7 @@ def run_tour(
         "`ssw run . --policy .ssw/policy.toml --task TEXT`, or `ssw run . --model "
         "PROVIDER:MODEL_ID --task TEXT`"
     )
-    _replay_page(repo, record, show)
+    replay_page(repo, record, show, f"Stepswitch demo run {record.run_id}")
     return record
 
 
@@ -89,13 +87,3 @@ def tour_exit_code(record: RunRecord) -> int:
     """0 when the tour ended as a tour ends (it changes nothing: `no_change`); the run's own
     code for any other end (a refused pre-flight, an interruption, a broken script)."""
     return 0 if record.outcome == "no_change" else record.exit_code or 0
-
-
-def _replay_page(repo: Path, record: RunRecord, show: Callable[[str], None]) -> None:
-    folder = repo.resolve() / ".ssw" / "runs" / record.run_id
-    try:
-        built = build_site([folder], folder / REPLAY, title=f"Stepswitch demo run {record.run_id}")
-    except UsageError as exc:  # the run stands; its exit code is the run's, not the page's
-        show(f"replay page: not built ({exc})")
-        return
-    show(f"replay page: {built.page}")
