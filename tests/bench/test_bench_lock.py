@@ -17,7 +17,7 @@ import tomli_w
 import yaml
 
 from stepswitch.bench.folder_lock import LOCK_FILE
-from tests.agent.conftest import EXTRA_MODELS, WORKERS, make_policy, worker
+from tests.agent.conftest import WORKERS, make_policy, use_extra_models, worker
 from tests.ssw_cli import run_ssw_cli
 
 from . import write_task
@@ -30,7 +30,7 @@ ARGS = [
 ]  # fmt: skip
 
 
-def _setup(work: Path) -> tuple[Path, Path, dict[str, str]]:
+def _setup(work: Path, mp: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
     """A priced ladder whose RUN step touches a mark, then waits on a FIFO until the test writes
     to it; returns the mark, the FIFO and the environment (a registry with a priced model)."""
     write_task(work, "t1")
@@ -41,21 +41,16 @@ def _setup(work: Path) -> tuple[Path, Path, dict[str, str]]:
     policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
     (work / "ladder.toml").write_text(tomli_w.dumps(policy))
     (work / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
-    registry = work / "registry"
-    from stepswitch.registry.presets import shipped_registry_dir
-
-    (registry / "providers").mkdir(parents=True)
-    for preset in (shipped_registry_dir() / "providers").glob("*.toml"):
-        (registry / "providers" / preset.name).write_text(preset.read_text())
-    with (registry / "providers" / "scripted.toml").open("a") as out:
-        out.write(EXTRA_MODELS)
+    use_extra_models(mp, work)  # SSW_REGISTRY: the registry with scripted-priced
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return mark, gate, {**env, "SSW_REGISTRY": str(registry), "PYTHONDONTWRITEBYTECODE": "1"}
+    return mark, gate, {**env, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 @pytest.mark.slow
-def test_a_second_bench_into_a_folder_being_written_is_refused_naming_the_first(tmp_path: Path):
-    mark, gate, env = _setup(tmp_path)
+def test_a_second_bench_into_a_folder_being_written_is_refused_naming_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    mark, gate, env = _setup(tmp_path, monkeypatch)
     first = subprocess.Popen(
         [sys.executable, "-m", "stepswitch", *ARGS], cwd=tmp_path, env=env, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
