@@ -17,7 +17,14 @@ from dataclasses import dataclass, replace
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
 from stepswitch.agent.providers import ProviderFactory
-from stepswitch.agent.step_facts import OutputFailure, account, output_failure, tool_record
+from stepswitch.agent.step_facts import (
+    CUT,
+    OutputFailure,
+    account,
+    check_cut_replies,
+    output_failure,
+    tool_record,
+)
 from stepswitch.agent.tools.base import ToolResult
 from stepswitch.errors import (
     AuthError,
@@ -63,8 +70,6 @@ from stepswitch.wire.types import (
 # A refused call is resent with a lower cap at most this often: the cap only falls, and a second
 # lowering is needed only when another process spent in between (or the body grew a byte).
 MAX_LOWERINGS = 3
-# Replies cut at the output cap (answers or thinking) a run takes before it stops (ADR 0062).
-MAX_CUT_REPLIES = 3
 
 
 @dataclass(frozen=True)
@@ -190,16 +195,9 @@ class Session:
 
     def _count_cut(self, failure: OutputFailure | None, facts: CallFacts) -> None:
         """A run whose replies keep being cut at the output cap stops, saying so (ADR 0062)."""
-        if failure not in ("cut_at_output_cap", "length_in_thinking"):
-            return
-        self.cut_replies += 1
-        if self.cut_replies >= MAX_CUT_REPLIES:
-            raise RunStopped(
-                "limit",
-                f"{self.cut_replies} replies were cut at the output cap (the last on worker "
-                f"{facts.worker!r}, {facts.completion_tokens:,} tokens out): raise that "
-                "worker's max_output_tokens, or give the step a model that answers shorter",
-            )
+        if failure in CUT:
+            self.cut_replies += 1
+            check_cut_replies(self.cut_replies, facts)
 
     def _call(self, spec: CallSpec) -> tuple[Completion, CallFacts]:
         """The step on its worker; when that worker's provider fails (`provider_failure`), on

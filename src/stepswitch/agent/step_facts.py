@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Literal
 
 from stepswitch.agent.tools.base import ToolResult
+from stepswitch.errors import RunStopped
 from stepswitch.ledger import CallRow
 from stepswitch.records.money import CostRange
 from stepswitch.records.steps import ARGUMENT_CHARS, ModelStep, ToolCallRecord, cut
@@ -22,6 +23,23 @@ OutputFailure = Literal[
     "prose_instead_of_tool_call",
     "review_not_json",
 ]
+
+
+# The failures that are a reply cut at the output cap (an answer, or thinking), and how many a
+# run takes before it stops (ADR 0062).
+CUT: frozenset[OutputFailure] = frozenset({"cut_at_output_cap", "length_in_thinking"})
+MAX_CUT_REPLIES = 3
+
+
+def check_cut_replies(count: int, facts: ModelStep) -> None:
+    """RunStopped (`limit`) once `count` replies of the run were cut; `facts` is the last."""
+    if count >= MAX_CUT_REPLIES:
+        raise RunStopped(
+            "limit",
+            f"{count} replies were cut at the output cap (the last on worker {facts.worker!r}, "
+            f"{facts.completion_tokens:,} tokens out): raise that worker's max_output_tokens, "
+            "or give the step a model that answers shorter",
+        )
 
 
 def account(facts: ModelStep, rows: list[CallRow], completion: Completion | None) -> None:
