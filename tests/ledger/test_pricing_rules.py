@@ -37,8 +37,9 @@ def test_cache_writes_are_priced_at_the_write_rate(ledger):
 
 
 def test_reasoning_tokens_are_priced_once_at_the_output_rate(ledger):
-    row = settle(ledger, Usage(completion_tokens=1_000_000, reasoning_tokens=900_000))
-    assert row.usd == pytest.approx(10.0)
+    usage = Usage(prompt_tokens=1000, completion_tokens=1_000_000, reasoning_tokens=900_000)
+    row = settle(ledger, usage)
+    assert row.usd == pytest.approx(10.0 + 1000 * 2.0 / 1e6)
     assert (row.completion_tokens, row.reasoning_tokens) == (1_000_000, 900_000)
 
 

@@ -30,7 +30,7 @@ def fill(ledger: Ledger) -> None:
     ledger.settle(ledger.reserve(b, 1, 3000), ok(None))  # lost usage: $0 to WORST
     ledger.settle(ledger.reserve(b, 2, 3000), Attempt(2, 429, "HTTP 429", 0.1, None))
     c = intent(model="model-c", price=None, worker="local", tags={}, task_id="task-2")
-    ledger.settle(ledger.reserve(c, 1, 3000), ok(Usage(prompt_tokens=10, completion_tokens=5)))
+    ledger.settle(ledger.reserve(c, 1, 300), ok(Usage(prompt_tokens=10, completion_tokens=5)))
     other = intent(run_id="run-2", model="model-a")
     ledger.settle(ledger.reserve(other, 1, 3000), ok(usage))
 

@@ -209,7 +209,7 @@ def test_a_schema_1_ledger_opens_migrated_with_its_rows_and_no_served_model(ledg
     raw = sqlite3.connect(ledger_path)
     assert raw.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     columns = [r[1] for r in raw.execute("PRAGMA table_info(calls)")]
-    assert columns[-3:] == ["served_model", "over_usd", "overrun"]
+    assert columns[-4:] == ["served_model", "over_usd", "overrun", "misreport"]
 
 
 # --- schema 3: a settled call over its reservation, by how much and why (ADR 0013) ---
@@ -222,7 +222,7 @@ def test_a_schema_2_ledger_opens_migrated_and_its_overruns_are_still_reported(le
         assert (row.usd, row.over_usd, row.overrun) == (0.03, None, None)
         assert not row.over_reservation
     raw = sqlite3.connect(ledger_path)
-    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     text = ledger_command(ledger_path, None, "model", False)
     assert "1 call(s) cost more than their reservation, $0.0200 in all" in text
 

@@ -74,7 +74,7 @@ def admit(cfg: dict[str, Any]) -> Counter[str]:
             counts["left_open"] += 1  # the process ends with it open: recovery's job
             continue
         if roll < 0.6:
-            usage = Usage(prompt_tokens=rng.randint(1, 200), completion_tokens=rng.randint(0, 200))
+            usage = Usage(prompt_tokens=rng.randint(19, 200), completion_tokens=rng.randint(0, 200))
             done = Completion(Message("assistant", "ok"), FinishReason.STOP, "stop", usage, "m")
             ledger.settle(reservation, Attempt(1, 200, None, 0.01, None, done))
         elif roll < 0.8:

@@ -72,6 +72,8 @@ def account(facts: ModelStep, rows: list[CallRow], completion: Completion | None
     for row in rows:
         if row.over_reservation:
             _add_note(f, f"billed ${row.over_usd or 0.0:.4f} above its reservation")
+        if row.misreport is not None:
+            _add_note(f, row.misreport)
 
 
 def _add_note(facts: ModelStep, text: str) -> None:

@@ -5,9 +5,9 @@ same, except that it makes the task's reference change through the agent's own t
 files are computed in a scratch copy with `git apply`, then written whole with `write_file` in
 the EDIT step. There is no delete tool, so a file the reference deletes is removed with the `run`
 tool (`rm -f -- PATH`, inside the run's sandbox) in the RUN step, which comes before EDIT.
-The gates and the grading then run for real. Every answer reports zero tokens and goes through
-the ledger's hooks like any call, at the scripted preset's price of $0; nothing leaves the
-machine.
+The gates and the grading then run for real. Every answer reports zero tokens for zero bytes
+sent and goes through the ledger's hooks like any call, at the scripted preset's price of $0;
+nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -80,10 +80,6 @@ def step_of(request: Request) -> StepType | None:
     return request.step_type
 
 
-def _prompt_bytes(request: Request) -> int:
-    return sum(len(m.content.encode("utf-8", "replace")) for m in request.messages)
-
-
 class BuiltinProvider:
     """A ProviderFactory and Provider in one, for one task run (it remembers what it did)."""
 
@@ -106,7 +102,9 @@ class BuiltinProvider:
         hooks: CallHooks | None = None,
     ) -> Completion:
         if hooks and hooks.before_attempt:
-            hooks.before_attempt(1, _prompt_bytes(request))
+            # No request body is made and no model reads one: 0 bytes, 0 tokens, both true
+            # (a count of the messages' bytes would make its zero tokens an under-report).
+            hooks.before_attempt(1, 0)
         completion = self._answer(request)
         if hooks and hooks.after_attempt:
             hooks.after_attempt(Attempt(1, 200, None, 0.0, None, completion))

@@ -11,6 +11,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,13 @@ from stepswitch.ledger.admission import (
     check_prompt_fits,
 )
 from stepswitch.ledger.opening import open_for_writing
-from stepswitch.ledger.overreport import evidence, flagged, over_report_words
+from stepswitch.ledger.overreport import (
+    evidence,
+    flagged,
+    over_report_words,
+    prompt_floor,
+    prompt_misreport,
+)
 from stepswitch.ledger.pricing import cost_usd
 from stepswitch.ledger.store import (
     BUSY_TIMEOUT_S,
@@ -107,6 +114,27 @@ def overrun(reservation: Reservation, usage: Usage, usd: float | None) -> dict[s
     if not why:
         why.append("the billed tokens are inside the bounds, but priced above the reservation")
     return {"over_usd": usd - reservation.reserved_usd, "overrun": "; ".join(why)}
+
+
+def billed(reservation: Reservation, usage: Usage) -> dict[str, Any]:
+    """The usd (and misreport) columns of a call with usage: what the usage costs, or for a
+    prompt count below what the request's bytes hold, from that floor up to the request's
+    bound (ADR 0067); an over-report is billed as reported (ADR 0025)."""
+    intent = reservation.intent
+    words = prompt_misreport(
+        intent.provider, usage.prompt_tokens, reservation.prompt_bytes, intent.context_window
+    )
+    price = intent.price
+    usd = cost_usd(price, usage) if price is not None else None
+    if words is None:
+        return {"usd": usd}
+    floor = prompt_floor(reservation.prompt_bytes)
+    if price is None or usage.prompt_tokens >= floor:
+        return {"usd": usd, "misreport": words}
+    low = cost_usd(price, replace(usage, prompt_tokens=floor))
+    top = max(floor, reservation.est_prompt_tokens)
+    high = cost_usd(price, replace(usage, prompt_tokens=top))
+    return {"usd": low, "high_usd": high, "misreport": words}
 
 
 def counted(conn: sqlite3.Connection, scope: Scope, key: str, high: bool) -> float:
@@ -227,8 +255,7 @@ class Ledger:
         elif completion is not None and completion.usage is not None:
             status = "settled"
             usage = completion.usage
-            price = reservation.intent.price
-            values["usd"] = cost_usd(price, usage) if price is not None else None
+            values |= billed(reservation, usage)
             values |= overrun(reservation, usage, values["usd"])
             values |= {
                 "prompt_tokens": usage.prompt_tokens,
@@ -264,7 +291,8 @@ class Ledger:
         elif status == "bound":
             values |= {"usd": None, "low_usd": 0.0, "high_usd": high}
         elif status == "settled":
-            values |= {"low_usd": values["usd"], "high_usd": values["usd"]}
+            values |= {"low_usd": values["usd"]}
+            values.setdefault("high_usd", values["usd"])  # above it: an under-report's range
         else:
             values |= {"usd": 0.0, "low_usd": 0.0, "high_usd": 0.0}
         sets = ", ".join(f"{name} = :{name}" for name in values)

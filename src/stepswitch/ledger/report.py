@@ -228,6 +228,8 @@ def _liar_json(row: CallRow) -> dict[str, Any]:
         "model": row.model,
         "completion_tokens": row.completion_tokens,
         "max_output_tokens": row.max_output_tokens,
+        "prompt_tokens": row.prompt_tokens,
+        "prompt_bytes": row.prompt_bytes,
         "text": over_report_text(row),
     }
 

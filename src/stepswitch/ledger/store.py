@@ -18,7 +18,7 @@ from stepswitch.errors import UsageError
 from stepswitch.records.money import format_usd
 from stepswitch.wire.served import same_model
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DEFAULT_PATH = Path(".ssw/ledger.sqlite")
 BUSY_TIMEOUT_S = 10.0
 
@@ -81,6 +81,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE calls ADD COLUMN over_usd REAL",
         "ALTER TABLE calls ADD COLUMN overrun TEXT",
     ),
+    # A prompt count the request cannot have had: above the model's window, or below what its
+    # bytes encode (ADR 0067). NULL on older rows and on every believable count.
+    4: ("ALTER TABLE calls ADD COLUMN misreport TEXT",),
 }
 
 
@@ -137,6 +140,7 @@ class CallRow:
     served_model: str | None = None  # as the response named it; `model` is what was asked for
     over_usd: float | None = None  # billed above the reservation (settled rows only)
     overrun: str | None = None  # which bound the reported usage broke, in words
+    misreport: str | None = None  # a prompt count past the window or below the bytes, in words
 
     @property
     def over_reservation(self) -> bool:
