@@ -475,3 +475,49 @@ def test_a_file_added_in_a_worktree_without_a_record_is_still_kept(repo: Path):
 
     assert f"{runner.run_id}: kept worktree" in out and "notes.txt" in out, out
     assert (worktree / "notes.txt").is_file()
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_call_is_continued_in_one_command_with_its_uncommitted_edit(
+    repo: Path, tmp_path: Path
+):
+    from .agent.conftest import (
+        FIX_LINE,
+        approve_and_summarize,
+        done,
+        explore,
+        fix_the_bug,
+        write_script,
+    )
+
+    # The review's call waits 600 s: the fix is in the worktree, not yet committed, when killed.
+    proc = ssw_run(repo, tmp_path, [*explore(), *fix_the_bug(), {"content": "", "delay_s": 600}])
+    run_id = first_lines(proc, "ssw run ")[-1].split()[2].rstrip(":")
+    first_lines(proc, "    gates     passed")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    worktree = repo / ".ssw" / "worktrees" / run_id
+    assert FIX_LINE in (worktree / "calc" / "ops.py").read_text()  # the control: work was left,
+    assert FIX_LINE not in git(repo, "show", f"ssw/{run_id}:calc/ops.py")  # uncommitted
+
+    replies = [done("mean divides by len(values)."), *approve_and_summarize()]
+    (tmp_path / "later").mkdir()
+    script = write_script(tmp_path / "later", replies)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    command = ["run", str(repo), "--continue", run_id, "--script", str(script)]
+    result = run_ssw_cli(command, env=env, timeout=120)
+
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert (
+        f"run {run_id}'s process was gone: its record now says interrupted, and what it left "
+        "uncommitted (1 file: calc/ops.py) is committed on its branch and in this tree"
+    ) in out
+    earlier = json.loads((repo / ".ssw" / "runs" / run_id / "run.json").read_text())
+    assert earlier["outcome"] == "interrupted"
+    assert "found by `ssw run --continue`" in earlier["reason"]
+    assert FIX_LINE in git(repo, "show", f"ssw/{run_id}:calc/ops.py")  # nothing lost
+    [later] = [p for p in (repo / ".ssw" / "runs").glob("*/run.json") if run_id not in str(p)]
+    assert json.loads(later.read_text())["outcome"] == "done"

@@ -334,6 +334,12 @@ def _resume(
     """`--continue`: the earlier run's change in the tree, and where its steps stopped."""
     changed = restore_earlier_work(worktree.git, continued.tip)
     resume = resume_point(continued, changed, replan)
+    if continued.carried:
+        show(
+            f"run {continued.run_id}'s process was gone: its record now says interrupted, and "
+            f"what it left uncommitted ({some_paths(continued.carried)}) is committed on its "
+            "branch and in this tree"
+        )
     show(
         f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
         f"change ({len(changed)} files) is in the tree; this run's branch starts after it"

@@ -12,7 +12,13 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stepswitch.agent.workspace.runs import valid_run_id
+from stepswitch.agent.workspace.runs import (
+    ABANDONED,
+    find_run,
+    mark_abandoned_run,
+    valid_run_id,
+)
+from stepswitch.agent.workspace.worktree import changed_paths, commit_all, open_worktree
 from stepswitch.errors import UsageError
 from stepswitch.ledger.book import Ledger, counted
 from stepswitch.policy.model import Policy
@@ -42,6 +48,7 @@ class Continued:
     record: RunRecord  # the earlier run's
     tip: str  # the last commit on its branch: its work, committed as it ended
     steps: list[StepEvent] = field(default_factory=list)  # its steps.jsonl
+    carried: list[str] = field(default_factory=list)  # what its dead process left uncommitted
 
     @property
     def run_id(self) -> str:
@@ -66,6 +73,10 @@ def find_continued(repo: Path, run_id: str) -> Continued:
     if not (folder / "run.json").is_file():
         raise UsageError(f"--continue {run_id}: no such run in {repo} (see `ssw runs`)")
     loaded = load_run(folder)
+    carried: list[str] | None = None
+    if loaded.run.outcome == "running":  # its process may be gone (kill -9, a crash)
+        carried = take_over_abandoned(repo, run_id)
+        loaded = load_run(folder)
     record = loaded.run
     if record.outcome not in CONTINUABLE:
         raise UsageError(
@@ -82,12 +93,37 @@ def find_continued(repo: Path, run_id: str) -> Continued:
     tip = found.out.strip()
     if found.status != 0 or not tip:
         raise UsageError(f"--continue {run_id}: its branch {record.branch} is gone")
-    if record.commit and tip != record.commit:
+    if record.commit and tip != record.commit and not carried:
         raise UsageError(
             f"--continue {run_id}: its branch {record.branch} moved after the run "
             f"(at {tip[:12]}, the run committed {record.commit[:12]}); continue from a new run"
         )
-    return Continued(record, tip, loaded.steps)
+    return Continued(record, tip, loaded.steps, carried or [])
+
+
+def take_over_abandoned(repo: Path, run_id: str) -> list[str]:
+    """A run whose record says running: refused while its process lives; else its worktree's
+    uncommitted files are committed on its branch (the end a kill took from it) and its record
+    marked interrupted. The paths committed."""
+    entry = find_run(repo, run_id)
+    if entry.outcome != ABANDONED:
+        held = f"pid {entry.pid}" if entry.pid else "its lock is held"
+        raise UsageError(
+            f"--continue {run_id}: it is still running ({held}); wait for it to end or stop it"
+        )
+    carried: list[str] = []
+    worktree = open_worktree(repo, run_id) if entry.worktree is not None else None
+    if worktree is not None:
+        carried = changed_paths(worktree)
+        if carried:
+            commit_all(
+                worktree,
+                f"ssw: the files run {run_id} left uncommitted when its process ended, "
+                "committed by `ssw run --continue`",
+            )
+    if entry.record is not None:
+        mark_abandoned_run(entry.record, entry.dollars, found_by="ssw run --continue")
+    return carried
 
 
 def _answered(step: ModelStep) -> str | None:

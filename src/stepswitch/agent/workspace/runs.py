@@ -310,11 +310,14 @@ def _forget_worktree(repo: Path, path: Path) -> None:
             shutil.rmtree(entry)
 
 
-def _mark_abandoned(folder: Path, dollars: RunDollars | None = None) -> None:
+def mark_abandoned_run(
+    folder: Path, dollars: RunDollars | None = None, found_by: str = "ssw runs clean"
+) -> None:
+    """run.json of a run whose process is gone: interrupted, its dollars the ledger's."""
     found = None
     if dollars is not None and dollars.not_read is None:
         found = dollars.ledger.cost if dollars.ledger is not None else CostRange()
-    why = "its ssw process ended without finishing the run (killed?); found by `ssw runs clean`"
+    why = f"its ssw process ended without finishing the run (killed?); found by `{found_by}`"
     mark_abandoned(folder, why, found)
 
 
@@ -369,7 +372,7 @@ def clean_run(repo: Path, entry: RunEntry, force: bool = False) -> Cleaned:
                 done.kept.append(f"branch {entry.branch}: git would not delete it (checked out?)")
     if entry.outcome == ABANDONED and entry.record is not None:
         try:
-            _mark_abandoned(entry.record, entry.dollars)
+            mark_abandoned_run(entry.record, entry.dollars)
         except OSError as exc:  # a full disk: the record stays as it was, said so
             done.kept.append(f"its 'running' mark: run.json cannot be written ({exc.strerror})")
         else:
