@@ -17,7 +17,15 @@ from stepswitch.registry.presets import registry_dir
 from stepswitch.util.inputs import MAX_INPUT_BYTES
 from tests.ssw_cli import run_ssw_cli
 
-from .agent.conftest import DEFAULT_POLICY, explore, git, make_repo, write_policy, write_script
+from .agent.conftest import (
+    DEFAULT_POLICY,
+    done,
+    explore,
+    git,
+    make_repo,
+    write_policy,
+    write_script,
+)
 
 # What each kind of bad file holds, and the words the error must have for it.
 KINDS = {
@@ -319,3 +327,21 @@ def test_ssw_gates_on_a_checkout_whose_pyproject_is_a_fifo_is_one_line_not_a_han
         "ssw: pyproject.toml: (file): is a FIFO (named pipe), not a TOML file "
         "(fix: check the file)\n"
     )
+
+
+def test_a_repository_whose_path_holds_a_newline_runs_as_any_other(tmp_path: Path):
+    # Issue 45: `ssw run` called it "not a folder" (git's answers were read a line each) while
+    # `ssw gates` took it. Both take it now, and give the same verdict.
+    s = make_setup(tmp_path)
+    moved = tmp_path / "my\nrepo"
+    s.repo.rename(moved)
+    s.repo = moved
+    script = write_script(s.work, [*explore(), done("nothing to change")])
+    ran = ssw(*s.run_args(**{"--script": script, "--max-steps": "5"}))
+    assert "not a folder" not in ran.stderr and "Traceback" not in ran.stderr, ran.stderr
+    assert "ssw run " in ran.stdout, ran.stdout + ran.stderr  # it started: header, then steps
+    gates = ssw("gates", moved)
+    assert "Traceback" not in gates.stderr and "not a folder" not in gates.stderr, gates.stderr
+    # The same verdict: the base commit's tests fail (the repository's bug) in both.
+    assert gates.returncode == 1, gates.stdout + gates.stderr
+    assert "tests:call-map: failed" in ran.stdout or "fails before any edit" in ran.stdout

@@ -203,16 +203,19 @@ def git_answer(cwd: Path, *args: str) -> str | None:
 def discover(path: Path) -> Checkout | None:
     """The checkout holding `path` (with the user's configuration: this is the user's own
     checkout, before a run); None when `path` is in none."""
-    done = run_git(
-        path,
-        *("rev-parse", "--path-format=absolute", "--show-toplevel"),
-        *("--absolute-git-dir", "--git-common-dir"),
-        user_config=True,
-    )
-    lines = done.out.splitlines()
-    if done.status != 0 or len(lines) < 3:
+    asks = ("--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+    done = run_git(path, "rev-parse", "--path-format=absolute", *asks, user_config=True)
+    if done.status != 0:
         return None
-    top, git_dir, common = (Path(line) for line in lines[:3])
+    lines = done.out.split("\n")  # a line each (`out` drops the last newline)
+    if len(lines) != len(asks):  # a path holding a newline: ask one at a time
+        lines = []
+        for ask in asks:
+            one = run_git(path, "rev-parse", "--path-format=absolute", ask, user_config=True)
+            if one.status != 0:
+                return None
+            lines.append(one.out)
+    top, git_dir, common = (Path(line) for line in lines)
     head = run_git(
         top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", git_dir=git_dir, work_tree=top
     )
