@@ -27,27 +27,27 @@ def outside(page: str, target: str) -> str | None:
 
 def rewrite(markdown: str, page: str, repo_url: str | None) -> str:
     """The page's Markdown with every link to a file outside docs/ rewritten (code left alone)."""
-
-    def one(m: re.Match[str]) -> str:
-        path = outside(page, m.group(2))
-        if path is None:
-            return m.group(0)
-        if repo_url:
-            return f"[{m.group(1)}]({repo_url.rstrip('/')}/blob/HEAD/{path})"
-        text = m.group(1)
-        return text if text.strip("`") == path else f"{text} (`{path}`)"
-
     kept: list[str] = []
 
     def hide(m: re.Match[str]) -> str:
         kept.append(m.group(0))
         return f"\x00{len(kept) - 1}\x00"
 
-    hidden = CODE.sub(hide, FENCE.sub(hide, markdown))
-    done = LINK.sub(one, hidden)
-    while "\x00" in done:  # a code span may sit inside a fence's hidden text: restore until none
-        done = re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], done)
-    return done
+    def restore(text: str) -> str:
+        while "\x00" in text:  # a code span inside a hidden fence: restore until none is left
+            text = re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        path = outside(page, m.group(2))
+        if path is None:
+            return m.group(0)
+        text = restore(m.group(1))
+        if repo_url:
+            return f"[{text}]({repo_url.rstrip('/')}/blob/HEAD/{path})"
+        return text if text.strip("`") == path else f"{text} (`{path}`)"
+
+    return restore(LINK.sub(one, CODE.sub(hide, FENCE.sub(hide, markdown))))
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
