@@ -38,6 +38,10 @@ _.settled_at
 _.diagnosis
 _.review_feedback
 
+# A metric's one-line description, given where each metric is declared (claims/metrics/), read by
+# people there; vulture had taken a local variable of the same name for a use of it.
+_.doc
+
 # Protocols and settings a library calls or reads by name.
 _.list_commands  # click.Group: the order `ssw --help` lists commands in
 _.close_connection  # http.server.BaseHTTPRequestHandler

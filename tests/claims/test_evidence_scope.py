@@ -274,14 +274,14 @@ def test_the_ledger_metric_notes_each_run_and_a_scripted_run_cannot_speak_of_mod
     assert word_problems(*ledger, inputs.contestants) == []
 
 
-def test_the_readme_says_the_floor_the_code_sets():
-    """The README's sentence on paired claims, allowed by readme.allow, states MIN_PAIRED_TASKS:
-    the allow entry cannot keep a figure the code has moved away from."""
+def test_the_claims_page_says_the_floor_the_code_sets():
+    """The Claims page's sentence on paired claims, allowed by readme.allow, states
+    MIN_PAIRED_TASKS: the allow entry cannot keep a figure the code has moved away from."""
     import re
 
     from stepswitch.claims.metrics.bench import MIN_PAIRED_TASKS
 
-    readme = " ".join((REPO / "README.md").read_text().split())
+    readme = " ".join((REPO / "docs/claims.md").read_text().split())
     assert f"a paired claim needs at least {MIN_PAIRED_TASKS} tasks both contestants ran" in readme
     allow = yaml.safe_load((REPO / "claims/claims.yaml").read_text())["readme"]["allow"]
     patterns = [a["pattern"] for a in allow if "both contestants ran" in a["pattern"]]

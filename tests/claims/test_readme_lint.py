@@ -1,6 +1,7 @@
-"""The whole README, and every docs/ Markdown file it links to, is linted by `ssw prove --check`:
-each way of laundering a number is a tamper test on a copy of this repository's README and claims,
-and a finding names the file, the line and the text."""
+"""The whole README, and every page of the docs site (docs/, decision records aside), is linted by
+`ssw prove --check`, and a page's claim markers are rendered and checked as the README's (ADR
+0066): each way of laundering a number is a tamper test on a copy of this repository's README,
+pages and claims, and a finding names the file, the line and the text."""
 
 from __future__ import annotations
 
@@ -14,15 +15,17 @@ from stepswitch.claims.model import load_claims
 from tests.claims.conftest import REPO, ssw
 
 ADR = "docs/decisions/0016-claims-engine.md"
+PAGE = "docs/claims.md"  # every claim in full
 # C-005 is re-proved (from bench/perf alone); every other claim renders from its evidence file.
 COPIED = ("README.md", "claims/claims.yaml", "claims/registrations.yaml", "bench/perf/results.json")
 
 
 @pytest.fixture
 def real(tmp_path: Path) -> Path:
-    """A copy of the repository's README, claims, evidence and the docs the README links to."""
+    """A copy of the repository's README, claims, evidence and docs pages (and one record)."""
     root = tmp_path / "real"
-    for rel in (*COPIED, ADR):
+    pages = [p.relative_to(REPO).as_posix() for p in (REPO / "docs").glob("*.md")]
+    for rel in (*COPIED, *pages, ADR):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
@@ -54,7 +57,7 @@ def edit(path: Path, old: str, new: str) -> int:
     return text.count("\n", 0, text.index(old)) + new.rstrip("\n").count("\n") + 1
 
 
-def test_the_real_readme_and_the_docs_it_links_to_pass(real: Path) -> None:
+def test_the_real_readme_and_the_docs_pages_pass(real: Path) -> None:
     _, problems = check(real)
     assert problems == []
 
@@ -89,41 +92,55 @@ def test_a_comparison_spelled_out_inside_the_claims_section_fails(real: Path) ->
 
 @pytest.mark.parametrize("words", ["twice as fast", "half the dollars", "a third of the cost"])
 def test_a_comparison_spelled_out_outside_the_section_fails(real: Path, words: str) -> None:
-    line = edit(real / "README.md", "## Running a task\n", f"## Running a task\n\nIt is {words}.\n")
+    line = edit(real / "README.md", "## Documentation\n", f"## Documentation\n\nIt is {words}.\n")
     code, problems = check(real)
     assert code == 1
     assert len(problems) == 1 and problems[0].startswith(f"problem: README.md:{line}: '")
 
 
-def test_a_number_in_a_linked_docs_file_fails_and_an_unlinked_one_is_not_read(real: Path) -> None:
-    doc = real / ADR
-    line = edit(doc, "## Context\n", "## Context\nThe ladder is 2.5x cheaper.\n")
-    (real / "docs/notes.md").write_text("Not linked from the README: 7x faster.\n")
+def test_a_number_typed_on_any_docs_page_fails_and_a_decision_record_is_not_read(
+    real: Path,
+) -> None:
+    line = edit(real / "docs/gates.md", "## Pre-flight\n", "## Pre-flight\n\nIt is 2.5x sooner.\n")
+    (real / "docs/notes.md").write_text("# Notes\n\nLinked from nowhere: 7x faster.\n")
+    (real / "docs/deep").mkdir()
+    (real / "docs/deep/more.md").write_text("# More\n\nIt halves the bill.\n")
+    edit(real / ADR, "## Context\n", "## Context\nThe ladder is 2.5x cheaper.\n")  # a record
     code, problems = check(real)
     assert code == 1
-    assert len(problems) == 1
-    assert problems[0].startswith(f"problem: {ADR}:{line}: '2.5' is not rendered from evidence")
-    assert "'The ladder is 2.5x cheaper.'" in problems[0]
-    # Once the README links to it, it is linted too.
-    edit(real / "README.md", "## Tests\n", "## Tests\n\nSee [the notes](docs/notes.md).\n")
+    assert [p.split(" is")[0] for p in problems] == [
+        "problem: docs/deep/more.md:3: 'halves'",
+        f"problem: docs/gates.md:{line}: '2.5'",
+        "problem: docs/notes.md:3: '7'",
+    ]
+    assert "'It is 2.5x sooner.'" in problems[1]
+
+
+def test_a_number_typed_in_a_claims_section_of_a_page_fails(real: Path) -> None:
+    page = real / PAGE
+    line = edit(page, "## Every claim\n", "## Every claim\n\nThe oracle passed 185 tasks.\n")
     code, problems = check(real)
-    assert any(p.startswith("problem: docs/notes.md:1: '7' ") for p in problems)
+    assert code == 1
+    assert [p.split(" is not")[0] for p in problems] == [
+        f"problem: {PAGE}:{line}: '185' in a claims section"
+    ]
 
 
 def test_a_digit_changed_inside_a_marker_names_the_claim_and_the_line(real: Path) -> None:
-    readme = real / "README.md"
-    text = readme.read_text(encoding="utf-8")
+    """A stale marker on the Claims page fails `ssw prove --check` as one in the README does."""
+    page = real / PAGE
+    text = page.read_text(encoding="utf-8")
     marker = re.search(r"<!-- claim C-005 -->.*?a ratio of (\d)", text)
     assert marker is not None
     digit = marker.group(1)
     other = "1" if digit != "1" else "2"
     at = marker.start(1)
-    readme.write_text(text[:at] + other + text[at + 1 :], encoding="utf-8")
+    page.write_text(text[:at] + other + text[at + 1 :], encoding="utf-8")
     line = text.count("\n", 0, at) + 1
     code, problems = check(real)
     assert code == 1
     (problem,) = problems
-    assert problem.startswith(f"problem: README.md would change at line {line} (claim C-005): ")
+    assert problem.startswith(f"problem: {PAGE} would change at line {line} (claim C-005): ")
     assert f"a ratio of {other}" in problem and f"a ratio of {digit}" in problem
 
 

@@ -20,7 +20,8 @@ from tests.ssw_cli import run_ssw_cli
 
 LOG = "claims/registrations.yaml"
 ADR = "docs/decisions/0016-claims-engine.md"
-COPIED = ("README.md", "claims/claims.yaml", LOG, "bench/perf/results.json", ADR)
+PAGE = "docs/claims.md"  # every claim in full, and an index: the README holds values and its index
+COPIED = ("README.md", PAGE, "claims/claims.yaml", LOG, "bench/perf/results.json", ADR)
 # The rejected claim the route-3 tampers loosen: C-007 (the first call after launch).
 C007_BOUND = '    bounds: ["ssw_first_call_ms < 500"]\n'
 C007_SET_BY = (
@@ -136,7 +137,8 @@ def entries(root: Path, claim: str) -> list[dict[str, object]]:
 
 
 def delete_whole(root: Path, claim: str) -> None:
-    """Route 4: the claim's claims.yaml entry, evidence file, registration and README marker."""
+    """Route 4: the claim's claims.yaml entry, evidence file, registration and its markers in the
+    README and on the claims page."""
     claims = root / "claims/claims.yaml"
     blocks = re.split(r"(?m)^(?=  - id: )", claims.read_text())
     claims.write_text("".join(b for b in blocks if not b.startswith(f"  - id: {claim}\n")))
@@ -148,9 +150,11 @@ def delete_whole(root: Path, claim: str) -> None:
     else:  # the one-entry-per-claim file before the log, so this runs against the old code
         del data["registrations"][claim]
     log.write_text(yaml.safe_dump(data))
-    readme = root / "README.md"
-    marker = rf"(?m)^- <!-- claim {claim} -->.*?<!-- /claim -->\n"
-    readme.write_text(re.sub(marker, "", readme.read_text(), flags=re.S))
+    whole = rf"(?m)^- <!-- claim {claim} -->.*?<!-- /claim -->\n"
+    value = rf"<!-- claim {claim} \S+ -->.*?<!-- /claim -->"
+    for page in (root / "README.md", root / PAGE):
+        text = re.sub(whole, "", page.read_text(), flags=re.S)
+        page.write_text(re.sub(value, "", text, flags=re.S))
 
 
 def loosen_c007(root: Path, retrospective: str = C007_RETRO, set_by: str | None = None) -> None:
@@ -185,7 +189,7 @@ def test_route3_a_loosened_bound_re_registered_keeps_its_old_measurement_refused
         f"registered on {second['date']} ({LOG} line {line}): evidence measured before the "
         "registration of its bounds is refused, whatever the retrospective says"
     ]
-    text = (copy / "README.md").read_text()
+    text = (copy / PAGE).read_text()
     assert (
         "Bound: ssw_first_call_ms < 1000, set by the first call as this machine measures it. "
         f"Bounds changed on {str(second['date'])[:10]} from ssw_first_call_ms < 500 to "
@@ -295,7 +299,7 @@ def test_a_withdrawn_claim_stays_registered_and_shown_with_its_reason(copy: Path
     assert code == 0, out
     code, problems = check(copy, "C-007")
     assert (code, problems) == (0, [])
-    text = (copy / "README.md").read_text()
+    text = (copy / PAGE).read_text()
     assert "- <!-- claim C-007 -->**C-007 (withdrawn: re-measured: a real ssw run now runs" in text
     assert (
         "| C-007 | A real run reaches its first model call in under half a second | withdrawn: "

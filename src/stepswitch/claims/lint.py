@@ -1,4 +1,4 @@
-"""The number lint of the README and of every Markdown file under docs/ it links to.
+"""The number lint of the README and of the docs site's pages (claims/pages.py says which).
 
 Every number a reader sees is rendered from evidence (inside a claim marker) or exempted by a
 rule with its reason. Three layers, each blanking what it exempts before the next looks:
@@ -20,9 +20,8 @@ before. Everywhere (code aside), a number spelled as a word beside a comparison 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
 
 from stepswitch.claims import readme
 from stepswitch.claims.model import NUMBER, Claims
@@ -174,10 +173,9 @@ def _blank_all(text: str, spans: Iterator[Span]) -> str:
     return "".join(chars)
 
 
-def _structural(text: str, rendered: bool) -> str:
-    # Marker contents are rendered from evidence only in the README; elsewhere only the comments go.
-    shown = (readme.MARKER, readme.INDEX, readme.COMMENT) if rendered else (readme.COMMENT,)
-    for pattern in shown:
+def _structural(text: str) -> str:
+    # Marker contents are rendered from evidence (in the README and in every page, ADR 0066).
+    for pattern in (readme.MARKER, readme.INDEX, readme.COMMENT):
         text = _blank_all(text, (m.span() for m in pattern.finditer(text)))
     return text
 
@@ -197,11 +195,11 @@ def _section_spans(text: str) -> list[Span]:
     return [m.span(1) for m in readme.SECTION.finditer(text)]
 
 
-def lint_text(text: str, claims: Claims, name: str, rendered: bool = True) -> list[Finding]:
+def lint_text(text: str, claims: Claims, name: str) -> list[Finding]:
     """Findings in one Markdown file, in line order: typed numbers and spelled-out figures."""
     lines = text.splitlines()
-    base = _structural(text, rendered)
-    sections = _section_spans(text) if rendered else []
+    base = _structural(text)
+    sections = _section_spans(text)
     # Outside a section the general rules apply; inside it only readme.allow, as the ADR says.
     outside = list(base)
     for start, end in sections:
@@ -234,41 +232,10 @@ def _finding(
     return Finding(name, line, " ".join(shown.split()), lines[line - 1], in_section, spelled)
 
 
-LINK = re.compile(r"\]\(\s*<?([^)\s>#]+)[^)]*\)|^\s*\[[^\]]+\]:\s*<?([^\s>#]+)", re.M)
+def lint_pages(texts: Mapping[str, str], claims: Claims) -> list[str]:
+    """Problem lines for each page (the README, rendered, and the docs site's pages as `ssw prove`
+    renders them), one finding per line, in the order given."""
+    return [str(f) for rel, text in texts.items() for f in lint_text(text, claims, rel)]
 
 
-def linked_docs(root: Path, text: str, readme_rel: str) -> list[str]:
-    """Markdown files under docs/ that the README links to, as paths relative to the root."""
-    base = PurePosixPath(readme_rel).parent
-    found = []
-    for m in LINK.finditer(text):
-        target = m.group(1) or m.group(2)
-        if "://" in target or not target.endswith(".md"):
-            continue
-        rel = PurePosixPath(*_normal((base / target).parts))
-        if rel.parts[:1] == ("docs",) and (root / rel).is_file() and str(rel) not in found:
-            found.append(str(rel))
-    return found
-
-
-def _normal(parts: tuple[str, ...]) -> list[str]:
-    out: list[str] = []
-    for part in parts:
-        if part == "..":
-            if out:
-                out.pop()
-        elif part not in (".", ""):
-            out.append(part)
-    return out
-
-
-def lint_readme(root: Path, rendered: str, claims: Claims, readme_rel: str) -> list[str]:
-    """Problem lines for the rendered README and the docs it links to, one finding per line."""
-    findings = lint_text(rendered, claims, readme_rel)
-    for rel in linked_docs(root, rendered, readme_rel):
-        doc = (root / rel).read_text(encoding="utf-8")
-        findings += lint_text(doc, claims, rel, rendered=False)
-    return [str(f) for f in findings]
-
-
-__all__ = ["RULES_CONTEXT", "RULES_STRUCTURE", "Finding", "linked_docs", "lint_readme", "lint_text"]
+__all__ = ["RULES_CONTEXT", "RULES_STRUCTURE", "Finding", "lint_pages", "lint_text"]

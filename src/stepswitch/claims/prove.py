@@ -1,13 +1,15 @@
 """`ssw prove`: recompute each claim from its committed evidence, offline, write
-claims/evidence/<id>.json, and render the README's numbers from the evidence files.
+claims/evidence/<id>.json, and render the numbers of the README and of every docs page that holds a
+claim marker from the evidence files.
 
 Malformed input (claims.yaml, registrations, a README marker, an evidence file its metric cannot
 read) raises a ConfigError/UsageError before anything is written: exit 2. Everything else that is
 wrong is a problem line (exit 1): refused or inconsistent evidence, a status claims.yaml declares
 that the evidence does not give, a claim that says more than the runs behind it can
-(claims/scope.py), a number typed into the README or a docs/ file it links to (claims/lint.py), a
-claim the README does not show, a registration log with an entry edited, removed or laundering
-its claim (claims/registration.py), and with `check` any file that proving would change."""
+(claims/scope.py), a number typed into the README or a page of the docs site (claims/lint.py,
+claims/pages.py), a claim the README does not show, a registration log with an entry edited,
+removed or laundering its claim (claims/registration.py), and with `check` any file that proving
+would change (the README, a page, an evidence file)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import stepswitch
 from stepswitch.claims import lint as lint_mod
+from stepswitch.claims import pages as pages_mod
 from stepswitch.claims import readme as readme_mod
 from stepswitch.claims.evidence import (
     BoundResult,
@@ -48,7 +51,7 @@ TOOL = {"name": "stepswitch", "version": stepswitch.__version__}
 class Proved:
     claims: Claims
     evidence: dict[str, Evidence]  # every claim's, selected ones recomputed
-    files: dict[str, str]  # path -> the text proving gives it (evidence files, the README)
+    files: dict[str, str]  # path -> the text proving gives it (evidence files, README, pages)
     changed: list[str] = field(default_factory=list)  # of those, the ones that differ on disk
     problems: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # one per claim proved, for the terminal
@@ -229,7 +232,12 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
         raise ConfigError(
             "claims/claims.yaml", "readme.path", f"{readme_rel} does not exist"
         ) from None
-    readme_mod.markers(readme_text, claims, readme_rel)  # exit 2 before anything is computed
+    pages = pages_mod.read_pages(root)
+    # Every marker, the README's and the pages', is read: exit 2 before anything is computed.
+    readme_mod.markers(readme_text, claims, readme_rel)
+    marked = {rel: text for rel, text in pages.items() if pages_mod.holds_markers(text)}
+    for rel, text in marked.items():
+        readme_mod.markers(text, claims, rel)
     done = Proved(claims, {}, {})
     for lc in claims.claims:
         rel = evidence_path(lc.id)
@@ -273,7 +281,12 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
         notes = {lc.id: bound_notes(log.of(lc.id)) for lc in claims.claims}
         rendered = readme_mod.render(readme_text, done.evidence, readme_rel, notes)
         done.files[readme_rel] = rendered
-        done.problems += lint_mod.lint_readme(root, rendered, claims, readme_rel)
+        shown_pages = {
+            rel: readme_mod.render(t, done.evidence, rel, notes) for rel, t in marked.items()
+        }
+        done.files.update(shown_pages)
+        linted = {rel: shown_pages.get(rel, text) for rel, text in pages.items()}
+        done.problems += lint_mod.lint_pages({readme_rel: rendered, **linted}, claims)
         shown = readme_mod.shown_claims(rendered)
         for lc in claims.claims:
             if "*" not in shown and lc.id not in shown:
@@ -285,7 +298,7 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
         path = root / rel
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             done.changed.append(rel)
-            if check and rel == readme_rel and path.exists():
+            if check and (rel == readme_rel or rel in marked) and path.exists():
                 on_disk = path.read_text(encoding="utf-8")
                 done.problems += readme_mod.differences(on_disk, text, rel)
             elif check:
