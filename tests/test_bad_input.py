@@ -5,8 +5,10 @@ the checkout untouched."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -345,3 +347,40 @@ def test_a_repository_whose_path_holds_a_newline_runs_as_any_other(tmp_path: Pat
     # The same verdict: the base commit's tests fail (the repository's bug) in both.
     assert gates.returncode == 1, gates.stdout + gates.stderr
     assert "tests:call-map: failed" in ran.stdout or "fails before any edit" in ran.stdout
+
+
+def _read_only(repo: Path, *ssw_args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`ssw ARGS` where `repo` is a read-only mount (a mount namespace of its own)."""
+    command = [sys.executable, "-m", "stepswitch", *map(str, ssw_args)]
+    inner = f"mount --bind -o ro {shlex.quote(str(repo))} {shlex.quote(str(repo))} && exec "
+    inner += " ".join(shlex.quote(c) for c in command)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", inner], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_a_read_only_repository_is_refused_in_one_line_and_nothing_is_written(setup: Setup):
+    probe = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"mount --bind -o ro {shlex.quote(str(setup.repo))} /mnt"],
+        capture_output=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip("no mount namespace here (unshare -rm)")
+    # Control: the mount really is read-only inside.
+    touched = subprocess.run(
+        ["unshare", "-rm", "sh", "-c",
+         f"mount --bind -o ro {shlex.quote(str(setup.repo))} {shlex.quote(str(setup.repo))} && "
+         f"touch {shlex.quote(str(setup.repo / 'x'))}"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert touched.returncode != 0 and "Read-only file system" in touched.stderr
+
+    result = _read_only(setup.repo, *setup.run_args())
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr == (
+        f"ssw: {setup.repo} cannot be written (a read-only file system, or no permission): ssw "
+        "keeps .ssw/ there (fix: run it on a writable clone of the repository)\n"
+    )
+    assert_refused_leaving_nothing(result, setup)

@@ -93,8 +93,19 @@ def uncommitted_paths(repo: Path) -> list[str]:
 def check_clean(repo: Path, allow_dirty: bool = False) -> list[str]:
     """Refuse a checkout the run would not see whole: no commits, or uncommitted changes (the
     worktree starts from HEAD, so they would be left out) unless `allow_dirty`. Returns the
-    uncommitted paths; makes nothing."""
-    _head_commit(_check_top(repo))
+    uncommitted paths; makes nothing. A checkout ssw cannot write in (a read-only mount) is
+    refused too: a run keeps its worktree, records and ledger in .ssw/ and its commits in git."""
+    checkout = _check_top(repo)
+    _head_commit(checkout)
+    for folder, holds in (
+        (checkout.top, SSW_FOLDER + "/"),
+        (checkout.common_dir, "the run's branch"),
+    ):
+        if not os.access(folder, os.W_OK):
+            raise UsageError(
+                f"{folder} cannot be written (a read-only file system, or no permission): ssw "
+                f"keeps {holds} there (fix: run it on a writable clone of the repository)"
+            )
     dirty = uncommitted_paths(repo)
     if dirty and not allow_dirty:
         raise UsageError(
