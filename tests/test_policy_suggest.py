@@ -156,9 +156,9 @@ def test_on_a_scripted_bench_the_suggestion_is_the_routing_the_records_came_from
 
     from stepswitch.policy.model import route
     from stepswitch.steps import StepType
-    from tests.agent.conftest import DEFAULT_POLICY, use_extra_models
     from tests.bench import write_task
     from tests.bench.test_cli_bench import SCRIPT
+    from tests.harness.task import DEFAULT_POLICY, use_extra_models
 
     use_extra_models(monkeypatch, tmp_path)  # scripted-priced: $10 a million tokens
     bench_policy = {

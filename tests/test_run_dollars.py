@@ -19,20 +19,20 @@ import pytest
 
 from stepswitch.records.money import format_usd
 from stepswitch.site.serve import start_dashboard
-from tests.ssw_cli import run_ssw_cli
-
-from .agent.conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     WORKERS,
     explore,
     ledger_count,
     make_policy,
-    make_repo,
     use_extra_models,
     worker,
     write_policy,
     write_script,
 )
+from tests.ssw_cli import run_ssw_cli
+
 from .site.test_serve import get
 
 pytestmark = pytest.mark.slow
@@ -51,7 +51,7 @@ def ssw(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     use_extra_models(monkeypatch, tmp_path)  # a priced scripted model: calls cost dollars
-    yield make_repo(tmp_path / "repo", "mean_bug")
+    yield sample_repo(tmp_path / "repo", "mean_bug")
 
 
 def ledger_of(repo: Path) -> Path:

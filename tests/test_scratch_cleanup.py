@@ -19,19 +19,12 @@ import pytest
 import tomli_w
 import yaml
 
-from tests.agent.conftest import (
-    BUG_TASK,
-    DEFAULT_POLICY,
-    explore,
-    git,
-    make_repo,
-    write_policy,
-    write_script,
-)
 from tests.bench import write_task
 from tests.bench.test_bench_signals import bench, left_in
 from tests.bench.test_cli_bench import SCRIPT, _tool
-from tests.bench.test_resume import wait_for
+from tests.harness.cli import wait_for
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import BUG_TASK, DEFAULT_POLICY, explore, write_policy, write_script
 
 OWNER = ".ssw-owner"  # util/scratch.OWNER, spelled out: these tests also run against older code
 ENV = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -228,7 +221,7 @@ def _ledger_rows(path: Path) -> int:
 
 @pytest.mark.slow
 def test_a_killed_ssw_run_leaves_its_home_and_runs_clean_removes_it(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     plan, *_ = explore()

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.repo import git
 from tests.test_runs_show_apply import finished, head, ssw
-
-from .conftest import git
 
 __all__ = ["finished", "head", "ssw"]  # one scripted run per test module that imports them
 

@@ -20,17 +20,17 @@ from stepswitch.policy.model import validate_policy
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import RunIds, RunRecord
 from stepswitch.registry.presets import load_registry
-
-from .conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     WORKERS,
     approve_and_summarize,
     explore,
     fix_the_bug,
     make_policy,
-    make_repo,
     worker,
 )
+
 from .test_run_ledger import PassingGates
 
 IDS = RunIds(run_id="r1", task_id="t1", bench_id="b1")
@@ -38,7 +38,7 @@ KEYS: dict[Scope, str] = {"task": "t1", "run": "r1", "bench": "b1"}
 
 
 def run_under(tmp_path: Path, budget: Budget, replies: list[dict]) -> RunRecord:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     raw = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
     server, _ = start_scripted_server(Script.model_validate({"replies": replies}))
     providers = HttpProviders(load_registry(), base_urls={"scripted": server.base_url})

@@ -16,12 +16,11 @@ import pytest
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.util.sandbox import choose_sandbox
-
-from .conftest import (
+from tests.harness.repo import git
+from tests.harness.task import (
     approve_and_summarize,
     done,
     fix_the_bug,
-    git,
     make_policy,
     tool,
     write_policy,

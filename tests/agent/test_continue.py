@@ -13,16 +13,15 @@ import pytest
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
-from tests.agent.conftest import (
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     FIX_LINE,
     WORKERS,
     approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     run_ssw,
     tool,
     worker,
@@ -200,7 +199,7 @@ def test_a_continued_run_goes_on_where_it_stopped_with_todays_flags_and_costs_le
     assert [s.step_type for s in again.model_steps] == ["edit", "review", "review", "summarize"]
     assert any("it keeps the earlier plan, files, notes, observed" in line for line in lines)
 
-    fresh_repo = make_repo(tmp_path / "fresh-repo", "mean_bug")
+    fresh_repo = sample_repo(tmp_path / "fresh-repo", "mean_bug")
     (tmp_path / "fresh").mkdir()
     fresh = run_ssw(
         tmp_path / "fresh",

@@ -26,21 +26,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
+from tests.harness.cli import ssw_env
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     BUG_TASK,
     FIX_LINE,
     approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     write_policy,
     write_script,
 )
+from tests.ssw_cli import run_ssw_cli
 
 ENOSPC_GIT = "fatal: unable to write loose object file: No space left on device\n"
 SAVING = "saving the run's work (a commit on ssw/"
@@ -147,13 +146,6 @@ class Run:
         return bool(steps) and '"name":"edit"' in steps[0].read_text()
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.pop("SSW_LEDGER", None)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return {**env, **extra}
-
-
 @pytest.fixture
 def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
     """Start `ssw run` on a repository, with `shim` first on its PATH; every run it started
@@ -171,7 +163,7 @@ def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         out, err = work / "stdout", work / "stderr"
         with out.open("w") as o, err.open("w") as e:
             proc = subprocess.Popen(
-                command, stdout=o, stderr=e, stdin=subprocess.DEVNULL, text=True, env=_env(**env)
+                command, stdout=o, stderr=e, stdin=subprocess.DEVNULL, text=True, env=ssw_env(**env)
             )
         run = Run(proc, repo, out, err)
         started.append((run, shim))
@@ -187,7 +179,7 @@ def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
 
 
 def ssw(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_ssw_cli([*args, "--repo", str(repo)], env=_env(), timeout=120)
+    return run_ssw_cli([*args, "--repo", str(repo)], env=ssw_env(), timeout=120)
 
 
 def listed(repo: Path) -> dict[str, dict]:
@@ -211,7 +203,7 @@ EDIT_THEN_WAIT = [*explore(), fix_the_bug()[0], done("x") | {"delay_s": 600}]
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", "mean_bug")
+    return sample_repo(tmp_path / "repo", "mean_bug")
 
 
 # --- a signal inside the final commit ---
@@ -531,6 +523,6 @@ def test_sigterm_with_no_handler_stops_the_run_then_ends_the_process_after_the_s
         "print('not reached', flush=True)\n"
     )
     done_ = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=_env()
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=ssw_env()
     )
     assert (done_.returncode, done_.stdout) == (-signal.SIGTERM, "stopped by SIGTERM\nsaved\n")

@@ -34,8 +34,8 @@ from stepswitch.records.folder import RunFolder, load_run
 from stepswitch.records.run import RunIds
 from stepswitch.records.steps import ModelStep
 from stepswitch.registry.presets import load_registry
+from tests.harness.task import BUG_TASK, approve_and_summarize, explore, fix_the_bug, worker
 
-from .conftest import BUG_TASK, approve_and_summarize, explore, fix_the_bug, worker
 from .test_run_ledger import PassingGates
 
 QUICK_RETRY = {"retry-after": "0"}

@@ -15,8 +15,8 @@ from stepswitch.gates.runner import run_gate
 from stepswitch.gates.warm import WarmPytest
 from stepswitch.records.steps import Escalation
 from stepswitch.registry.presets import clear_cache
-
-from .conftest import (
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     BUG_LINE,
     FIX_LINE,
     RUN_TESTS,
@@ -25,9 +25,7 @@ from .conftest import (
     done,
     explore,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     prose,
     raw_tool,
     run_ssw,
@@ -330,7 +328,7 @@ def tolerant_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
         *approve_and_summarize(),
     ]
     work = tmp_path_factory.mktemp("tolerant")
-    return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies)
+    return run_ssw(work, sample_repo(work / "repo", "mean_bug"), replies)
 
 
 def test_tolerated_tool_calls_let_the_run_finish(tolerant_run: Finished):
@@ -382,7 +380,7 @@ def refused_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     ]
     work = tmp_path_factory.mktemp("refused")
     (work / "outside.txt").write_text("a secret next to the repository\n")
-    return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies)
+    return run_ssw(work, sample_repo(work / "repo", "mean_bug"), replies)
 
 
 def _refusal(run: Finished, step_type: str) -> str:
@@ -541,7 +539,7 @@ def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
         work = tmp_path_factory.mktemp("faulty")
         use_extra_models(mp, work)
         try:
-            return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies, policy=policy)
+            return run_ssw(work, sample_repo(work / "repo", "mean_bug"), replies, policy=policy)
         finally:
             clear_cache()
 

@@ -24,15 +24,14 @@ from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
 from stepswitch.records.steps import GateVerdicts, ModelStep, ReviewVerdicts, StepEvent
-
-from .conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     DEFAULT_POLICY,
     approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    make_repo,
     tool,
     write_policy,
     write_script,
@@ -62,7 +61,7 @@ class Traced:
 
 def traced_run(work: Path, replies: list[dict[str, Any]]) -> Traced:
     """A scripted run through `ssw run`'s code with the trace sink on an in-memory exporter."""
-    repo = make_repo(work / "repo", "mean_bug")
+    repo = sample_repo(work / "repo", "mean_bug")
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))

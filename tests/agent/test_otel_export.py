@@ -28,14 +28,13 @@ from stepswitch.errors import UsageError
 from stepswitch.fakes.loopback import LoopbackServer, Reply, ReplyQueue
 from stepswitch.records.folder import load_run
 from stepswitch.records.steps import ModelStep
-
-from .conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     done,
     explore,
     ledger_count,
     make_policy,
-    make_repo,
     write_policy,
     write_script,
 )
@@ -95,7 +94,7 @@ def received(server: LoopbackServer) -> tuple[list[Span], dict[str, Any]]:
 def test_ssw_run_sends_its_spans_to_the_otlp_endpoint_its_environment_names(
     tmp_path: Path, collector: LoopbackServer
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     # Unconfined, so that the run says which secrets its commands could read.
     command = _command(tmp_path, repo, explore(), "--max-steps", "2", "--sandbox", "none")
     env = _env(
@@ -142,7 +141,7 @@ def test_ssw_run_sends_its_spans_to_the_otlp_endpoint_its_environment_names(
 def test_a_run_stopped_by_ctrl_c_still_sends_its_run_span_as_interrupted(
     tmp_path: Path, collector: LoopbackServer
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     replies = [explore()[0], done("x") | {"delay_s": 600}]  # the second call does not answer
     command = _command(tmp_path, repo, replies)
     env = _env(OTEL_EXPORTER_OTLP_ENDPOINT=collector.base_url)
@@ -175,7 +174,7 @@ def test_a_run_stopped_by_ctrl_c_still_sends_its_run_span_as_interrupted(
 
 
 def test_tracing_asked_for_without_the_extra_is_one_line_naming_the_install(tmp_path: Path):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     # `ssw` with the opentelemetry packages made unimportable, as on an install without the extra.
     hide = (
         "import sys; sys.modules['opentelemetry'] = None; from stepswitch.cli import main; main()"
@@ -233,7 +232,7 @@ def test_an_exporter_or_protocol_ssw_cannot_use_is_refused_naming_it(
 
 
 def test_the_console_exporter_writes_spans_to_stderr_so_json_on_stdout_stays_json(tmp_path: Path):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     command = _command(tmp_path, repo, explore(), "--max-steps", "1", "--json")
     env = _env(OTEL_TRACES_EXPORTER="console")
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)

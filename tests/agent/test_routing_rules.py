@@ -8,13 +8,12 @@ from pathlib import Path
 
 from stepswitch.agent.workspace.runs import clean_run, find_run
 from stepswitch.records.steps import Escalation
-
-from .conftest import (
+from tests.harness.repo import git
+from tests.harness.task import (
     approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    git,
     make_policy,
     run_ssw,
     tool,

@@ -16,9 +16,8 @@ from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     BUG_LINE,
     FIX_LINE,
     WORKERS,
@@ -27,14 +26,13 @@ from .conftest import (
     done,
     explore,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     run_ssw,
     worker,
     write_policy,
     write_script,
 )
+from tests.ssw_cli import run_ssw_cli
 
 # --- a bug fixed: what the user finds afterwards ---
 
@@ -48,7 +46,7 @@ class FixedRun(NamedTuple):
 def fixed(tmp_path_factory: pytest.TempPathFactory) -> FixedRun:
     replies = [*explore(), *fix_the_bug(), *approve_and_summarize("Fix mean\n\nDivide by n.")]
     work = tmp_path_factory.mktemp("fixed")
-    repo = make_repo(work / "repo", "mean_bug")
+    repo = sample_repo(work / "repo", "mean_bug")
     head = git(repo, "rev-parse", "HEAD").strip()
     return FixedRun(run_ssw(work, repo, replies), head)
 

@@ -25,9 +25,8 @@ from stepswitch.policy.model import validate_policy
 from stepswitch.records.folder import RunFolder, load_run
 from stepswitch.records.run import RunIds
 from stepswitch.registry.presets import Price, load_registry
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     WORKERS,
     approve_and_summarize,
@@ -35,10 +34,10 @@ from .conftest import (
     fix_the_bug,
     ledger_count,
     make_policy,
-    make_repo,
     run_ssw,
     worker,
 )
+from tests.ssw_cli import run_ssw_cli
 
 
 def _usage(prompt_tokens: int, completion_tokens: int = 0) -> dict[str, Any]:
@@ -133,7 +132,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
     import signal
     import time
 
-    from .conftest import BUG_TASK, write_policy, write_script
+    from tests.harness.task import BUG_TASK, write_policy, write_script
 
     plan, navigate, read, *_ = explore()
     replies = [plan, navigate, {**read, "delay_s": 120}]  # the third call hangs until the kill
@@ -274,7 +273,7 @@ class PassingGates:
 def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
     tmp_path: Path, extra_models: Path
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = validate_policy(_priced(max_output_tokens=100_000), "test-policy.toml")
     replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
     script = Script.model_validate({"replies": [{**r, **_usage(1_000, 100)} for r in replies]})

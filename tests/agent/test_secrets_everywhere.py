@@ -25,14 +25,12 @@ from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.util.sandbox import choose_sandbox
 from tests.bench import write_task
-
-from .conftest import (
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     approve_and_summarize,
     done,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     prose,
     tool,
     write_policy,
@@ -170,7 +168,7 @@ def _env() -> dict[str, str]:
 
 
 def _probed_repo(target: Path, gates: str) -> Path:
-    repo = make_repo(target, "mean_bug")
+    repo = sample_repo(target, "mean_bug")
     (repo / "probe.py").write_text(PROBE, encoding="utf-8")
     (repo / ".stepswitch.toml").write_text(gates, encoding="utf-8")
     git(repo, "add", "-A")

@@ -8,7 +8,6 @@ SIGINT once the marker is there, so the signal lands while the step's tool runs.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -23,15 +22,15 @@ from stepswitch.records.folder import load_run
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import Totals
 from stepswitch.records.steps import Escalation, GateVerdicts, ModelStep, StepEvent
-
-from .conftest import (
+from tests.harness.cli import ssw_env
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     approve_and_summarize,
     done,
     explore,
     fix_the_bug,
     make_policy,
-    make_repo,
     run_ssw,
     tool,
     write_policy,
@@ -69,13 +68,6 @@ def counted(totals: Totals) -> dict[str, object]:
     }
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.pop("SSW_LEDGER", None)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return {**env, **extra}
-
-
 @pytest.fixture
 def started(tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
     procs: list[subprocess.Popen[str]] = []
@@ -101,7 +93,7 @@ def _wait_for(proc: subprocess.Popen[str], found: Callable[[], bool], err: Path)
 def test_a_finished_run_totals_are_the_sums_of_its_model_steps(tmp_path: Path) -> None:
     from stepswitch.records.run import totals_of
 
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     run = run_ssw(tmp_path, repo, [*explore(), *fix_the_bug(), *approve_and_summarize()])
     assert run.record.outcome == "done"
     assert counted(run.saved.totals) == sums(run.events)
@@ -114,7 +106,7 @@ def test_a_finished_run_totals_are_the_sums_of_its_model_steps(tmp_path: Path) -
 def test_sigint_while_a_steps_tool_runs_leaves_run_json_agreeing_with_steps_jsonl(
     tmp_path: Path, started: list[subprocess.Popen[str]]
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     replies = [*explore()[:3], tool("run", command=HOLD), done("ran"), *fix_the_bug()]
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -125,7 +117,7 @@ def test_sigint_while_a_steps_tool_runs_leaves_run_json_agreeing_with_steps_json
     with out.open("w") as o, err.open("w") as e:
         proc = subprocess.Popen(
             command, stdout=o, stderr=e, stdin=subprocess.DEVNULL, text=True,
-            env=_env(TMPDIR=str(scratch)),
+            env=ssw_env(TMPDIR=str(scratch)),
         )  # fmt: skip
     started.append(proc)
     _wait_for(proc, lambda: any(scratch.glob(f"ssw-home-*/tmp/{MARKER}")), err)

@@ -12,8 +12,7 @@ import pytest
 
 from stepswitch.agent.tier_memory import recall
 from stepswitch.policy.model import validate_policy
-
-from .conftest import approve_and_summarize, explore, fix_the_bug, make_policy, run_ssw
+from tests.harness.task import approve_and_summarize, explore, fix_the_bug, make_policy, run_ssw
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "fixtures" / "synthetic_runs"
 LADDER = ("mid", "large")

@@ -17,18 +17,17 @@ import pytest
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.util.sandbox import choose_sandbox
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
+from tests.harness.repo import git
+from tests.harness.task import (
     approve_and_summarize,
     done,
     fix_the_bug,
-    git,
     make_policy,
     tool,
     write_policy,
     write_script,
 )
+from tests.ssw_cli import run_ssw_cli
 
 BACKENDS = ("bwrap", "unshare")
 

@@ -17,7 +17,7 @@ import tomli_w
 import yaml
 
 from stepswitch.bench.folder_lock import LOCK_FILE
-from tests.agent.conftest import WORKERS, make_policy, use_extra_models, worker
+from tests.harness.task import WORKERS, make_policy, use_extra_models, worker
 from tests.ssw_cli import run_ssw_cli
 
 from . import write_task

@@ -16,7 +16,7 @@ import tomli_w
 import yaml
 
 from stepswitch.bench import journal
-from tests.agent.conftest import DEFAULT_POLICY
+from tests.harness.task import DEFAULT_POLICY
 
 from . import write_task
 from .test_cli_bench import SCRIPT, _tool

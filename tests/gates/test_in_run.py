@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import (
+from tests.harness.repo import git, write_repo
+from tests.harness.task import (
     approve_and_summarize,
     done,
     explore,
@@ -22,7 +23,6 @@ from tests.agent.conftest import (
     write_policy,
     write_script,
 )
-from tests.gates import run_git, write_repo
 from tests.ssw_cli import run_ssw_cli
 
 pytestmark = pytest.mark.slow
@@ -85,9 +85,9 @@ def make_venv(repo: Path, install: str) -> None:
 def make_project(root: Path, layout: str, backend: str, install: str) -> Path:
     repo = write_repo(root, {**LAYOUTS[layout], "pyproject.toml": pyproject(layout, backend)})
     (repo / ".gitignore").write_text(".venv/\n*.egg-info/\nbuild/\n")
-    run_git(repo, "init", "-q", "-b", "main")
-    run_git(repo, "add", "-A")
-    run_git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "base")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "base")
     if install != "no-venv":
         make_venv(repo, install)
     return repo
@@ -190,7 +190,7 @@ def test_ssw_gates_refuses_when_the_tests_would_import_the_users_checkout(
     site = next((repo / ".venv" / "lib").glob("python3*/site-packages"))
     (site / "zz_first.pth").write_text(f"import sys; sys.path.insert(0, {str(repo / 'src')!r})\n")
     worktree = repo / ".ssw" / "worktrees" / "r1"
-    run_git(repo, "worktree", "add", "-q", "-b", "ssw/r1", str(worktree))
+    git(repo, "worktree", "add", "-q", "-b", "ssw/r1", str(worktree))
     done_ = run_ssw_cli(["gates", str(worktree), "--changed", "src/calc/ops.py"])
     assert done_.returncode == 2
     text = done_.stdout + done_.stderr

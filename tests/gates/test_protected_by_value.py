@@ -23,7 +23,8 @@ from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.sandbox import Confinement, child_env, choose_sandbox, policy_for_worktree
-from tests.gates import write_repo
+from tests.harness.cli import run_pytest
+from tests.harness.repo import write_repo
 
 PYTHON = Interpreter(Path(sys.executable), "the tests' own")
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
@@ -64,7 +65,7 @@ GATE = ProtectedGate(
 
 
 def make_repo(root: Path, files: dict[str, str] = FILES) -> Path:
-    return write_repo(root, files, git=True)
+    return write_repo(root, files, commit=True)
 
 
 def change(root: Path, files: dict[str, str]) -> None:
@@ -100,15 +101,7 @@ def protected(root: Path) -> GateResult:
 def repo_tests(root: Path) -> subprocess.CompletedProcess[str]:
     """The repository's tests, run by pytest with the gates' interpreter and environment."""
     env = {**suite_for(root).gate_env, "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_pytest(root, env, "tests")
 
 
 def dynamic_line(name: str, file: str, value: str, where: str, was: str) -> str:

@@ -34,7 +34,8 @@ from stepswitch.gates.interpreter import DEFERRED_PATH, Interpreter
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.warm import SERVER, WarmPytest
 from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
-from tests.gates import lock_freed, scratch_env, write_repo
+from tests.gates import lock_freed, scratch_env
+from tests.harness.repo import write_repo
 
 CONFINING = ("bwrap", "unshare")
 WAIT_S = 120.0  # an upper bound only, for a loaded machine: every wait ends at its event
@@ -121,7 +122,7 @@ def _hostile_worktree(tmp_path: Path, kind: str) -> tuple[Path, Path, Path, dict
         else:  # a .pth in the scratch home, which the model's commands can write
             user_site.mkdir(parents=True)
             (user_site / "ssw_hostile.pth").write_text(_forcing(marker) + "\n")
-    return write_repo(root, files, git=True), marker, python, env
+    return write_repo(root, files, commit=True), marker, python, env
 
 
 def _suite(

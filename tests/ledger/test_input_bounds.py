@@ -20,11 +20,11 @@ from stepswitch.registry.presets import clear_cache
 from stepswitch.wire.client import HttpProvider, RetryPolicy
 from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
-from tests.agent.conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     WORKERS,
     explore,
     make_policy,
-    make_repo,
     run_ssw,
     use_extra_models,
     worker,
@@ -128,7 +128,7 @@ def windowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def test_a_run_whose_prompt_passes_the_window_ends_error_with_the_reason_and_no_bill(
     tmp_path: Path, windowed: Path
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = make_policy(workers={name: worker("scripted-windowed") for name in WORKERS})
     task = "Fix calc.ops.mean. " + "Background: the mean must divide by the count. " * 200
     run = run_ssw(tmp_path, repo, explore(), policy=policy, task=task, budget_usd=1.0)
@@ -185,7 +185,7 @@ def test_an_output_cap_above_the_models_limit_is_refused_when_the_policy_loads(
 def test_ssw_run_refuses_such_a_policy_before_making_anything(
     tmp_path: Path, windowed: Path
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = make_policy(
         workers={name: worker("scripted-windowed", max_output_tokens=5000) for name in WORKERS}
     )

@@ -18,12 +18,12 @@ from stepswitch.ledger import CallTracker, Ledger, ledger_command, open_ledger, 
 from stepswitch.wire.client import HttpProvider, RetryPolicy
 from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
-from tests.agent.conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     WORKERS,
     explore,
     fix_the_bug,
     make_policy,
-    make_repo,
     run_ssw,
     use_extra_models,
     worker,
@@ -150,7 +150,7 @@ def test_a_run_stops_at_an_over_report_inside_its_reservation_and_the_bill_names
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_extra_models(monkeypatch, tmp_path)  # scripted-priced: $10 a million each way
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
     # 4,000 completion tokens against the 2,048 sent; 100 prompt tokens: $0.041, inside the
     # ~$0.056 reserved, so only the cap shows the lie.
@@ -176,7 +176,7 @@ def test_an_over_report_past_the_reservation_names_the_provider_and_the_dollars(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_extra_models(monkeypatch, tmp_path)
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
     replies = [{**r, **_usage(2_000, 8_192)} for r in [*explore(), *fix_the_bug()]]
     run = run_ssw(tmp_path, repo, replies, policy=policy, budget_usd=0.5)

@@ -20,11 +20,11 @@ import pytest
 import tomli_w
 import yaml
 
-from tests.agent.conftest import DEFAULT_POLICY
 from tests.bench import write_task
 from tests.bench.test_bench_signals import bench
 from tests.bench.test_cli_bench import SCRIPT, _tool
-from tests.bench.test_resume import wait_for
+from tests.harness.cli import wait_for
+from tests.harness.task import DEFAULT_POLICY
 
 from .conftest import write_bench, write_run
 from .test_serve_read_only import _sections, dashboard
