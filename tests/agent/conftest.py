@@ -9,9 +9,25 @@ from pathlib import Path
 
 import pytest
 
+from stepswitch.errors import UsageError
 from stepswitch.registry.presets import clear_cache
+from stepswitch.util.sandbox import choose_sandbox
 from tests.harness.repo import sample_repo
 from tests.harness.task import use_extra_models
+
+
+def _sandbox_works() -> bool:
+    try:
+        choose_sandbox("auto")
+    except UsageError:
+        return False
+    return True
+
+
+# For a test of what a run's sandbox keeps in: skipped where no backend works.
+NEEDS_A_SANDBOX = pytest.mark.skipif(
+    not _sandbox_works(), reason="no sandbox backend works on this machine"
+)
 
 
 @pytest.fixture

@@ -24,14 +24,13 @@ from tests.harness.repo import sample_repo
 from tests.harness.task import (
     BUG_TASK,
     WORKERS,
+    PassingGates,
     approve_and_summarize,
     explore,
     fix_the_bug,
     make_policy,
     worker,
 )
-
-from .test_run_ledger import PassingGates
 
 IDS = RunIds(run_id="r1", task_id="t1", bench_id="b1")
 KEYS: dict[Scope, str] = {"task": "t1", "run": "r1", "bench": "b1"}

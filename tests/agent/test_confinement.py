@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
-from stepswitch.util.sandbox import choose_sandbox
+from tests.agent.conftest import NEEDS_A_SANDBOX
 from tests.harness.repo import git
 from tests.harness.task import (
     approve_and_summarize,
@@ -36,14 +35,6 @@ CANARIES = {
 }
 HOME_SECRET = "canary-home-file-e3e3"
 CHECKOUT_SECRET = "canary-checkout-file-a9a9"
-
-
-def _sandbox_works() -> bool:
-    try:
-        choose_sandbox("auto")
-    except UsageError:
-        return False
-    return True
 
 
 def _run_with_canaries(tmp_path: Path, bug_repo: Path, sandbox: str) -> tuple[str, Path, Path]:
@@ -112,7 +103,7 @@ ALL_CANARIES = [*CANARIES.values(), HOME_SECRET, CHECKOUT_SECRET, "canary-dbpass
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _sandbox_works(), reason="no sandbox backend works on this machine")
+@NEEDS_A_SANDBOX
 def test_no_canary_leaves_the_sandbox_and_nothing_outside_the_worktree_changes(
     tmp_path: Path, bug_repo: Path
 ):

@@ -12,18 +12,12 @@ from typing import Any
 
 import pytest
 
-from stepswitch.agent.prepare import PreparedRun
 from stepswitch.agent.providers import HttpProviders
-from stepswitch.agent.run import run_task
-from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.fakes.scripted import Script, start_scripted_server
-from stepswitch.gates.runner import GateResult
-from stepswitch.gates.suite import SuiteResult
 from stepswitch.ledger import Budget, open_ledger
 from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.policy.model import validate_policy
-from stepswitch.records.folder import RunFolder, load_run
-from stepswitch.records.run import RunIds
+from stepswitch.records.folder import load_run
 from stepswitch.registry.presets import Price, load_registry
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
@@ -35,6 +29,7 @@ from tests.harness.task import (
     ledger_count,
     make_policy,
     run_ssw,
+    run_with_passing_gates,
     worker,
 )
 from tests.ssw_cli import run_ssw_cli
@@ -130,9 +125,8 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ):
     import signal
-    import time
 
-    from tests.harness.task import BUG_TASK, write_policy, write_script
+    from tests.harness.task import write_policy, write_script
 
     plan, navigate, read, *_ = explore()
     replies = [plan, navigate, {**read, "delay_s": 120}]  # the third call hangs until the kill
@@ -259,17 +253,6 @@ def test_a_budget_under_the_floor_refuses_the_first_call_naming_what_to_change(
         assert ledger.rows() == []  # nothing left the machine
 
 
-class PassingGates:
-    names = ("check",)
-    description = "  gates (test): check"
-
-    def before_edit(self) -> None:
-        pass
-
-    def run(self, changed: list[str]) -> SuiteResult:
-        return SuiteResult((GateResult("check", True, 0.01, "passed", "passed"),))
-
-
 def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
     tmp_path: Path, extra_models: Path
 ):
@@ -281,19 +264,8 @@ def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
     providers = HttpProviders(load_registry(), base_urls={"scripted": server.base_url})
     limit = 0.5  # 100,000 output tokens alone would reserve $1.00 at $10 a million
     try:
-        with open_ledger(tmp_path / "ledger.sqlite") as ledger:
-            record = run_task(
-                PreparedRun(Workspace(repo), PassingGates()),
-                task=BUG_TASK,
-                policy=policy,
-                ledger=ledger,
-                folder=RunFolder(tmp_path / "records"),
-                ids=RunIds(run_id="r1", task_id="t1"),
-                budgets=(Budget("task", "t1", limit),),
-                providers=providers,
-                deadline=time.monotonic() + 120,
-            )
-            rows = ledger.rows("r1")
+        budgets = (Budget("task", "t1", limit),)
+        record, rows = run_with_passing_gates(tmp_path, repo, policy, providers, budgets)
     finally:
         providers.close()
         server.stop()

@@ -21,9 +21,8 @@ from pathlib import Path
 import pytest
 
 from stepswitch.cli.live import CLEAR
-from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
-from stepswitch.util.sandbox import choose_sandbox
+from tests.agent.conftest import NEEDS_A_SANDBOX
 from tests.bench import write_task
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import (
@@ -104,14 +103,6 @@ except OSError:
 print(line)
 '''
 NO_TERMINAL = "stdin none, stdout none, stderr none, /dev/tty none, controlling 0;"
-
-
-def _sandbox_works() -> bool:
-    try:
-        choose_sandbox("auto")
-    except UsageError:
-        return False
-    return True
 
 
 def on_a_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
@@ -330,7 +321,7 @@ def test_without_a_sandbox_no_gate_or_run_command_has_ssws_terminal(unconfined: 
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _sandbox_works(), reason="no sandbox backend works on this machine")
+@NEEDS_A_SANDBOX
 def test_in_the_sandbox_no_gate_or_run_command_has_ssws_terminal(tmp_path: Path):
     confined = _ssw_run(tmp_path, "auto")
 

@@ -4,7 +4,6 @@ with the claims commands, as cli/app.py registers them."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +14,8 @@ from typer.testing import CliRunner
 
 from stepswitch.cli.claims import claims_app, prove_command
 from stepswitch.errors import SswError
+from tests.harness import repo as harness
+from tests.harness.repo import commit_all
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,24 +75,9 @@ See C-002 too.
 """
 
 
-IDENTITY = ("-c", "commit.gpgsign=false")
-
-
 def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", *IDENTITY, *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
-def commit_all(root: Path, message: str = "change") -> str:
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", message, "--allow-empty")
-    return git(root, "rev-parse", "HEAD")
+    """`git ARGS` in `root` (tests.harness.repo.git), its output stripped."""
+    return harness.git(root, *args).strip()
 
 
 def ssw(root: Path, *args: str) -> tuple[int, str]:

@@ -13,6 +13,7 @@ from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from tests.harness.repo import write_repo
+from tests.harness.rigs import PASS_ALL
 
 BUGGY = {
     "calc/__init__.py": "",
@@ -99,23 +100,11 @@ def test_a_test_folder_made_a_link_cannot_take_its_tests_back_and_fails(tmp_path
     assert (elsewhere / "test_ops.py").read_text() == WEAKENED  # nothing written through it
 
 
-RIG_REPORTS = """
-import pytest
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    report.outcome = "passed"
-    return report
-"""
-
-
 def test_a_test_folder_conftest_that_rigs_the_reports_fails_as_the_base_commit_has_it(
     tmp_path: Path,
 ) -> None:
     root = write_repo(tmp_path / "repo", BUGGY, commit=True)
-    (root / "tests" / "conftest.py").write_text(RIG_REPORTS)
+    (root / "tests" / "conftest.py").write_text(PASS_ALL)
     rigged = _suite(root, test_changes="allowed").run(["tests/conftest.py"])
     assert rigged.passed  # the control: under the new conftest.py the buggy code passes
 
@@ -123,13 +112,13 @@ def test_a_test_folder_conftest_that_rigs_the_reports_fails_as_the_base_commit_h
 
     assert not result.passed and result.stages[-1] == AS_BEFORE
     assert "or which run under tests/conftest.py the change added or edited" in result.report
-    assert (root / "tests" / "conftest.py").read_text() == RIG_REPORTS  # the worktree untouched
+    assert (root / "tests" / "conftest.py").read_text() == PASS_ALL  # the worktree untouched
 
 
 def test_an_edited_test_folder_conftest_runs_as_the_base_commit_has_it(tmp_path: Path) -> None:
     files = {**BUGGY, "tests/conftest.py": "VALUE = 1\n"}
     root = write_repo(tmp_path / "repo", files, commit=True)
-    (root / "tests" / "conftest.py").write_text(RIG_REPORTS)
+    (root / "tests" / "conftest.py").write_text(PASS_ALL)
 
     result = _suite(root).run(["tests/conftest.py"])
 

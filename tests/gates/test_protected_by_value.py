@@ -12,7 +12,6 @@ import os
 import py_compile
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -64,15 +63,9 @@ GATE = ProtectedGate(
 )
 
 
-def make_repo(root: Path, files: dict[str, str] = FILES) -> Path:
-    return write_repo(root, files, commit=True)
-
-
 def change(root: Path, files: dict[str, str]) -> None:
     """Write `files` into the worktree, uncommitted, as a command of the agent would."""
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    write_repo(root, files)
 
 
 def compiled(root: Path, rel: str, source: str) -> None:
@@ -117,7 +110,7 @@ def dynamic_line(name: str, file: str, value: str, where: str, was: str) -> str:
 def test_the_untouched_tree_passes_and_its_log_says_the_imported_values_were_compared(
     tmp_path: Path,
 ) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     result = protected(root)
     assert result.passed, result.report
     assert f"{CONSTANTS}: textstats.constants imported from {CONSTANTS}: G as at" in result.log
@@ -125,7 +118,7 @@ def test_the_untouched_tree_passes_and_its_log_says_the_imported_values_were_com
 
 
 def test_a_change_elsewhere_and_a_reformatted_constant_pass(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     change(
         root,
         {
@@ -175,7 +168,7 @@ def test_a_module_shadowing_the_protected_one_fails_naming_both_paths(
     tmp_path: Path, route: str
 ) -> None:
     files, line, seen = SHADOWS[route]
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     assert repo_tests(root).returncode == 0
     change(root, files)
 
@@ -191,7 +184,7 @@ def test_a_module_shadowing_the_protected_one_fails_naming_both_paths(
 def test_the_forged_value_of_a_shadowing_package_is_named_with_the_file_it_came_from(
     tmp_path: Path,
 ) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     change(root, {"textstats/constants/__init__.py": "G = 7.0e-11\nMIN_WORD = 3\n"})
     report = protected(root).report
     where = "textstats/constants/__init__.py"
@@ -200,7 +193,7 @@ def test_the_forged_value_of_a_shadowing_package_is_named_with_the_file_it_came_
 
 @pytest.mark.slow
 def test_a_package_made_of_bytecode_shadows_the_protected_module(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     compiled(root, "textstats/constants/__init__.pyc", "G = 7.0e-11\nMIN_WORD = 3\n")
 
     result = protected(root)
@@ -216,7 +209,7 @@ def test_a_package_made_of_bytecode_shadows_the_protected_module(tmp_path: Path)
 
 @pytest.mark.slow
 def test_an_extension_module_beside_the_protected_module_shadows_it(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     shadow = f"textstats/constants{EXTENSION}"
     (root / shadow).write_bytes(b"not a shared object")
 
@@ -242,7 +235,7 @@ def test_a_top_level_package_at_the_root_shadows_the_src_layouts(tmp_path: Path)
             "from textstats.constants import G\n\ndef test_g():\n    assert G == 6.674e-11\n"
         ),
     }
-    root = make_repo(tmp_path / "repo", files)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     gate = ProtectedGate(
         name="constants", kind="protected", constants={"src/textstats/constants.py": ("G",)}
     )
@@ -269,7 +262,7 @@ def test_a_namespace_folder_shadows_a_module_of_a_namespace_package_when_it_come
     tmp_path: Path,
 ) -> None:
     files = {k: v for k, v in FILES.items() if k != "textstats/__init__.py"}
-    root = make_repo(tmp_path / "repo", files)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     # No __init__.py on either side: Python joins both folders, the test folder's first.
     change(root, {"tests/textstats/constants.py": "G = 7.0e-11\nMIN_WORD = 3\n"})
 
@@ -289,7 +282,7 @@ def test_a_namespace_folder_shadows_a_module_of_a_namespace_package_when_it_come
 
 @pytest.mark.slow
 def test_a_folder_without_init_beside_the_protected_module_passes(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     # A namespace folder: Python imports constants.py, which a module found anywhere beats.
     change(root, {"textstats/constants/forged.py": "G = 7.0e-11\n"})
 
@@ -304,7 +297,7 @@ def test_a_folder_without_init_beside_the_protected_module_passes(tmp_path: Path
 def test_bytecode_beside_the_protected_module_fails_though_the_source_is_what_is_imported(
     tmp_path: Path,
 ) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     compiled(root, "textstats/constants.pyc", "G = 7.0e-11\nMIN_WORD = 3\n")
 
     result = protected(root)
@@ -359,7 +352,7 @@ def test_a_value_rebound_at_import_fails_naming_both_values_and_where_it_came_fr
     tmp_path: Path, route: str
 ) -> None:
     init, line = REBINDINGS[route]
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     change(root, {"textstats/__init__.py": init})
 
     result = protected(root)
@@ -379,7 +372,7 @@ def test_a_package_that_needs_a_missing_dependency_falls_back_to_the_static_chec
     tmp_path: Path,
 ) -> None:
     files = {**FILES, "textstats/__init__.py": "import no_such_dependency_ssw_21\n"}
-    root = make_repo(tmp_path / "repo", files)
+    root = write_repo(tmp_path / "repo", files, commit=True)
 
     untouched = protected(root)
     change(root, {"textstats/constants/__init__.py": "G = 7.0e-11\n"})
@@ -405,7 +398,7 @@ def test_the_imported_values_are_read_inside_the_sandbox(tmp_path: Path, backend
         sandbox = choose_sandbox(backend)
     except UsageError as exc:
         pytest.skip(f"{backend} does not run here: {exc}")
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     home = tmp_path / "home"
     (home / "tmp").mkdir(parents=True)
     env = child_env(os.environ, home)

@@ -25,6 +25,7 @@ from stepswitch.gates.tools import pytest_command
 from stepswitch.util.sandbox import choose_sandbox
 from tests.gates import confined_suite, scratch_env
 from tests.harness.repo import write_repo
+from tests.harness.rigs import PASS_ALL
 
 CONFINING = ("bwrap", "unshare")
 PACKAGE = Path(stepswitch.__file__).resolve().parent
@@ -50,16 +51,6 @@ BASE = {
 }
 BROKEN = {"lib/calc/ops.py": "def add(a, b):\n    return a - b\n"}
 
-# A plugin that reports every test as passed, failing or not.
-PASS_ALL = """
-    import pytest
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(item, call):
-        report = yield
-        report.outcome = "passed"
-        return report
-"""
 EXIT_AT_IMPORT = "import os\n\nos._exit(0)\n"
 ADDOPTS = BASE["pyproject.toml"].replace("testpaths", 'addopts = "-p rig"\n        testpaths')
 

@@ -16,6 +16,7 @@ import json
 import shutil
 import sqlite3
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,17 @@ import pytest
 import tomli_w
 import yaml
 
+from stepswitch.agent.prepare import PreparedRun
+from stepswitch.agent.providers import HttpProviders
+from stepswitch.agent.run import RunExtras, run_task
+from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.cli.run import RunOptions, run_local
-from stepswitch.records.folder import load_run
-from stepswitch.records.run import RunRecord
+from stepswitch.gates.runner import GateResult
+from stepswitch.gates.suite import SuiteResult
+from stepswitch.ledger import Budget, CallRow, open_ledger
+from stepswitch.policy.model import Policy
+from stepswitch.records.folder import RunFolder, load_run
+from stepswitch.records.run import RunIds, RunRecord
 from stepswitch.records.steps import (
     GateVerdicts,
     ModelStep,
@@ -256,6 +265,45 @@ def run_ssw(
     record = run_local(options, lines.append)
     loaded = load_run(repo / ".ssw" / "runs" / record.run_id)
     return Finished(record, loaded.run, loaded.steps, lines, repo, loaded.folder)
+
+
+class PassingGates:
+    """Gates that pass every change at once, for a run whose gates are not what it tests."""
+
+    names = ("check",)
+    description = "  gates (test): check"
+
+    def before_edit(self) -> None:
+        pass
+
+    def run(self, changed: list[str]) -> SuiteResult:
+        return SuiteResult((GateResult("check", True, 0.01, "passed", "passed"),))
+
+
+def run_with_passing_gates(
+    folder: Path,
+    repo: Path,
+    policy: Policy,
+    providers: HttpProviders,
+    budgets: tuple[Budget, ...],
+    extras: RunExtras | None = None,
+) -> tuple[RunRecord, list[CallRow]]:
+    """The bug task run by run_task itself (run r1 of task t1) on `repo` with PassingGates,
+    its ledger and records in `folder`: the record and the ledger's rows."""
+    with open_ledger(folder / "ledger.sqlite") as ledger:
+        record = run_task(
+            PreparedRun(Workspace(repo), PassingGates()),
+            task=BUG_TASK,
+            policy=policy,
+            ledger=ledger,
+            folder=RunFolder(folder / "records"),
+            ids=RunIds(run_id="r1", task_id="t1"),
+            budgets=budgets,
+            providers=providers,
+            deadline=time.monotonic() + 120,
+            extras=extras,
+        )
+        return record, ledger.rows("r1")
 
 
 # --- the environment a run sees ---

@@ -6,7 +6,6 @@ task file larger than any model could be sent is refused by its size."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.ledger import PROMPT_ALLOWANCE_TOKENS, CallTracker, Ledger, open_ledger
 from stepswitch.policy.model import load_policy
 from stepswitch.registry.presets import clear_cache
-from stepswitch.wire.client import HttpProvider, RetryPolicy
 from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
 from tests.harness.repo import sample_repo
@@ -31,7 +29,7 @@ from tests.harness.task import (
     write_policy,
 )
 
-from .conftest import chat_body, intent
+from .conftest import chat_body, intent, tracked_call
 
 WINDOW = 2_000  # tokens: a small model, so a few kB of prompt passes it
 
@@ -49,15 +47,10 @@ class BillsWhatItGets:
 
 
 def _send(ledger: Ledger, base_url: str, text: str, window: int) -> CallTracker:
-    provider = HttpProvider(ChatCompletionsCodec(), base_url, retry=RetryPolicy(1))
     request = Request(model="model-a", messages=(Message("user", text),), max_output_tokens=100)
-    tracker = CallTracker(ledger, intent(context_window=window, max_output_tokens=100))
-    try:
-        with tracker:
-            provider.complete(request, deadline=time.monotonic() + 30, hooks=tracker.hooks)
-    finally:
-        provider.close()
-    return tracker
+    return tracked_call(
+        ledger, base_url, request, intent(context_window=window, max_output_tokens=100)
+    )
 
 
 def _body_bytes(text: str) -> int:

@@ -6,7 +6,6 @@ whichever worker sends it, while other providers go on."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,6 @@ import pytest
 from stepswitch.errors import RunStopped
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.ledger import CallTracker, Ledger, ledger_command, open_ledger, report
-from stepswitch.wire.client import HttpProvider, RetryPolicy
-from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
@@ -29,7 +26,7 @@ from tests.harness.task import (
     worker,
 )
 
-from .conftest import chat_body, intent
+from .conftest import chat_body, intent, tracked_call
 
 REQUEST = Request(model="model-a", messages=(Message("user", "fix it"),), max_output_tokens=1000)
 WORDS = "over-reported by {}: billed 1,200 completion tokens above max_tokens 1,000"
@@ -52,14 +49,7 @@ class Overbills:
 
 
 def call(ledger: Ledger, base_url: str, **changes: Any) -> CallTracker:
-    provider = HttpProvider(ChatCompletionsCodec(), base_url, retry=RetryPolicy(1))
-    tracker = CallTracker(ledger, intent(**changes))
-    try:
-        with tracker:
-            provider.complete(REQUEST, deadline=time.monotonic() + 30, hooks=tracker.hooks)
-    finally:
-        provider.close()
-    return tracker
+    return tracked_call(ledger, base_url, REQUEST, intent(**changes))
 
 
 def test_a_completion_past_its_cap_inside_the_reservation_is_flagged_in_its_row(
