@@ -16,12 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import tomli_w
-import yaml
 
-from tests.bench import write_task
-from tests.bench.test_bench_signals import bench, left_in
-from tests.bench.test_cli_bench import SCRIPT, _tool
+from tests.bench.test_bench_signals import (
+    bench,
+    command_started,
+    end_the_waiting_command,
+    left_in,
+    waiting_ladder,
+)
 from tests.harness.cli import wait_for
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import BUG_TASK, DEFAULT_POLICY, explore, write_policy, write_script
@@ -257,24 +259,16 @@ def test_a_killed_ssw_run_leaves_its_home_and_runs_clean_removes_it(tmp_path: Pa
 
 @pytest.mark.slow
 def test_a_killed_bench_leaves_its_scratch_and_runs_clean_removes_it(tmp_path: Path) -> None:
-    write_task(tmp_path, "t1")
-    mark, tmpdir = tmp_path / "run-started", tmp_path / "tmp"
-    tmpdir.mkdir()
     # The ladder's RUN step starts a command that waits: the bench is mid-run at the kill.
-    waits = [_tool("run", command=f"echo $$ > {mark}; exec sleep 600"), SCRIPT[3]]
-    replies = [*SCRIPT[:3], *waits, *SCRIPT[4:]]
-    (tmp_path / "ladder.toml").write_text(tomli_w.dumps(DEFAULT_POLICY))
-    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
+    mark, tmpdir = waiting_ladder(tmp_path), tmp_path / "tmp"
     first = bench(tmp_path, tmpdir)
     try:
-        wait_for(lambda: mark.exists() and mark.read_text().strip() != "", "the run command")
+        wait_for(lambda: command_started(mark), "the run command")
         _kill(first)
     finally:
         if first.poll() is None:
             _kill(first)
-        if mark.exists() and mark.read_text().strip():
-            with contextlib.suppress(ProcessLookupError):  # its own session: not in the group
-                os.kill(int(mark.read_text()), signal.SIGKILL)
+        end_the_waiting_command(mark)
     [scratch] = _made(tmpdir, "ssw-bench-")
     assert left_in(tmpdir) == [scratch.name]
     wait_for(lambda: _gone(scratch), "the killed worker's lock to be dropped")

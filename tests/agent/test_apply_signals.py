@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench.test_resume import wait_for
+from tests.harness.cli import wait_for
 from tests.harness.repo import git
 from tests.harness.task import FIX_LINE
 

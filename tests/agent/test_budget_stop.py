@@ -23,13 +23,11 @@ from stepswitch.registry.presets import load_registry
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
     BUG_TASK,
-    WORKERS,
     PassingGates,
-    approve_and_summarize,
+    every_worker,
     explore,
-    fix_the_bug,
     make_policy,
-    worker,
+    whole_fix,
 )
 
 IDS = RunIds(run_id="r1", task_id="t1", bench_id="b1")
@@ -38,7 +36,7 @@ KEYS: dict[Scope, str] = {"task": "t1", "run": "r1", "bench": "b1"}
 
 def run_under(tmp_path: Path, budget: Budget, replies: list[dict]) -> RunRecord:
     repo = sample_repo(tmp_path / "repo", "mean_bug")
-    raw = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    raw = make_policy(workers=every_worker("scripted-priced"))
     server, _ = start_scripted_server(Script.model_validate({"replies": replies}))
     providers = HttpProviders(load_registry(), base_urls={"scripted": server.base_url})
     try:
@@ -73,7 +71,7 @@ def test_a_run_a_budget_refused_says_which_budget_on_its_record(
 
 
 def test_a_run_no_budget_stopped_has_no_budget_stop(tmp_path: Path, extra_models: Path):
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     record = run_under(tmp_path, Budget("bench", "b1", 100.0), replies)
 
     assert (record.outcome, record.budget_stop) == ("done", None)

@@ -18,12 +18,9 @@ from tests.agent.conftest import NEEDS_A_SANDBOX
 from tests.harness.repo import git
 from tests.harness.task import (
     approve_and_summarize,
-    done,
+    explore_running,
     fix_the_bug,
-    make_policy,
-    tool,
-    write_policy,
-    write_script,
+    run_files,
 )
 
 CANARIES = {
@@ -63,19 +60,13 @@ def _run_with_canaries(tmp_path: Path, bug_repo: Path, sandbox: str) -> tuple[st
         ]
     )
     replies = [
-        done("plan"),
-        done("calc/ops.py"),
-        done("notes"),
-        tool("run", command=attempts),
-        done("looked around"),
+        *explore_running(attempts, "looked around", notes="notes"),
         *fix_the_bug(),
         *approve_and_summarize(),
     ]
-    policy = write_policy(tmp_path, make_policy())
-    script = write_script(tmp_path, replies)
     before = {p: p.read_bytes() for p in [home / "secret.txt", bug_repo / "private.txt"]}
     env = {**os.environ, **CANARIES, "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"}
-    args = ["run", bug_repo, "--policy", policy, "--script", script, "--task", "fix mean"]
+    args = ["run", bug_repo, *run_files(tmp_path, replies), "--task", "fix mean"]
     args += ["--sandbox", sandbox]
     done_run = subprocess.run(
         [sys.executable, "-m", "stepswitch", *map(str, args)],

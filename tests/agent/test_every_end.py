@@ -29,15 +29,12 @@ import pytest
 from tests.harness.cli import ssw_env
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import (
-    BUG_TASK,
     FIX_LINE,
-    approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    make_policy,
-    write_policy,
-    write_script,
+    run_command,
+    whole_fix,
 )
 from tests.ssw_cli import run_ssw_cli
 
@@ -157,9 +154,7 @@ def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         work.mkdir()
         if shim is not None:
             env["PATH"] = f"{shim.bin}{os.pathsep}{os.environ['PATH']}"
-        command = [sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK]
-        command += ["--policy", str(write_policy(work, make_policy()))]
-        command += ["--script", str(write_script(work, replies))]
+        command = run_command(work, repo, replies)
         out, err = work / "stdout", work / "stderr"
         with out.open("w") as o, err.open("w") as e:
             proc = subprocess.Popen(
@@ -196,7 +191,7 @@ def head(repo: Path, rev: str) -> str:
     return git(repo, "rev-parse", rev).strip()
 
 
-FIXED = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+FIXED = whole_fix()
 # The edit, then a model call that takes 600 s: a signal then lands mid-run, the edit made.
 EDIT_THEN_WAIT = [*explore(), fix_the_bug()[0], done("x") | {"delay_s": 600}]
 
@@ -222,9 +217,7 @@ def repo(tmp_path: Path) -> Path:
 def test_a_signal_inside_the_final_commit_waits_for_it_and_the_edit_is_on_the_branch(
     tmp_path: Path, repo: Path, runs: Callable[..., Run], signum: int, target: str
 ):
-    shim = HeldGit(tmp_path / "git", target)
-    run = runs(repo, FIXED, shim)
-    run.wait_for(shim.ready.exists, "the final commit")
+    shim, run = _held_at_the_final_commit(tmp_path, repo, runs, target)
     run.send(signum)
     run.wait_for(lambda: SAVING in run.stderr(), "the line saying the work is being saved")
     shim.release()
@@ -335,6 +328,17 @@ def test_git_failing_as_on_a_full_disk_during_the_gates_is_exit_1_with_no_machin
     )
 
 
+def _held_at_the_final_commit(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run], target: str = "commit-tree"
+) -> tuple[HeldGit, Run]:
+    """The bug fixed by a run whose git holds the command `target` of its final commit: the
+    shim and the run, once the command waits."""
+    shim = HeldGit(tmp_path / "git", target)
+    run = runs(repo, FIXED, shim)
+    run.wait_for(shim.ready.exists, "the final commit")
+    return shim, run
+
+
 def _fill_record(run: Run) -> Path:
     """run.json's staging file becomes /dev/full: its next write fails with ENOSPC."""
     staged = run.folder / "run.json.tmp"
@@ -347,9 +351,7 @@ def _fill_record(run: Run) -> Path:
 def test_a_run_json_that_cannot_be_written_is_one_line_and_the_work_is_on_the_branch(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim = HeldGit(tmp_path / "git", "commit-tree")
-    run = runs(repo, FIXED, shim)
-    run.wait_for(shim.ready.exists, "the final commit")
+    shim, run = _held_at_the_final_commit(tmp_path, repo, runs)
     _fill_record(run)
     shim.release()
 
@@ -368,9 +370,7 @@ def test_a_run_json_that_cannot_be_written_is_one_line_and_the_work_is_on_the_br
 def test_a_full_disk_for_the_commit_and_the_record_keeps_the_worktree_and_clean_keeps_it(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim = HeldGit(tmp_path / "git", "commit-tree")
-    run = runs(repo, FIXED, shim)
-    run.wait_for(shim.ready.exists, "the final commit")
+    shim, run = _held_at_the_final_commit(tmp_path, repo, runs)
     _fill_record(run)
     shim.fail()
     shim.release()

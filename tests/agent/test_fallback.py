@@ -31,10 +31,8 @@ from stepswitch.records.folder import load_run
 from stepswitch.records.steps import ModelStep
 from stepswitch.registry.presets import load_registry
 from tests.harness.task import (
-    approve_and_summarize,
-    explore,
-    fix_the_bug,
     run_with_passing_gates,
+    whole_fix,
     worker,
 )
 
@@ -100,7 +98,7 @@ def run_policy(tmp_path: Path, repo: Path, raw: dict, budget_usd: float | None =
 
 
 def scripted_fix() -> LoopbackServer:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     return LoopbackServer(ScriptedResponder(Script.model_validate({"replies": replies})))
 
 
@@ -163,7 +161,7 @@ def test_a_provider_that_stops_answering_is_left_at_the_workers_timeout(
 def test_a_provider_that_recovers_within_the_retries_keeps_the_step(
     tmp_path: Path, bug_repo: Path
 ) -> None:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     scripted = ScriptedResponder(Script.model_validate({"replies": replies}))
     calls = iter(range(1000))
 

@@ -31,8 +31,9 @@ from tests.harness.task import (
     approve_and_summarize,
     done,
     explore,
-    fix_the_bug,
     tool,
+    tried_plus_two,
+    whole_fix,
     write_policy,
     write_script,
 )
@@ -78,7 +79,7 @@ def traced_run(work: Path, replies: list[dict[str, Any]]) -> Traced:
 
 @pytest.fixture(scope="module")
 def fixed(tmp_path_factory: pytest.TempPathFactory) -> Traced:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     return traced_run(tmp_path_factory.mktemp("traced"), replies)
 
 
@@ -214,9 +215,7 @@ def test_failed_gates_are_verdicts_on_their_spans_and_an_escalation_is_an_event_
 ):
     replies = [
         *explore(),
-        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),
-        done("tried + 2"),
-        done("still off"),  # triage on rung 0
+        *tried_plus_two(),  # triage on rung 0
         tool("edit", path="calc/ops.py", old="+ 2)", new="+ 3)"),
         done("tried + 3"),
         done("the + n is the bug"),  # triage on rung 1

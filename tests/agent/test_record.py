@@ -21,7 +21,14 @@ from tests.harness.repo import git, sample_repo
 from tests.harness.task import write_script
 
 from ..test_cli import copy_registry
-from .test_run_model_flag import KEY, LIGHTNING, TokenFactoryOnLoopback, one_model_replies, ssw
+from .test_run_model_flag import (
+    KEY,
+    LIGHTNING,
+    TokenFactoryOnLoopback,
+    one_model_replies,
+    ssw,
+    tokenfactory_on_loopback,
+)
 
 
 def _steps(repo: Path, record: dict) -> list[tuple[str, str, list[tuple[str, str]]]]:
@@ -37,15 +44,9 @@ def _steps(repo: Path, record: dict) -> list[tuple[str, str, list[tuple[str, str
 def test_a_recorded_run_replays_with_no_key_and_gives_the_same_steps_and_change(
     tmp_path: Path,
 ) -> None:
-    registry = copy_registry(tmp_path)
-    preset = registry / "providers" / "tokenfactory.toml"
-    serve = TokenFactoryOnLoopback(write_script(tmp_path, one_model_replies()))
     recorded = tmp_path / "recorded.yaml"
     first_repo = sample_repo(tmp_path / "first", "mean_bug")
-    with LoopbackServer(serve) as server:
-        text = preset.read_text(encoding="utf-8")
-        preset.write_text(text.replace("https://api.tokenfactory.nebius.com/v1/", server.base_url))
-        env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": KEY}
+    with tokenfactory_on_loopback(tmp_path) as (_, env):
         first = ssw("run", first_repo, "--model", f"tokenfactory:{LIGHTNING}",
                     "--task", "fix mean", "--record", recorded, "--json",
                     "--trust-endpoint", "127.0.0.1", env_extra=env)  # fmt: skip

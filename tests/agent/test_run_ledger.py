@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +20,17 @@ from stepswitch.records.folder import load_run
 from stepswitch.registry.presets import Price, load_registry
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
-    BUG_TASK,
-    WORKERS,
     approve_and_summarize,
+    every_worker,
     explore,
     fix_the_bug,
     ledger_count,
     make_policy,
+    run_command,
     run_ssw,
     run_with_passing_gates,
-    worker,
+    wait_for_the_third_call,
+    whole_fix,
 )
 from tests.ssw_cli import run_ssw_cli
 
@@ -42,7 +42,7 @@ def _usage(prompt_tokens: int, completion_tokens: int = 0) -> dict[str, Any]:
 def test_every_model_step_of_a_run_is_a_ledger_row_with_its_dollars(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ):
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-priced"))
     replies = [{**r, **_usage(1_000, 100)} for r in [*explore(), *fix_the_bug()]]
     replies += [{**r, **_usage(1_000, 100)} for r in approve_and_summarize()]
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
@@ -60,10 +60,10 @@ def test_lost_usage_shows_as_a_range_in_the_bill_never_one_number(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ):
     policy = make_policy(
-        workers={name: worker("scripted-priced") for name in WORKERS},
+        workers=every_worker("scripted-priced"),
         ledger={"on_lost_usage": "continue"},
     )
-    first, *rest = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    first, *rest = whole_fix()
     replies = [{**first, "omit_usage": True}, *[{**r, **_usage(1_000)} for r in rest]]
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
 
@@ -76,7 +76,7 @@ def test_lost_usage_shows_as_a_range_in_the_bill_never_one_number(
 
 
 def test_ssw_ledger_reports_a_run_by_step_type_and_by_tag(tmp_path: Path, bug_repo: Path):
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     run = run_ssw(tmp_path, bug_repo, replies, tags=(("team", "search"),))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     ledger = str(bug_repo / ".ssw" / "ledger.sqlite")
@@ -126,26 +126,12 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
 ):
     import signal
 
-    from tests.harness.task import write_policy, write_script
-
     plan, navigate, read, *_ = explore()
     replies = [plan, navigate, {**read, "delay_s": 120}]  # the third call hangs until the kill
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-priced"))
     ledger = bug_repo / ".ssw" / "ledger.sqlite"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    command = [
-        sys.executable,
-        "-m",
-        "stepswitch",
-        "run",
-        str(bug_repo),
-        "--task",
-        BUG_TASK,
-        "--policy",
-        str(write_policy(tmp_path, policy)),
-        "--script",
-        str(write_script(tmp_path, replies)),
-    ]
+    command = run_command(tmp_path, bug_repo, replies, policy=policy)
     process = subprocess.Popen(
         command,
         env=env,
@@ -154,11 +140,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not (ledger_count(ledger, "settled") == 2 and ledger_count(ledger, "reserved") == 1):
-            assert process.poll() is None, "ssw run ended before the hanging call"
-            assert time.monotonic() < deadline, "the third call never started"
-            time.sleep(0.05)  # polling a file another process writes; the check is the condition
+        wait_for_the_third_call(ledger, process)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
     finally:
@@ -188,7 +170,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
 
 
 def _priced(**extra: Any) -> dict[str, Any]:
-    return make_policy(workers={name: worker("scripted-priced", **extra) for name in WORKERS})
+    return make_policy(workers=every_worker("scripted-priced", **extra))
 
 
 def test_a_provider_that_over_reports_prompt_tokens_stops_the_run_at_once_saying_by_how_much(
@@ -258,7 +240,7 @@ def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
 ):
     repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = validate_policy(_priced(max_output_tokens=100_000), "test-policy.toml")
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     script = Script.model_validate({"replies": [{**r, **_usage(1_000, 100)} for r in replies]})
     server, _ = start_scripted_server(script)
     providers = HttpProviders(load_registry(), base_urls={"scripted": server.base_url})

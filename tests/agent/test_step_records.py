@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,16 +24,13 @@ from stepswitch.records.steps import Escalation, GateVerdicts, ModelStep, StepEv
 from tests.harness.cli import ssw_env
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
-    BUG_TASK,
-    approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    make_policy,
+    run_command,
     run_ssw,
     tool,
-    write_policy,
-    write_script,
+    whole_fix,
 )
 
 MARKER = "ssw-step-tool-started"
@@ -94,7 +90,7 @@ def test_a_finished_run_totals_are_the_sums_of_its_model_steps(tmp_path: Path) -
     from stepswitch.records.run import totals_of
 
     repo = sample_repo(tmp_path / "repo", "mean_bug")
-    run = run_ssw(tmp_path, repo, [*explore(), *fix_the_bug(), *approve_and_summarize()])
+    run = run_ssw(tmp_path, repo, whole_fix())
     assert run.record.outcome == "done"
     assert counted(run.saved.totals) == sums(run.events)
     assert run.saved.totals == totals_of(run.events).model_copy(
@@ -110,9 +106,7 @@ def test_sigint_while_a_steps_tool_runs_leaves_run_json_agreeing_with_steps_json
     replies = [*explore()[:3], tool("run", command=HOLD), done("ran"), *fix_the_bug()]
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    command = [sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK]
-    command += ["--policy", str(write_policy(tmp_path, make_policy()))]
-    command += ["--script", str(write_script(tmp_path, replies))]
+    command = run_command(tmp_path, repo, replies)
     out, err = tmp_path / "stdout", tmp_path / "stderr"
     with out.open("w") as o, err.open("w") as e:
         proc = subprocess.Popen(

@@ -32,9 +32,8 @@ readme:
     - {pattern: '\\bC-\\d{3,}\\b', why: claim ids}
 claims:
 """
-CLAIMS = (
-    CLAIMS_HEAD
-    + """\
+# Two claims: the perf overhead (C-001) and the gates speedup (C-002).
+OVERHEAD_CLAIM = """\
   - id: C-001
     title: Overhead per step is at most a third of the peer's
     statement: "ssw {ssw_ms} ms against {mini_ms} ms, a ratio of {ratio} over {steps} steps."
@@ -44,6 +43,8 @@ CLAIMS = (
     bounds_set_by: the perf issue
     retrospective: the bound was set before the measurement
     status: accepted
+"""
+SPEEDUP_CLAIM = """\
   - id: C-002
     title: Impacted tests first are sooner
     statement: "{median_ratio} sooner on {tests} tests; {missed_after_both} missed."
@@ -54,7 +55,7 @@ CLAIMS = (
     retrospective: the bounds were set before the measurement
     status: accepted
 """
-)
+CLAIMS = CLAIMS_HEAD + OVERHEAD_CLAIM + SPEEDUP_CLAIM
 
 README = """\
 # Demo
@@ -88,6 +89,30 @@ def ssw(root: Path, *args: str) -> tuple[int, str]:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.output
+
+
+def copy_claims(root: Path, copied: tuple[str, ...], *, keep: bool = False) -> Path:
+    """This repository's files `copied` and claims/evidence under `root`, and an empty stand-in
+    for every other claim's input (they must exist to load claims.yaml; they are not read): a
+    folder for a folder, with a `.keep` in it when `keep` (for git to commit it)."""
+    from stepswitch.claims.model import load_claims
+
+    for rel in copied:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
+    shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
+    for lc in load_claims(REPO).claims:
+        for paths in lc.evidence.values():
+            for rel in paths:
+                stand_in = root / rel.rstrip("/")
+                if (REPO / rel).is_dir():
+                    stand_in.mkdir(parents=True, exist_ok=True)
+                    if keep:
+                        (stand_in / ".keep").write_text("")
+                elif not stand_in.exists():
+                    stand_in.parent.mkdir(parents=True, exist_ok=True)
+                    stand_in.write_text("")
+    return root
 
 
 def register_all(root: Path, now: datetime | None = None) -> None:

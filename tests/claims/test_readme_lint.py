@@ -5,13 +5,11 @@ and a finding names the file, the line and the text."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from stepswitch.claims.model import load_claims
-from tests.claims.conftest import REPO, ssw
+from tests.claims.conftest import copy_claims, ssw
 
 ADR = "docs/decisions/0016-claims-engine.md"
 # C-005 is re-proved (from bench/perf alone); every other claim renders from its evidence file.
@@ -21,22 +19,7 @@ COPIED = ("README.md", "claims/claims.yaml", "claims/registrations.yaml", "bench
 @pytest.fixture
 def real(tmp_path: Path) -> Path:
     """A copy of the repository's README, claims, evidence and the docs the README links to."""
-    root = tmp_path / "real"
-    for rel in (*COPIED, ADR):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / rel, root / rel)
-    shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
-    # The other claims' inputs must exist to load claims.yaml; they are not read.
-    for lc in load_claims(REPO).claims:
-        for paths in lc.evidence.values():
-            for rel in paths:
-                stand_in = root / rel.rstrip("/")
-                if (REPO / rel).is_dir():
-                    stand_in.mkdir(parents=True, exist_ok=True)
-                elif not stand_in.exists():
-                    stand_in.parent.mkdir(parents=True, exist_ok=True)
-                    stand_in.write_text("")
-    return root
+    return copy_claims(tmp_path / "real", (*COPIED, ADR))
 
 
 def check(root: Path) -> tuple[int, list[str]]:

@@ -19,10 +19,10 @@ import pytest
 from stepswitch.gates.config import CommandGate, GateConfig, TestsGate
 from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.shadowing import SHADOW_CHECK
-from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.suite import GateSuite, SuiteResult
 from tests.gates import scratch_env
 from tests.harness.cli import run_pytest
-from tests.harness.repo import git, write_repo
+from tests.harness.repo import commit_all, write_repo
 
 BUGGY = {
     "calc/__init__.py": "",
@@ -53,13 +53,6 @@ def plant_plugin(root: Path, folder: str, entry_name: str = "x", module: str = "
     (root / f"{module}.py").write_text(RIGGING)
 
 
-def commit_all(root: Path) -> None:
-    """Commit what the tree holds: the plugin is then the base commit's, which the pre-checks
-    (they judge what the change adds) leave to pytest's configuration."""
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "x")
-
-
 def _suite(
     root: Path, home: Path, python: Path = Path(sys.executable), warm: bool = True
 ) -> GateSuite:
@@ -67,6 +60,17 @@ def _suite(
     gate = TestsGate(name="tests", kind="tests", command=command, warm=warm, timeout_s=120.0)
     interpreter = Interpreter(python, "the test's")
     return GateSuite(GateConfig((gate,), "test"), root, scratch_env(home), interpreter=interpreter)
+
+
+def _run_suite(
+    root: Path, home: Path, python: Path = Path(sys.executable), warm: bool = True
+) -> SuiteResult:
+    """The tests gate's run of every test (`_suite`), the suite closed after it."""
+    suite = _suite(root, home, python, warm)
+    try:
+        return suite.run(None)
+    finally:
+        suite.close()
 
 
 def _plain_pytest(
@@ -83,12 +87,8 @@ def test_a_plugin_the_tree_carries_does_not_turn_a_failing_test_into_a_pass(
 ) -> None:
     root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, folder)
-    commit_all(root)
-    suite = _suite(root, tmp_path / "home", warm=warm)
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    commit_all(root)  # the plugin is the base commit's: the pre-checks leave it to pytest
+    result = _run_suite(root, tmp_path / "home", warm=warm)
 
     assert not result.passed
     assert result.failed is not None and result.failed.name == "tests:full"
@@ -151,11 +151,7 @@ def test_a_plugin_the_environment_declares_still_loads(tmp_path: Path, warm: boo
     # pytest's `required_plugins` sees it, as it sees an autoloaded one.
     required = '[tool.pytest.ini_options]\nrequired_plugins = ["declared>=1.0"]\n'
     root = write_repo(tmp_path / "repo", {**USES_DECLARED, "pyproject.toml": required}, commit=True)
-    suite = _suite(root, tmp_path / "home", python, warm=warm)
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    result = _run_suite(root, tmp_path / "home", python, warm=warm)
 
     assert result.passed, result.report
 
@@ -166,12 +162,8 @@ def test_a_trees_dist_info_naming_a_declared_plugin_does_not_take_its_place(
     python = environment_with_plugin(tmp_path / "env")
     root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, "y-1.0.dist-info", entry_name="declared")
-    commit_all(root)
-    suite = _suite(root, tmp_path / "home", python)
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    commit_all(root)  # the plugin is the base commit's: the pre-checks leave it to pytest
+    result = _run_suite(root, tmp_path / "home", python)
 
     assert not result.passed and "test_add" in result.report
     assert _plain_pytest(root, python).returncode == 0  # control: autoload takes the tree's
@@ -193,11 +185,7 @@ def test_a_dist_info_the_change_adds_cannot_answer_for_a_plugin_the_configuratio
     # first, the tree's folders among them: `-p pytester` would load the tree's `xplug`.
     root = write_repo(tmp_path / "repo", NAMES_PYTESTER, commit=True)
     plant_plugin(root if where == "root" else root / "tests", "y-1.0.dist-info", "pytester")
-    suite = _suite(root, tmp_path / "home")
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    result = _run_suite(root, tmp_path / "home")
 
     assert not result.passed and result.stages == (SHADOW_CHECK,)
     folder = "y-1.0.dist-info" if where == "root" else "tests/y-1.0.dist-info"
@@ -218,11 +206,7 @@ def test_control_with_autoload_off_pytest_loads_the_trees_plugin_for_its_p_name(
 def test_a_plugin_the_change_adds_fails_naming_its_metadata(tmp_path: Path, folder: str) -> None:
     root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, folder)
-    suite = _suite(root, tmp_path / "home")
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    result = _run_suite(root, tmp_path / "home")
 
     assert not result.passed and result.stages == (SHADOW_CHECK,)
     assert f"{folder}/entry_points.txt: added, a distribution's metadata" in result.report
@@ -251,7 +235,7 @@ def test_a_command_gate_that_starts_pytest_loads_no_plugin_the_tree_carries(
 ) -> None:
     root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, "x-1.0.dist-info")
-    commit_all(root)
+    commit_all(root)  # the plugin is the base commit's: the pre-checks leave it to pytest
     gate = CommandGate(
         name="doctests", command=f"{sys.executable} -m pytest -q -p no:cacheprovider"
     )

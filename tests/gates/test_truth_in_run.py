@@ -22,6 +22,7 @@ from tests.harness.task import (
     FIX_LINE,
     approve_and_summarize,
     done,
+    explore_running,
     make_policy,
     run_ssw,
     tool,
@@ -76,11 +77,7 @@ def test_a_golden_file_rewritten_and_a_protected_file_moved_by_the_run_tool_fail
     forge = "printf '1.5\\n' > golden/mean.json && mv data/ref.csv ref.csv"
     same = BUG_LINE + "  # unchanged"
     replies = [
-        done("plan"),
-        done("calc/ops.py"),
-        done("mean divides by n + 1"),
-        tool("run", command=forge),
-        done("made the golden file agree"),
+        *explore_running(forge, "made the golden file agree"),
         tool("edit", path="calc/ops.py", old=BUG_LINE, new=same),
         done("edited"),
         done("the truth check fails"),  # triage, on the last rung
@@ -128,11 +125,7 @@ def test_bytecode_planted_by_the_run_tool_is_not_what_the_gates_test(tmp_path: P
 
     repo = sample_repo(tmp_path / "repo", "mean_bug")
     replies = [
-        done("plan"),
-        done("calc/ops.py"),
-        done("mean divides by n + 1"),
-        tool("run", command=PLANT),
-        done("fixed, without touching the source"),
+        *explore_running(PLANT, "fixed, without touching the source"),
         # The edit: a comment (the bug stays), or the run would end no_change before any gate
         # ran; the planted bytecode holds the fix.
         tool("edit", path="calc/ops.py", old=BUG_LINE, new=f"{BUG_LINE}  # see the bytecode"),

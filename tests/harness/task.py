@@ -15,6 +15,7 @@ import copy
 import json
 import shutil
 import sqlite3
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -70,6 +71,11 @@ def worker(model: str, **extra: Any) -> dict[str, Any]:
         "timeout": 30,
         **extra,
     }
+
+
+def every_worker(model: str, **extra: Any) -> dict[str, dict[str, Any]]:
+    """The policy's workers, every one of them on `model` (a priced one, say)."""
+    return {name: worker(model, **extra) for name in WORKERS}
 
 
 # The demo's shape: cheap steps on small, planning and review on large, the work on mid, and
@@ -146,6 +152,29 @@ def explore() -> list[dict[str, Any]]:
     ]
 
 
+def explore_running(
+    command: str, said: str, notes: str = "mean divides by n + 1"
+) -> list[dict[str, Any]]:
+    """plan, navigate and read answered at once, then the run step runs `command` (a model's
+    attempt to get out, plant or forge something) and says `said`."""
+    return [
+        done("plan"),
+        done("calc/ops.py"),
+        done(notes),
+        tool("run", command=command),
+        done(said),
+    ]
+
+
+def tried_plus_two() -> list[dict[str, Any]]:
+    """A wrong first edit (divide by n + 2) and its triage: the gates fail once."""
+    return [
+        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),
+        done("tried + 2"),
+        done("still off"),  # triage
+    ]
+
+
 def fix_the_bug() -> list[dict[str, Any]]:
     return [
         tool("edit", path="calc/ops.py", old=BUG_LINE, new=FIX_LINE),
@@ -158,10 +187,38 @@ def approve_and_summarize(message: str = "Fix mean\n\nDivide by the count.") -> 
     return [verdict("approve"), verdict("approve"), done(message)]
 
 
+def whole_fix(message: str = "Fix mean\n\nDivide by the count.") -> list[dict[str, Any]]:
+    """The bug task from start to end: explore, fix the bug, approve and summarize."""
+    return [*explore(), *fix_the_bug(), *approve_and_summarize(message)]
+
+
 def write_script(folder: Path, replies: list[dict[str, Any]]) -> Path:
     path = folder / "script.yaml"
     path.write_text(yaml.safe_dump({"replies": replies}, sort_keys=False), encoding="utf-8")
     return path
+
+
+def run_files(
+    folder: Path, replies: list[dict[str, Any]], policy: dict[str, Any] | None = None
+) -> list[str]:
+    """`--policy P --script S` for `ssw run`: `policy` (default: make_policy()) and `replies`
+    written into `folder`."""
+    policy_path = write_policy(folder, policy if policy is not None else make_policy())
+    return ["--policy", str(policy_path), "--script", str(write_script(folder, replies))]
+
+
+def run_command(
+    folder: Path,
+    repo: Path,
+    replies: list[dict[str, Any]],
+    *more: str,
+    policy: dict[str, Any] | None = None,
+) -> list[str]:
+    """`python -m stepswitch run REPO --task BUG_TASK --policy P --script S MORE...`, for a test
+    that must hold the process (a signal, a kill, its output as it comes): run_files in
+    `folder`."""
+    command = [sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK]
+    return [*command, *run_files(folder, replies, policy), *more]
 
 
 # --- a finished run, as the user finds it ---
@@ -238,6 +295,16 @@ def ledger_count(path: Path, status: str) -> int:
             return int(raw.execute(query, (status,)).fetchone()[0])
         except sqlite3.OperationalError:  # the schema is not written yet
             return 0
+
+
+def wait_for_the_third_call(ledger: Path, process: subprocess.Popen[Any]) -> None:
+    """Poll the ledger `process` (an `ssw run`) writes until two calls are settled and the third
+    is reserved, in flight; fail if the run ends first or it never comes."""
+    deadline = time.monotonic() + 60
+    while not (ledger_count(ledger, "settled") == 2 and ledger_count(ledger, "reserved") == 1):
+        assert process.poll() is None, "ssw run ended before the hanging call"
+        assert time.monotonic() < deadline, "the third call never started"
+        time.sleep(0.05)  # polling a file another process writes; the check is the condition
 
 
 def run_ssw(

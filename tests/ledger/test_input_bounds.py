@@ -20,12 +20,11 @@ from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
-    WORKERS,
+    every_worker,
     explore,
     make_policy,
     run_ssw,
     use_extra_models,
-    worker,
     write_policy,
 )
 
@@ -122,7 +121,7 @@ def test_a_run_whose_prompt_passes_the_window_ends_error_with_the_reason_and_no_
     tmp_path: Path, windowed: Path
 ) -> None:
     repo = sample_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(workers={name: worker("scripted-windowed") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-windowed"))
     task = "Fix calc.ops.mean. " + "Background: the mean must divide by the count. " * 200
     run = run_ssw(tmp_path, repo, explore(), policy=policy, task=task, budget_usd=1.0)
 
@@ -179,9 +178,7 @@ def test_ssw_run_refuses_such_a_policy_before_making_anything(
     tmp_path: Path, windowed: Path
 ) -> None:
     repo = sample_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(
-        workers={name: worker("scripted-windowed", max_output_tokens=5000) for name in WORKERS}
-    )
+    policy = make_policy(workers=every_worker("scripted-windowed", max_output_tokens=5000))
     with pytest.raises(ConfigError) as info:
         run_ssw(tmp_path, repo, explore(), policy=policy)
     assert str(info.value).startswith(

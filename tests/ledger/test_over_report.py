@@ -17,13 +17,12 @@ from stepswitch.ledger import CallTracker, Ledger, ledger_command, open_ledger, 
 from stepswitch.wire.types import Message, Request
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
-    WORKERS,
+    every_worker,
     explore,
     fix_the_bug,
     make_policy,
     run_ssw,
     use_extra_models,
-    worker,
 )
 
 from .conftest import chat_body, intent, tracked_call
@@ -141,7 +140,7 @@ def test_a_run_stops_at_an_over_report_inside_its_reservation_and_the_bill_names
 ) -> None:
     use_extra_models(monkeypatch, tmp_path)  # scripted-priced: $10 a million each way
     repo = sample_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-priced"))
     # 4,000 completion tokens against the 2,048 sent; 100 prompt tokens: $0.041, inside the
     # ~$0.056 reserved, so only the cap shows the lie.
     replies = [{**r, **_usage(100, 4_000)} for r in [*explore(), *fix_the_bug()]]
@@ -167,7 +166,7 @@ def test_an_over_report_past_the_reservation_names_the_provider_and_the_dollars(
 ) -> None:
     use_extra_models(monkeypatch, tmp_path)
     repo = sample_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-priced"))
     replies = [{**r, **_usage(2_000, 8_192)} for r in [*explore(), *fix_the_bug()]]
     run = run_ssw(tmp_path, repo, replies, policy=policy, budget_usd=0.5)
 
