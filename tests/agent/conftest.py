@@ -4,16 +4,13 @@ harness's: tests/harness/task.py."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from stepswitch.errors import UsageError
-from stepswitch.registry.presets import clear_cache
 from stepswitch.util.sandbox import choose_sandbox
 from tests.harness.repo import sample_repo
-from tests.harness.task import use_extra_models
 
 
 def _sandbox_works() -> bool:
@@ -38,9 +35,3 @@ def bug_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def feature_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return sample_repo(tmp_path / "repo", "median_feature")
-
-
-@pytest.fixture
-def extra_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    yield use_extra_models(monkeypatch, tmp_path)
-    clear_cache()

@@ -339,6 +339,15 @@ def _held_at_the_final_commit(
     return shim, run
 
 
+def _held_with_a_full_record(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run]
+) -> tuple[HeldGit, Run]:
+    """A run held at its final commit, its record's disk full (`_fill_record`)."""
+    shim, run = _held_at_the_final_commit(tmp_path, repo, runs)
+    _fill_record(run)
+    return shim, run
+
+
 def _fill_record(run: Run) -> Path:
     """run.json's staging file becomes /dev/full: its next write fails with ENOSPC."""
     staged = run.folder / "run.json.tmp"
@@ -351,8 +360,7 @@ def _fill_record(run: Run) -> Path:
 def test_a_run_json_that_cannot_be_written_is_one_line_and_the_work_is_on_the_branch(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim, run = _held_at_the_final_commit(tmp_path, repo, runs)
-    _fill_record(run)
+    shim, run = _held_with_a_full_record(tmp_path, repo, runs)
     shim.release()
 
     assert run.finish() == 1
@@ -370,8 +378,7 @@ def test_a_run_json_that_cannot_be_written_is_one_line_and_the_work_is_on_the_br
 def test_a_full_disk_for_the_commit_and_the_record_keeps_the_worktree_and_clean_keeps_it(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim, run = _held_at_the_final_commit(tmp_path, repo, runs)
-    _fill_record(run)
+    shim, run = _held_with_a_full_record(tmp_path, repo, runs)
     shim.fail()
     shim.release()
 

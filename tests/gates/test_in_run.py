@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -152,12 +153,22 @@ CASES = [
 ]
 
 
+def _ssw_run_on_a_project(
+    tmp_path: Path, case: tuple[str, str, str], change: Callable[[str], list[dict[str, object]]]
+) -> tuple[Path, int, dict]:
+    """A project of `case` (layout, build backend, install) and `ssw run` making the `change` of
+    its ops module: the repository, the exit code and run.json."""
+    layout, backend, install = case
+    repo = make_project(tmp_path / "repo", layout, backend, install)
+    code, record = ssw_run(tmp_path, repo, change(ops_path(layout)))
+    return repo, code, record
+
+
 @pytest.mark.parametrize(("layout", "backend", "install"), CASES, ids=["-".join(c) for c in CASES])
 def test_a_broken_change_fails_the_gates_inside_ssw_run(
     tmp_path: Path, layout: str, backend: str, install: str
 ) -> None:
-    repo = make_project(tmp_path / "repo", layout, backend, install)
-    code, record = ssw_run(tmp_path, repo, broken(ops_path(layout)))
+    repo, code, record = _ssw_run_on_a_project(tmp_path, (layout, backend, install), broken)
     assert (code, record["outcome"], record["exit_code"]) == (1, "gates_failed", 1), record
     # The pre-flight traced the suite, so the first verdict came from the test that ran the
     # broken line, alone (the call map's stage), not from the import graph's.
@@ -177,8 +188,7 @@ HARMLESS_CASES = [("src", "setuptools", "editable"), ("flat", "hatchling", "no-v
 def test_a_harmless_change_passes_the_gates_inside_ssw_run(
     tmp_path: Path, layout: str, backend: str, install: str
 ) -> None:
-    repo = make_project(tmp_path / "repo", layout, backend, install)
-    code, record = ssw_run(tmp_path, repo, harmless(ops_path(layout)))
+    _, code, record = _ssw_run_on_a_project(tmp_path, (layout, backend, install), harmless)
     assert (code, record["outcome"], record["exit_code"]) == (0, "done", 0), record
 
 

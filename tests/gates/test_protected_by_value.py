@@ -97,6 +97,13 @@ def repo_tests(root: Path) -> subprocess.CompletedProcess[str]:
     return run_pytest(root, env, "tests")
 
 
+def assert_the_tests_saw(root: Path, forged: str) -> None:
+    """The control: the repository's own tests, run with pytest, fail showing `forged` (they saw
+    the forged value the gate refused)."""
+    ran = repo_tests(root)
+    assert ran.returncode == 1 and forged in ran.stdout, ran.stdout
+
+
 def dynamic_line(name: str, file: str, value: str, where: str, was: str) -> str:
     return (
         f"{file}: protected constant {name} is imported as {value} (from {where}), "
@@ -176,8 +183,7 @@ def test_a_module_shadowing_the_protected_one_fails_naming_both_paths(
 
     assert not result.passed
     assert line in result.report, result.report
-    ran = repo_tests(root)  # the control: the tests saw the forged value
-    assert ran.returncode == 1 and seen in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, seen)  # the control
 
 
 @pytest.mark.slow
@@ -203,8 +209,7 @@ def test_a_package_made_of_bytecode_shadows_the_protected_module(tmp_path: Path)
         "textstats/constants/__init__.pyc: shadows the protected textstats/constants.py "
         "(the package is imported instead)"
     ) in result.report
-    ran = repo_tests(root)
-    assert ran.returncode == 1 and G_FORGED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FORGED)  # the control
 
 
 @pytest.mark.slow
@@ -253,8 +258,7 @@ def test_a_top_level_package_at_the_root_shadows_the_src_layouts(tmp_path: Path)
     assert (
         dynamic_line("G", "src/textstats/constants.py", "7e-11", CONSTANTS, "6.674e-11") in report
     )
-    ran = repo_tests(root)
-    assert ran.returncode == 1 and G_FORGED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FORGED)  # the control
 
 
 @pytest.mark.slow
@@ -273,8 +277,7 @@ def test_a_namespace_folder_shadows_a_module_of_a_namespace_package_when_it_come
         "tests/textstats/constants.py: shadows the protected textstats/constants.py "
         "(it is imported instead)"
     ) in result.report, result.report
-    ran = repo_tests(root)
-    assert ran.returncode == 1 and G_FORGED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FORGED)  # the control
 
 
 # -- what Python does not import instead ----------------------------------------------------------
@@ -360,8 +363,7 @@ def test_a_value_rebound_at_import_fails_naming_both_values_and_where_it_came_fr
     assert not result.passed
     assert line in result.report, result.report
     assert "shadows" not in result.report  # no file stands in for constants.py: static misses it
-    ran = repo_tests(root)  # the control: the tests saw the forged value
-    assert ran.returncode == 1 and G_FAILED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FAILED)  # the control
 
 
 # -- a module that cannot be imported by the gates -------------------------------------------------

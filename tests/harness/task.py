@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import datetime
 import json
 import shutil
 import sqlite3
@@ -375,30 +376,41 @@ def run_with_passing_gates(
 
 # --- the environment a run sees ---
 
-# Models the shipped scripted preset does not have: one with a price (for budgets) and one
-# that takes reasoning efforts, "none" among them (for the cut-off-thinking retry).
-EXTRA_MODELS = """
-[models.scripted-priced]
-family = "scripted"
-capabilities = ["tools", "parallel_tool_calls", "json_schema"]
+# Models the shipped scripted preset does not have: one with a price (for budgets), one that
+# takes reasoning efforts, "none" among them (for the cut-off-thinking retry), and a priced one
+# with a small context window and output limit (for the input bounds).
+WINDOWED_TOKENS = 2_000
+TOOLS = ["tools", "parallel_tool_calls", "json_schema"]
 
-[models.scripted-priced.price]
-input = 10.0
-output = 10.0
-source = "tests: a made-up price"
-as_of = 2026-11-29
 
-[models.scripted-thinker]
-family = "scripted"
-reasoning_efforts = ["none", "low", "high"]
-capabilities = ["tools", "parallel_tool_calls", "json_schema", "reasoning"]
+def _scripted_model(usd_per_mtok: float, source: str, **fields: Any) -> dict[str, Any]:
+    """A model of the scripted family, priced `usd_per_mtok` each way."""
+    as_of = datetime.date(2026, 11, 29)
+    price = {"input": usd_per_mtok, "output": usd_per_mtok, "source": source, "as_of": as_of}
+    return {"family": "scripted", **fields, "price": price}
 
-[models.scripted-thinker.price]
-input = 0.0
-output = 0.0
-source = "scripted: no model is called"
-as_of = 2026-11-29
-"""
+
+MADE_UP = "tests: a made-up price"
+EXTRA_MODELS = "\n" + tomli_w.dumps(
+    {
+        "models": {
+            "scripted-priced": _scripted_model(10.0, MADE_UP, capabilities=TOOLS),
+            "scripted-thinker": _scripted_model(
+                0.0,
+                "scripted: no model is called",
+                reasoning_efforts=["none", "low", "high"],
+                capabilities=[*TOOLS, "reasoning"],
+            ),
+            "scripted-windowed": _scripted_model(
+                10.0,
+                MADE_UP,
+                context_window=WINDOWED_TOKENS,
+                max_output_tokens=4096,
+                capabilities=TOOLS,
+            ),
+        }
+    }
+)
 
 
 def use_extra_models(mp: pytest.MonkeyPatch, folder: Path) -> Path:

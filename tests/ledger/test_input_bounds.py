@@ -6,7 +6,6 @@ task file larger than any model could be sent is refused by its size."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,22 +14,21 @@ from stepswitch.errors import ConfigError, RunStopped
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.ledger import PROMPT_ALLOWANCE_TOKENS, CallTracker, Ledger, open_ledger
 from stepswitch.policy.model import load_policy
-from stepswitch.registry.presets import clear_cache
 from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
+    WINDOWED_TOKENS,
     every_worker,
     explore,
     make_policy,
     run_ssw,
-    use_extra_models,
     write_policy,
 )
 
 from .conftest import chat_body, intent, tracked_call
 
-WINDOW = 2_000  # tokens: a small model, so a few kB of prompt passes it
+WINDOW = WINDOWED_TOKENS  # tokens: a small model, so a few kB of prompt passes it
 
 
 class BillsWhatItGets:
@@ -92,33 +90,8 @@ def test_a_prompt_whose_bound_is_the_window_exactly_goes_out_and_its_bill_fits(
     assert len(provider.got) == 1
 
 
-WINDOWED = f"""
-[models.scripted-windowed]
-family = "scripted"
-context_window = {WINDOW}
-max_output_tokens = 4096
-capabilities = ["tools", "parallel_tool_calls", "json_schema"]
-
-[models.scripted-windowed.price]
-input = 10.0
-output = 10.0
-source = "tests: a made-up price"
-as_of = 2026-11-29
-"""
-
-
-@pytest.fixture
-def windowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    root = use_extra_models(monkeypatch, tmp_path)
-    with (root / "providers" / "scripted.toml").open("a", encoding="utf-8") as out:
-        out.write(WINDOWED)
-    clear_cache()
-    yield root
-    clear_cache()
-
-
 def test_a_run_whose_prompt_passes_the_window_ends_error_with_the_reason_and_no_bill(
-    tmp_path: Path, windowed: Path
+    tmp_path: Path, extra_models: Path
 ) -> None:
     repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = make_policy(workers=every_worker("scripted-windowed"))
@@ -175,7 +148,7 @@ def test_an_output_cap_above_the_models_limit_is_refused_when_the_policy_loads(
 
 
 def test_ssw_run_refuses_such_a_policy_before_making_anything(
-    tmp_path: Path, windowed: Path
+    tmp_path: Path, extra_models: Path
 ) -> None:
     repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = make_policy(workers=every_worker("scripted-windowed", max_output_tokens=5000))
