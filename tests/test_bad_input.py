@@ -15,9 +15,9 @@ import tomli_w
 
 from stepswitch.registry.presets import registry_dir
 from stepswitch.util.inputs import MAX_INPUT_BYTES
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import DEFAULT_POLICY, explore, write_policy, write_script
-from tests.ssw_cli import run_ssw_cli
 
 # What each kind of bad file holds, and the words the error must have for it.
 KINDS = {

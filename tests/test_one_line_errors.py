@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.util.proc import run_in_group
-from tests.harness.cli import wait_for
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "docs" / "runs"  # committed runs: what `ssw site build` reads

@@ -14,7 +14,7 @@ from stepswitch.policy.measured import load_runs, measure, wilson
 from stepswitch.policy.model import validate_policy
 from stepswitch.policy.suggest import suggest, switch_costs
 from stepswitch.registry.presets import load_registry
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 RUNS = Path(__file__).parent / "fixtures" / "synthetic_steps" / "runs"
 ORACLE_NULL = Path(__file__).parents[1] / "bench" / "runs" / "oracle-vs-null.all-suites.2026-12-02"

@@ -17,6 +17,7 @@ import pytest
 
 from stepswitch.records.money import format_usd
 from stepswitch.site.serve import start_dashboard
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
     every_worker,
@@ -26,7 +27,6 @@ from tests.harness.task import (
     use_extra_models,
     wait_for_the_third_call,
 )
-from tests.ssw_cli import run_ssw_cli
 
 from .site.test_serve import get
 

@@ -32,8 +32,8 @@ from stepswitch.agent.workspace.worktree import (
     remove_worktree,
 )
 from stepswitch.errors import UsageError
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git, sample_repo
-from tests.ssw_cli import run_ssw_cli
 
 # A stand-in for `ssw run` up to its first model call: the worktree made the way the run makes
 # it, run.json saying "running"; then it waits on stdin until the test kills it or lets it go.

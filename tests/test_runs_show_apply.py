@@ -15,6 +15,7 @@ import pytest
 
 from stepswitch.records.folder import load_run
 from stepswitch.records.money import CostRange
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import (
     BUG_LINE,
@@ -25,7 +26,6 @@ from tests.harness.task import (
     whole_fix,
     worker,
 )
-from tests.ssw_cli import run_ssw_cli
 
 from .test_runs import Runner
 

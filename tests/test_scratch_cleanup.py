@@ -24,7 +24,7 @@ from tests.bench.test_bench_signals import (
     left_in,
     waiting_ladder,
 )
-from tests.harness.cli import wait_for
+from tests.harness.cli import run_ssw_cli, wait_for
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import BUG_TASK, DEFAULT_POLICY, explore, write_policy, write_script
 
@@ -72,14 +72,8 @@ def _unfinished(tmpdir: Path) -> Path:
 
 
 def _runs_clean(repo: Path, tmpdir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", "runs", "clean", "--all"],
-        cwd=repo,
-        env={**ENV, "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": str(tmpdir)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {**ENV, "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": str(tmpdir)}
+    return run_ssw_cli(["runs", "clean", "--all"], env=env, cwd=repo, timeout=120)
 
 
 def _kill(process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:

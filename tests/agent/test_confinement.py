@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from stepswitch.records.folder import load_run
 from tests.agent.conftest import NEEDS_A_SANDBOX
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git
 from tests.harness.task import (
     approve_and_summarize,
@@ -68,13 +67,8 @@ def _run_with_canaries(tmp_path: Path, bug_repo: Path, sandbox: str) -> tuple[st
     env = {**os.environ, **CANARIES, "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"}
     args = ["run", bug_repo, *run_files(tmp_path, replies), "--task", "fix mean"]
     args += ["--sandbox", sandbox]
-    done_run = subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    # A real process: what /proc/PID/environ shows is what the test reads (tests/harness/cli.py).
+    done_run = run_ssw_cli(args, env=env, timeout=300, fresh=True)
     listener.close()
 
     assert done_run.returncode == 0, done_run.stdout[-3000:]

@@ -13,6 +13,7 @@ import pytest
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import (
     FIX_LINE,
@@ -27,7 +28,6 @@ from tests.harness.task import (
     whole_fix,
     write_script,
 )
-from tests.ssw_cli import run_ssw_cli
 
 # Stopped by its step limit right after the fix: the gates never ran.
 STOPPED_AFTER_THE_FIX = [*explore(), *fix_the_bug()]

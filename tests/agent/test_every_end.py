@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.cli import ssw_env
+from tests.harness.cli import run_ssw_cli, ssw_env
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import (
     FIX_LINE,
@@ -36,7 +36,6 @@ from tests.harness.task import (
     run_command,
     whole_fix,
 )
-from tests.ssw_cli import run_ssw_cli
 
 ENOSPC_GIT = "fatal: unable to write loose object file: No space left on device\n"
 SAVING = "saving the run's work (a commit on ssw/"

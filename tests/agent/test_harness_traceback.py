@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.records.crash import crash_traceback
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import sample_repo
-from tests.ssw_cli import run_ssw_cli
 
 from .test_library import EXPLORE, FIX, CountingGates, library_run
 

@@ -16,6 +16,7 @@ from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import (
     BUG_LINE,
@@ -33,7 +34,6 @@ from tests.harness.task import (
     write_policy,
     write_script,
 )
-from tests.ssw_cli import run_ssw_cli
 
 # --- a bug fixed: what the user finds afterwards ---
 

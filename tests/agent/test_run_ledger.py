@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.policy.model import validate_policy
 from stepswitch.records.folder import load_run
 from stepswitch.registry.presets import Price, load_registry
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
     approve_and_summarize,
@@ -32,7 +32,6 @@ from tests.harness.task import (
     wait_for_the_third_call,
     whole_fix,
 )
-from tests.ssw_cli import run_ssw_cli
 
 
 def _usage(prompt_tokens: int, completion_tokens: int = 0) -> dict[str, Any]:
@@ -148,13 +147,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
             os.killpg(process.pid, signal.SIGKILL)
 
     assert ledger_count(ledger, "settled") == 2  # every committed row survived
-    result = subprocess.run(
-        [sys.executable, "-m", "stepswitch", "ledger", "--ledger", str(ledger), "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    result = run_ssw_cli(["ledger", "--ledger", str(ledger), "--json"], env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert len(report["orphaned"]) == 1  # the open reservation, named; settled by a writer

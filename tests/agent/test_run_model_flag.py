@@ -17,9 +17,9 @@ from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.fakes.scripted import ScriptedResponder, load_script
 from stepswitch.records.run import RunRecord
 from stepswitch.site.sources import contestant_of
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git
 from tests.harness.task import done, explore, fix_the_bug, verdict, write_script
-from tests.ssw_cli import run_ssw_cli
 
 from ..test_cli import copy_registry
 

@@ -17,6 +17,7 @@ import pytest
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.util.sandbox import choose_sandbox
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git
 from tests.harness.task import (
     approve_and_summarize,
@@ -24,7 +25,6 @@ from tests.harness.task import (
     fix_the_bug,
     run_files,
 )
-from tests.ssw_cli import run_ssw_cli
 
 BACKENDS = ("bwrap", "unshare")
 

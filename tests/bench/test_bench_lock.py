@@ -17,9 +17,8 @@ import tomli_w
 import yaml
 
 from stepswitch.bench.folder_lock import LOCK_FILE
-from tests.harness.cli import wait_for
+from tests.harness.cli import run_ssw_cli, wait_for
 from tests.harness.task import every_worker, make_policy, use_extra_models
-from tests.ssw_cli import run_ssw_cli
 
 from . import write_task
 from .test_cli_bench import SCRIPT, _tool

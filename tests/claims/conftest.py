@@ -1,5 +1,5 @@
 """A small repository with claims, evidence and a README, in a temp folder with real git; and `ssw`
-with the claims commands, as cli/app.py registers them."""
+run as a user runs it."""
 
 from __future__ import annotations
 
@@ -9,19 +9,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
-from stepswitch.cli.claims import claims_app, prove_command
-from stepswitch.errors import SswError
 from tests.harness import repo as harness
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import commit_all
 
 REPO = Path(__file__).resolve().parents[2]
-
-APP = typer.Typer()
-APP.add_typer(claims_app, name="claims")
-APP.command("prove")(prove_command)
 
 # claims.yaml up to its claims: the version, and claim ids allowed in the README.
 CLAIMS_HEAD = """\
@@ -82,13 +75,10 @@ def git(root: Path, *args: str) -> str:
 
 
 def ssw(root: Path, *args: str) -> tuple[int, str]:
-    """Exit code and output (or the one-line error) of `ssw ARGS --root ROOT`."""
-    result = CliRunner().invoke(APP, [*args, "--root", str(root)])
-    if isinstance(result.exception, SswError):
-        return result.exception.exit_code, f"ssw: {result.exception}"
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.output
+    """Exit code and output of `ssw ARGS --root ROOT`, run as a user runs it (tests.harness.cli):
+    its standard output, then its standard error (a one-line error) without the line's end."""
+    done = run_ssw_cli([*args, "--root", str(root)], cwd=root, timeout=120)
+    return done.returncode, done.stdout + done.stderr.removesuffix("\n")
 
 
 def copy_claims(root: Path, copied: tuple[str, ...], *, keep: bool = False) -> Path:

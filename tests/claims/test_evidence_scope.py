@@ -21,7 +21,7 @@ import yaml
 
 from stepswitch.bench.results import CSV_COLUMNS
 from tests.claims.conftest import CLAIMS_HEAD, REPO, commit_all, git
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 README = """\
 # Demo

@@ -26,7 +26,7 @@ from tests.claims.conftest import (
     git,
     register_all,
 )
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 README = """\
 # Demo

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from tests.claims.conftest import REPO, commit_all, copy_claims, git
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 LOG = "claims/registrations.yaml"
 ADR = "docs/decisions/0016-claims-engine.md"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git, write_repo
 from tests.harness.task import (
     approve_and_summarize,
@@ -24,7 +25,6 @@ from tests.harness.task import (
     write_policy,
     write_script,
 )
-from tests.ssw_cli import run_ssw_cli
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import pytest
 
 from stepswitch.ledger import Budget, BudgetExceeded, LedgerError, open_ledger
 from stepswitch.wire.types import Attempt, Usage
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 from .conftest import intent, ok
 

@@ -15,9 +15,9 @@ from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunIds, Totals
 from stepswitch.records.steps import GateRecord, GateVerdicts
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import sample_repo
 from tests.site.conftest import write_run
-from tests.ssw_cli import run_ssw_cli
 
 RUN_ID = "20261201-100000-abc123"
 LATER_EVENT = {"kind": "checkpoint", "run_id": RUN_ID, "seq": 4, "escalation": 0, "note": "x"}

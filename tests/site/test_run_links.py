@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 from stepswitch.site.serve import start_dashboard
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import sample_repo
-from tests.ssw_cli import run_ssw_cli
 
 from .conftest import write_run
 from .test_serve import get
