@@ -10,8 +10,13 @@ is skipped or added here.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from stepswitch.registry.presets import clear_cache
+from tests.harness.task import use_extra_models
 
 
 def _leave_out(plugins: str) -> None:
@@ -71,3 +76,10 @@ def _own_price_cache(
     """Each test its own price cache (ADR 0061): none reads or writes the user's, and none sees
     what another test's run read. The ssw processes a test starts inherit it."""
     monkeypatch.setenv("SSW_CACHE_DIR", str(tmp_path_factory.mktemp("ssw-cache")))
+
+
+@pytest.fixture
+def extra_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The registry in use has tests.harness.task.EXTRA_MODELS in its scripted preset."""
+    yield use_extra_models(monkeypatch, tmp_path)
+    clear_cache()

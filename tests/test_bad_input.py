@@ -17,17 +17,9 @@ import tomli_w
 
 from stepswitch.registry.presets import registry_dir
 from stepswitch.util.inputs import MAX_INPUT_BYTES
-from tests.ssw_cli import run_ssw_cli
-
-from .agent.conftest import (
-    DEFAULT_POLICY,
-    done,
-    explore,
-    git,
-    make_repo,
-    write_policy,
-    write_script,
-)
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import DEFAULT_POLICY, done, explore, write_policy, write_script
 
 # What each kind of bad file holds, and the words the error must have for it.
 KINDS = {
@@ -91,7 +83,7 @@ def make_setup(tmp_path: Path) -> Setup:
     work = tmp_path / "inputs"
     work.mkdir()
     return Setup(
-        repo=make_repo(tmp_path / "repo", "mean_bug"),
+        repo=sample_repo(tmp_path / "repo", "mean_bug"),
         policy=write_policy(work, DEFAULT_POLICY),
         script=write_script(work, explore()),
         work=work,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import tomli_w
 
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,8 @@ import pytest
 from stepswitch.registry.presets import registry_dir
 from stepswitch.util.toml import MAX_TOML_DEPTH, parse_toml
 from tests.bench import write_task
+from tests.harness.repo import git
 
-from .agent.conftest import git
 from .test_bad_input import Setup, assert_refused_leaving_nothing, make_setup, ssw
 
 # Documents nested `n` deep each way TOML nests: arrays, inline tables, a table's dotted name.

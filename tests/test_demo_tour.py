@@ -13,7 +13,7 @@ import pytest
 
 from stepswitch.errors import ConfigError
 from stepswitch.fakes.scripted import load_script
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 REPOS = Path(__file__).resolve().parent / "fixtures" / "repos"
 GIT = {"GIT_AUTHOR_NAME": "u", "GIT_AUTHOR_EMAIL": "u@l", "GIT_COMMITTER_NAME": "u",

@@ -14,7 +14,7 @@ import pytest
 
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.registry.presets import load_registry
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 from .test_cli import copy_registry
 

@@ -11,14 +11,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from stepswitch.util.proc import run_in_group
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "docs" / "runs"  # committed runs: what `ssw site build` reads
@@ -147,14 +145,6 @@ def test_a_claims_file_that_is_not_text_is_one_line(
 # --- Ctrl-C during a command: its output reader ---
 
 
-def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 30) -> None:
-    end = time.monotonic() + limit_s
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.02)
-
-
 def test_ctrl_c_during_a_command_ends_its_output_reader_quietly(tmp_path: Path, monkeypatch):
     """A process that left the command's group keeps the pipe; Ctrl-C ends the call: the reader
     must not read a descriptor the interrupted caller closed (EBADF in a thread traceback)."""
@@ -168,7 +158,7 @@ def test_ctrl_c_during_a_command_ends_its_output_reader_quietly(tmp_path: Path, 
     assert main is not None
 
     def ctrl_c() -> None:
-        wait_for(mark.exists, "the command starting")
+        wait_for(mark.exists, "the command starting", 30)
         signal.pthread_kill(main, signal.SIGINT)
 
     before = set(threading.enumerate())

@@ -14,7 +14,7 @@ from stepswitch.policy.measured import load_runs, measure, wilson
 from stepswitch.policy.model import validate_policy
 from stepswitch.policy.suggest import suggest, switch_costs
 from stepswitch.registry.presets import load_registry
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 RUNS = Path(__file__).parent / "fixtures" / "synthetic_steps" / "runs"
 ORACLE_NULL = Path(__file__).parents[1] / "bench" / "runs" / "oracle-vs-null.all-suites.2026-12-02"
@@ -156,9 +156,9 @@ def test_on_a_scripted_bench_the_suggestion_is_the_routing_the_records_came_from
 
     from stepswitch.policy.model import route
     from stepswitch.steps import StepType
-    from tests.agent.conftest import DEFAULT_POLICY, use_extra_models
     from tests.bench import write_task
     from tests.bench.test_cli_bench import SCRIPT
+    from tests.harness.task import DEFAULT_POLICY, use_extra_models
 
     use_extra_models(monkeypatch, tmp_path)  # scripted-priced: $10 a million tokens
     bench_policy = {

@@ -9,8 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,20 +17,17 @@ import pytest
 
 from stepswitch.records.money import format_usd
 from stepswitch.site.serve import start_dashboard
-from tests.ssw_cli import run_ssw_cli
-
-from .agent.conftest import (
-    BUG_TASK,
-    WORKERS,
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
+    every_worker,
     explore,
-    ledger_count,
     make_policy,
-    make_repo,
+    run_command,
     use_extra_models,
-    worker,
-    write_policy,
-    write_script,
+    wait_for_the_third_call,
 )
+
 from .site.test_serve import get
 
 pytestmark = pytest.mark.slow
@@ -51,7 +46,7 @@ def ssw(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     use_extra_models(monkeypatch, tmp_path)  # a priced scripted model: calls cost dollars
-    yield make_repo(tmp_path / "repo", "mean_bug")
+    yield sample_repo(tmp_path / "repo", "mean_bug")
 
 
 def ledger_of(repo: Path) -> Path:
@@ -62,10 +57,8 @@ def mid_call(repo: Path, tmp_path: Path, end: signal.Signals) -> str:
     """`ssw run` with two calls settled and the third in flight, ended by `end`; its run id."""
     plan, navigate, read, *_ = explore()
     replies = [plan, navigate, {**read, "delay_s": 300}]  # the third call hangs until the end
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
-    command = [sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK]
-    command += ["--policy", str(write_policy(tmp_path, policy))]
-    command += ["--script", str(write_script(tmp_path, replies))]
+    policy = make_policy(workers=every_worker("scripted-priced"))
+    command = run_command(tmp_path, repo, replies, policy=policy)
     process = subprocess.Popen(
         command,
         env=env(),
@@ -75,11 +68,7 @@ def mid_call(repo: Path, tmp_path: Path, end: signal.Signals) -> str:
     )
     ledger = ledger_of(repo)
     try:
-        deadline = time.monotonic() + 60
-        while not (ledger_count(ledger, "settled") == 2 and ledger_count(ledger, "reserved") == 1):
-            assert process.poll() is None, "ssw run ended before the hanging call"
-            assert time.monotonic() < deadline, "the third call never started"
-            time.sleep(0.05)  # polling a file another process writes; the check is the condition
+        wait_for_the_third_call(ledger, process)
         if end == signal.SIGKILL:
             os.killpg(process.pid, end)
         else:
@@ -139,11 +128,9 @@ def test_a_run_killed_mid_call_shows_the_ledgers_range_in_ssw_runs_and_its_recor
     assert record["totals"]["ledger"] == pytest.approx({"low": low, "high": high})
 
 
-def test_a_run_killed_mid_call_shows_the_ledgers_range_on_the_dashboard(
-    repo: Path, tmp_path: Path
-) -> None:
-    run_id = mid_call(repo, tmp_path, signal.SIGKILL)
-    low, high = ledger_total(repo, run_id)
+def dashboard_pages(repo: Path, run_id: str) -> tuple[tuple[int, str], tuple[int, str]]:
+    """The dashboard's front page and the run's replay page, as (status, html), from a server on
+    the repository's records and ledger, stopped before the test reads them."""
     server = start_dashboard(repo / ".ssw" / "runs", ledger_of(repo), "127.0.0.1", 0)
     try:
         status, html, _ = get(server, "/")
@@ -151,6 +138,15 @@ def test_a_run_killed_mid_call_shows_the_ledgers_range_on_the_dashboard(
     finally:
         server.shutdown()
         server.server_close()
+    return (status, html), (replay_status, replay)
+
+
+def test_a_run_killed_mid_call_shows_the_ledgers_range_on_the_dashboard(
+    repo: Path, tmp_path: Path
+) -> None:
+    run_id = mid_call(repo, tmp_path, signal.SIGKILL)
+    low, high = ledger_total(repo, run_id)
+    (status, html), (replay_status, replay) = dashboard_pages(repo, run_id)
 
     assert status == 200 and replay_status == 200
     past = html.split("id='past'")[1].split("id='ledger'")[0]
@@ -171,13 +167,7 @@ def test_an_interrupted_run_shows_the_call_in_flight_as_the_ledgers_range(
     row = listed(repo, run_id)
     assert row["dollars"] == pytest.approx({"low": low, "high": high})
     assert format_usd(low, high) in table_line(repo, run_id)
-    server = start_dashboard(repo / ".ssw" / "runs", ledger_of(repo), "127.0.0.1", 0)
-    try:
-        _, html, _ = get(server, "/")
-        _, replay, _ = get(server, f"/replay/{run_id}")
-    finally:
-        server.shutdown()
-        server.server_close()
+    (_, html), (_, replay) = dashboard_pages(repo, run_id)
     assert format_usd(low, high) in html.split("id='past'")[1].split("id='ledger'")[0]
     assert format_usd(low, high) in replay
 

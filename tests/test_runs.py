@@ -32,9 +32,8 @@ from stepswitch.agent.workspace.worktree import (
     remove_worktree,
 )
 from stepswitch.errors import UsageError
-from tests.ssw_cli import run_ssw_cli
-
-from .agent.conftest import git, make_repo
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git, sample_repo
 
 # A stand-in for `ssw run` up to its first model call: the worktree made the way the run makes
 # it, run.json saying "running"; then it waits on stdin until the test kills it or lets it go.
@@ -134,7 +133,7 @@ def worktrees(repo: Path) -> int:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", "mean_bug")
+    return sample_repo(tmp_path / "repo", "mean_bug")
 
 
 @pytest.fixture
@@ -386,7 +385,7 @@ def test_a_repository_without_commits_is_refused_before_anything_is_made(tmp_pat
 
 
 def ssw_run(repo: Path, tmp_path: Path, replies: list[dict], *args: str) -> subprocess.Popen[str]:
-    from .agent.conftest import DEFAULT_POLICY, write_policy, write_script
+    from tests.harness.task import DEFAULT_POLICY, write_policy, write_script
 
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.pop("SSW_LEDGER", None)
@@ -481,7 +480,7 @@ def test_a_file_added_in_a_worktree_without_a_record_is_still_kept(repo: Path):
 def test_a_run_killed_mid_call_is_continued_in_one_command_with_its_uncommitted_edit(
     repo: Path, tmp_path: Path
 ):
-    from .agent.conftest import (
+    from .harness.task import (
         FIX_LINE,
         approve_and_summarize,
         done,

@@ -15,22 +15,18 @@ import pytest
 
 from stepswitch.records.folder import load_run
 from stepswitch.records.money import CostRange
-from tests.ssw_cli import run_ssw_cli
-
-from .agent.conftest import (
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     BUG_LINE,
     FIX_LINE,
-    WORKERS,
-    approve_and_summarize,
-    explore,
-    fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     run_ssw,
     use_extra_models,
+    whole_fix,
     worker,
 )
+
 from .test_runs import Runner
 
 OPS = "calc/ops.py"
@@ -50,12 +46,12 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, s
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("SSW_LEDGER", raising=False)
         use_extra_models(patch, work)
-        policy = make_policy(workers={**{n: worker(m) for n, m in WORKERS.items()}})
+        policy = make_policy()
         policy["workers"]["mid"] = worker("scripted-priced")
-        repo = make_repo(work / "repo", "mean_bug")
+        repo = sample_repo(work / "repo", "mean_bug")
         git(repo, "config", "user.name", "user")  # who the merge commits are by
         git(repo, "config", "user.email", "user@localhost")
-        replies = [*explore(), *fix_the_bug(), *approve_and_summarize("Fix mean")]
+        replies = whole_fix("Fix mean")
         run = run_ssw(work, repo, replies, policy=policy)
     assert run.record.outcome == "done" and run.record.commit is not None
     yield repo, run.record.run_id

@@ -16,22 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import tomli_w
-import yaml
 
-from tests.agent.conftest import (
-    BUG_TASK,
-    DEFAULT_POLICY,
-    explore,
-    git,
-    make_repo,
-    write_policy,
-    write_script,
+from tests.bench.test_bench_signals import (
+    bench,
+    command_started,
+    end_the_waiting_command,
+    left_in,
+    waiting_ladder,
 )
-from tests.bench import write_task
-from tests.bench.test_bench_signals import bench, left_in
-from tests.bench.test_cli_bench import SCRIPT, _tool
-from tests.bench.test_resume import wait_for
+from tests.harness.cli import run_ssw_cli, wait_for
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import BUG_TASK, DEFAULT_POLICY, explore, write_policy, write_script
 
 OWNER = ".ssw-owner"  # util/scratch.OWNER, spelled out: these tests also run against older code
 ENV = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -77,14 +72,8 @@ def _unfinished(tmpdir: Path) -> Path:
 
 
 def _runs_clean(repo: Path, tmpdir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "stepswitch", "runs", "clean", "--all"],
-        cwd=repo,
-        env={**ENV, "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": str(tmpdir)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {**ENV, "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": str(tmpdir)}
+    return run_ssw_cli(["runs", "clean", "--all"], env=env, cwd=repo, timeout=120)
 
 
 def _kill(process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
@@ -228,7 +217,7 @@ def _ledger_rows(path: Path) -> int:
 
 @pytest.mark.slow
 def test_a_killed_ssw_run_leaves_its_home_and_runs_clean_removes_it(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     plan, *_ = explore()
@@ -264,24 +253,16 @@ def test_a_killed_ssw_run_leaves_its_home_and_runs_clean_removes_it(tmp_path: Pa
 
 @pytest.mark.slow
 def test_a_killed_bench_leaves_its_scratch_and_runs_clean_removes_it(tmp_path: Path) -> None:
-    write_task(tmp_path, "t1")
-    mark, tmpdir = tmp_path / "run-started", tmp_path / "tmp"
-    tmpdir.mkdir()
     # The ladder's RUN step starts a command that waits: the bench is mid-run at the kill.
-    waits = [_tool("run", command=f"echo $$ > {mark}; exec sleep 600"), SCRIPT[3]]
-    replies = [*SCRIPT[:3], *waits, *SCRIPT[4:]]
-    (tmp_path / "ladder.toml").write_text(tomli_w.dumps(DEFAULT_POLICY))
-    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
+    mark, tmpdir = waiting_ladder(tmp_path), tmp_path / "tmp"
     first = bench(tmp_path, tmpdir)
     try:
-        wait_for(lambda: mark.exists() and mark.read_text().strip() != "", "the run command")
+        wait_for(lambda: command_started(mark), "the run command")
         _kill(first)
     finally:
         if first.poll() is None:
             _kill(first)
-        if mark.exists() and mark.read_text().strip():
-            with contextlib.suppress(ProcessLookupError):  # its own session: not in the group
-                os.kill(int(mark.read_text()), signal.SIGKILL)
+        end_the_waiting_command(mark)
     [scratch] = _made(tmpdir, "ssw-bench-")
     assert left_in(tmpdir) == [scratch.name]
     wait_for(lambda: _gone(scratch), "the killed worker's lock to be dropped")

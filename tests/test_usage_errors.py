@@ -110,18 +110,18 @@ def test_gates_on_a_plain_folder_with_no_gates_is_one_line(tmp_path: Path):
 
 
 def test_gates_changed_naming_no_file_is_one_line_naming_it(tmp_path: Path):
-    from tests.gates import write_repo
+    from tests.harness.repo import write_repo
 
-    repo = write_repo(tmp_path / "repo", GATE, git=True)
+    repo = write_repo(tmp_path / "repo", GATE, commit=True)
     done = ssw("gates", repo, "--changed", "no/such/file.py", cwd=tmp_path)
     assert_one_line(done, "--changed no/such/file.py: no such file in", "nor at HEAD")
     assert done.stdout == ""
 
 
 def test_gates_changed_takes_a_file_deleted_since_head_and_a_new_one(tmp_path: Path):
-    from tests.gates import write_repo
+    from tests.harness.repo import write_repo
 
-    repo = write_repo(tmp_path / "repo", GATE, git=True)
+    repo = write_repo(tmp_path / "repo", GATE, commit=True)
     (repo / "calc" / "ops.py").unlink()
     (repo / "calc" / "new.py").write_text("Y = 2\n")
     done = ssw("gates", repo, "--changed", "calc/ops.py", "--changed", "calc/new.py", cwd=tmp_path)
@@ -143,7 +143,7 @@ def test_site_build_says_a_run_whose_record_does_not_load(tmp_path: Path):
 
 
 def test_gates_on_a_plain_folder_with_gates_refuses_a_changed_file_it_lacks(tmp_path: Path):
-    from tests.gates import write_repo
+    from tests.harness.repo import write_repo
 
     folder = write_repo(tmp_path / "plain", GATE)  # no git: its gates still run
     assert ssw("gates", folder, "--changed", "calc/ops.py", cwd=tmp_path).returncode == 0

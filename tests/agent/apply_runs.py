@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_runs_show_apply import finished, head, ssw
+from tests.harness.repo import git
+from tests.test_runs_show_apply import finished, head, repo, run_id, ssw
 
-from .conftest import git
-
-__all__ = ["finished", "head", "ssw"]  # one scripted run per test module that imports them
+# One scripted run per test module that imports them, a copy of its repository per test.
+__all__ = ["finished", "head", "repo", "run_id", "ssw"]
 
 OPS = "calc/ops.py"
 SECRET = "API_TOKEN=the user's own\n"
@@ -38,16 +38,6 @@ class Gitlink:
 
 
 Content = bytes | Link | Gitlink | None  # None: the commit deletes the path
-
-
-@pytest.fixture
-def repo(finished: tuple[Path, str], tmp_path: Path) -> Path:
-    return Path(shutil.copytree(finished[0], tmp_path / "repo", symlinks=True))
-
-
-@pytest.fixture
-def run_id(finished: tuple[Path, str]) -> str:
-    return finished[1]
 
 
 def _git_in(repo: Path, *args: str, index: Path, stdin: bytes | None = None) -> str:

@@ -1,348 +1,37 @@
-"""Full runs for the step-machine tests: real git repositories, a policy and a script written
-into a temporary folder, and `run_task` driving the real session, HTTP client, loopback scripted
-server, tools and gates (the fixture repository's own pytest suite).
-
-The sample repositories live in tests/fixtures/repos/:
-- mean_bug: `calc.ops.mean` divides by one value too many; tests/test_ops.py fails until fixed.
-- median_feature: `calc.median` does not exist; tests/test_median.py fails until it does.
-"""
+"""Full runs for the step-machine tests: the sample repositories as fixtures, and a registry
+with more scripted models. The scripted task itself (replies, policies, `run_ssw`) is the
+harness's: tests/harness/task.py."""
 
 from __future__ import annotations
 
-import copy
-import json
-import os
-import shutil
-import subprocess
-import sys
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
-import tomli_w
-import yaml
 
-from stepswitch.cli.run import RunOptions, run_local
-from stepswitch.records.folder import load_run
-from stepswitch.records.run import RunRecord
-from stepswitch.records.steps import (
-    GateVerdicts,
-    ModelStep,
-    ReviewVerdicts,
-    StepEvent,
-    ToolCallRecord,
+from stepswitch.errors import UsageError
+from stepswitch.util.sandbox import choose_sandbox
+from tests.harness.repo import sample_repo
+
+
+def _sandbox_works() -> bool:
+    try:
+        choose_sandbox("auto")
+    except UsageError:
+        return False
+    return True
+
+
+# For a test of what a run's sandbox keeps in: skipped where no backend works.
+NEEDS_A_SANDBOX = pytest.mark.skipif(
+    not _sandbox_works(), reason="no sandbox backend works on this machine"
 )
-from stepswitch.registry.presets import clear_cache, registry_dir
-
-REPOS = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
-
-BUG_TASK = "calc.ops.mean divides by one value too many; make it the plain arithmetic mean."
-BUG_LINE = "    return sum(values) / (len(values) + 1)"
-FIX_LINE = "    return sum(values) / len(values)"
-RUN_TESTS = f"{sys.executable} -m pytest -q -p no:cacheprovider"
-
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "user",
-    "GIT_AUTHOR_EMAIL": "user@localhost",
-    "GIT_COMMITTER_NAME": "user",
-    "GIT_COMMITTER_EMAIL": "user@localhost",
-}
-
-
-# --- git ---
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        env={**os.environ, **_GIT_ENV},
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout
-
-
-def make_repo(target: Path, sample: str) -> Path:
-    """A copy of tests/fixtures/repos/<sample>, committed on `main` as the user's checkout."""
-    shutil.copytree(REPOS / sample, target, ignore=shutil.ignore_patterns("__pycache__"))
-    git(target, "init", "-q", "-b", "main")
-    git(target, "add", "-A")
-    git(target, "commit", "-q", "-m", f"{sample}: the user's code")
-    return target
-
-
-# --- policies ---
-
-WORKERS = {
-    "small": "scripted-small",
-    "mid": "scripted-mid",
-    "large": "scripted-large",
-    "other": "scripted-other",
-}
-
-
-def worker(model: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "provider": "scripted",
-        "model": model,
-        "max_output_tokens": 2048,
-        "timeout": 30,
-        **extra,
-    }
-
-
-# The demo's shape: cheap steps on small, planning and review on large, the work on mid, and
-# the ladder mid -> large for edit, run and triage once the gates keep failing.
-DEFAULT_POLICY: dict[str, Any] = {
-    "workers": {name: worker(model) for name, model in WORKERS.items()},
-    "rules": [
-        {"when": {"step_type": ["navigate", "read", "summarize"]}, "worker": "small"},
-        {"when": {"step_type": ["plan", "review"]}, "worker": "large"},
-        {"when": {"step_type": ["edit", "run", "triage"], "escalations": 0}, "worker": "mid"},
-    ],
-    "escalation": {"after_gate_failures": 2, "ladder": ["mid", "large"]},
-    "limits": {"max_steps": 40, "steps_per_rung": 30, "wall_time_s": 120},
-    "review": {"reviewer": "large", "second_opinion": "other"},
-}
-
-
-def make_policy(**sections: Any) -> dict[str, Any]:
-    """The default policy with whole top-level sections replaced, or merged when given as
-    `limits={"max_steps": 3}` (tables are merged one level deep)."""
-    policy = copy.deepcopy(DEFAULT_POLICY)
-    for name, value in sections.items():
-        if value is None:
-            policy.pop(name, None)
-        elif isinstance(value, dict) and isinstance(policy.get(name), dict):
-            policy[name] = {**policy[name], **value}
-        else:
-            policy[name] = value
-    return policy
-
-
-def write_policy(folder: Path, policy: dict[str, Any]) -> Path:
-    path = folder / "policy.toml"
-    path.write_text(tomli_w.dumps(policy), encoding="utf-8")
-    return path
-
-
-# --- scripts: one reply per model call, in the order the machine asks ---
-
-
-def _reply(expect: str | None, **fields: Any) -> dict[str, Any]:
-    return {**({"expect_model": expect} if expect else {}), **fields}
-
-
-def tool(name: str, *, expect: str | None = None, **arguments: Any) -> dict[str, Any]:
-    """A reply with one tool call."""
-    return _reply(expect, tool_calls=[{"name": name, "arguments": arguments}])
-
-
-def raw_tool(name: str, arguments: str, *, expect: str | None = None) -> dict[str, Any]:
-    """A reply whose tool call carries `arguments` as the literal text sent on the wire."""
-    return _reply(expect, tool_calls=[{"name": name, "arguments": arguments}])
-
-
-def done(summary: str = "ok", *, expect: str | None = None) -> dict[str, Any]:
-    return tool("done", expect=expect, summary=summary)
-
-
-def prose(text: str, *, expect: str | None = None) -> dict[str, Any]:
-    return _reply(expect, content=text)
-
-
-def verdict(answer: str, reasons: str = "looks right", *, expect: str | None = None) -> dict:
-    return _reply(expect, content=json.dumps({"verdict": answer, "reasons": reasons}))
-
-
-def explore() -> list[dict[str, Any]]:
-    """plan, navigate, read and run, each answered with `done` at once."""
-    return [
-        done("1. Fix mean in calc/ops.py.\n2. tests/test_ops.py checks it."),
-        done("calc/ops.py: defines mean\ntests/test_ops.py: its tests"),
-        done("mean (line 8) divides by len(values) + 1."),
-        done("tests/test_ops.py::test_mean_of_three_numbers fails: 1.5 != 2.0"),
-    ]
-
-
-def fix_the_bug() -> list[dict[str, Any]]:
-    return [
-        tool("edit", path="calc/ops.py", old=BUG_LINE, new=FIX_LINE),
-        done("mean divides by len(values)."),
-    ]
-
-
-def approve_and_summarize(message: str = "Fix mean\n\nDivide by the count.") -> list[dict]:
-    """Reviewer and second opinion approve; summarize writes the commit message."""
-    return [verdict("approve"), verdict("approve"), done(message)]
-
-
-def write_script(folder: Path, replies: list[dict[str, Any]]) -> Path:
-    path = folder / "script.yaml"
-    path.write_text(yaml.safe_dump({"replies": replies}, sort_keys=False), encoding="utf-8")
-    return path
-
-
-# --- a finished run, as the user finds it ---
-
-
-@dataclass
-class Finished:
-    record: RunRecord  # what run_task returned
-    saved: RunRecord  # run.json, read back
-    events: list[StepEvent]  # steps.jsonl, read back
-    lines: list[str]  # what the run printed
-    repo: Path
-    folder: Path = field(repr=False)
-
-    @property
-    def model_steps(self) -> list[ModelStep]:
-        return self.steps
-
-    @property
-    def steps(self) -> list[ModelStep]:
-        return [e for e in self.events if isinstance(e, ModelStep)]
-
-    @property
-    def gates(self) -> list[GateVerdicts]:
-        return [e for e in self.events if isinstance(e, GateVerdicts)]
-
-    @property
-    def reviews(self) -> list[ReviewVerdicts]:
-        return [e for e in self.events if isinstance(e, ReviewVerdicts)]
-
-    def of(self, step_type: str) -> list[Any]:
-        """Model steps of a step type; "gates" and "review_verdicts" name those events."""
-        if step_type == "gates":
-            return self.gates
-        if step_type == "review_verdicts":
-            return self.reviews
-        return [s for s in self.steps if s.step_type == step_type]
-
-    @property
-    def routing(self) -> list[tuple[str, str]]:
-        """Model steps as (step type, model), with gate and review verdicts as ("gates", "-")
-        and ("review_verdicts", "-") where they happened."""
-        out = []
-        for e in self.events:
-            if isinstance(e, ModelStep):
-                out.append((e.step_type, e.model))
-            elif isinstance(e, GateVerdicts):
-                out.append(("gates", "-"))
-            elif isinstance(e, ReviewVerdicts):
-                out.append(("review_verdicts", "-"))
-        return out
-
-    def calls(self, name: str | None = None) -> list[ToolCallRecord]:
-        return [c for s in self.steps for c in s.tool_calls if name in (None, c.name)]
-
-    def on_branch(self, path: str) -> str:
-        return git(self.repo, "show", f"{self.record.branch}:{path}")
-
-    def branch_diff(self) -> str:
-        return git(self.repo, "diff", "main", self.record.branch)
-
-    def branch_files(self) -> list[str]:
-        return git(self.repo, "diff", "--name-only", "main", self.record.branch).split()
-
-
-def ledger_count(path: Path, status: str) -> int:
-    """How many of the ledger's calls at `path` have `status` (0 before its schema is written);
-    read while another process writes it."""
-    import contextlib
-    import sqlite3
-
-    if not path.exists():
-        return 0
-    with contextlib.closing(sqlite3.connect(path, timeout=5)) as raw:
-        try:
-            query = "SELECT COUNT(*) FROM calls WHERE status = ?"
-            return int(raw.execute(query, (status,)).fetchone()[0])
-        except sqlite3.OperationalError:  # the schema is not written yet
-            return 0
-
-
-def run_ssw(
-    workdir: Path,
-    repo: Path,
-    replies: list[dict[str, Any]],
-    *,
-    policy: dict[str, Any] | None = None,
-    task: str = BUG_TASK,
-    max_steps: int | None = None,
-    budget_usd: float | None = None,
-    tags: tuple[tuple[str, str], ...] = (),
-) -> Finished:
-    """One full run as `ssw run` does it (run_local, then run_task), and what it left behind."""
-    lines: list[str] = []
-    options = RunOptions(
-        repo=repo,
-        task=task,
-        policy_path=write_policy(workdir, policy or DEFAULT_POLICY),
-        script=write_script(workdir, replies),
-        max_steps=max_steps,
-        budget_usd=budget_usd,
-        tags=tags,
-    )
-    record = run_local(options, lines.append)
-    loaded = load_run(repo / ".ssw" / "runs" / record.run_id)
-    return Finished(record, loaded.run, loaded.steps, lines, repo, loaded.folder)
-
-
-# --- the environment a run sees ---
-
-# Models the shipped scripted preset does not have: one with a price (for budgets) and one
-# that takes reasoning efforts, "none" among them (for the cut-off-thinking retry).
-EXTRA_MODELS = """
-[models.scripted-priced]
-family = "scripted"
-capabilities = ["tools", "parallel_tool_calls", "json_schema"]
-
-[models.scripted-priced.price]
-input = 10.0
-output = 10.0
-source = "tests: a made-up price"
-as_of = 2026-11-29
-
-[models.scripted-thinker]
-family = "scripted"
-reasoning_efforts = ["none", "low", "high"]
-capabilities = ["tools", "parallel_tool_calls", "json_schema", "reasoning"]
-
-[models.scripted-thinker.price]
-input = 0.0
-output = 0.0
-source = "scripted: no model is called"
-as_of = 2026-11-29
-"""
-
-
-def use_extra_models(mp: pytest.MonkeyPatch, folder: Path) -> Path:
-    """A copy of the registry with EXTRA_MODELS in the scripted preset, made the one in use."""
-    root = folder / "registry"
-    shutil.copytree(registry_dir() / "providers", root / "providers")
-    with (root / "providers" / "scripted.toml").open("a", encoding="utf-8") as out:
-        out.write(EXTRA_MODELS)
-    mp.setenv("SSW_REGISTRY", str(root))
-    clear_cache()
-    return root
 
 
 @pytest.fixture
 def bug_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return make_repo(tmp_path / "repo", "mean_bug")
+    return sample_repo(tmp_path / "repo", "mean_bug")
 
 
 @pytest.fixture
 def feature_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return make_repo(tmp_path / "repo", "median_feature")
-
-
-@pytest.fixture
-def extra_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    yield use_extra_models(monkeypatch, tmp_path)
-    clear_cache()
+    return sample_repo(tmp_path / "repo", "median_feature")

@@ -15,9 +15,9 @@ import pytest
 
 from stepswitch.fakes.loopback import LoopbackServer, Reply
 from stepswitch.registry.presets import shipped_registry_dir
+from tests.harness.task import worker, write_policy, write_script
 
 from ..test_cli import copy_registry
-from .conftest import worker, write_policy, write_script
 from .test_run_model_flag import (
     KEY,
     LIGHTNING,

@@ -9,6 +9,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tests.harness.repo import git
+from tests.harness.task import FIX_LINE
+
 from .apply_runs import (
     MERGE_AND_PICK,
     OPS,
@@ -26,7 +29,6 @@ from .apply_runs import (
     user_commits,
     venv_and_secrets,
 )
-from .conftest import FIX_LINE, git
 
 __all__ = ["finished", "repo", "run_id"]  # fixtures
 

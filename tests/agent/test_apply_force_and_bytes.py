@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.repo import git
+from tests.harness.task import FIX_LINE
+
 from .apply_runs import (
     MERGE_AND_PICK,
     OPS,
@@ -29,7 +32,6 @@ from .apply_runs import (
     ssw,
     user_commits,
 )
-from .conftest import FIX_LINE, git
 
 __all__ = ["finished", "repo", "run_id"]  # fixtures
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench.test_resume import wait_for
+from tests.harness.cli import wait_for
+from tests.harness.repo import git
+from tests.harness.task import FIX_LINE
 
 from .apply_runs import (
     finished,
@@ -20,7 +22,6 @@ from .apply_runs import (
     repo,
     run_id,
 )
-from .conftest import FIX_LINE, git
 from .test_every_end import HeldGit
 
 __all__ = ["finished", "repo", "run_id"]  # fixtures

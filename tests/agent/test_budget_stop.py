@@ -20,26 +20,23 @@ from stepswitch.policy.model import validate_policy
 from stepswitch.records.folder import RunFolder
 from stepswitch.records.run import RunIds, RunRecord
 from stepswitch.registry.presets import load_registry
-
-from .conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
-    WORKERS,
-    approve_and_summarize,
+    PassingGates,
+    every_worker,
     explore,
-    fix_the_bug,
     make_policy,
-    make_repo,
-    worker,
+    whole_fix,
 )
-from .test_run_ledger import PassingGates
 
 IDS = RunIds(run_id="r1", task_id="t1", bench_id="b1")
 KEYS: dict[Scope, str] = {"task": "t1", "run": "r1", "bench": "b1"}
 
 
 def run_under(tmp_path: Path, budget: Budget, replies: list[dict]) -> RunRecord:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
-    raw = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
+    raw = make_policy(workers=every_worker("scripted-priced"))
     server, _ = start_scripted_server(Script.model_validate({"replies": replies}))
     providers = HttpProviders(load_registry(), base_urls={"scripted": server.base_url})
     try:
@@ -74,7 +71,7 @@ def test_a_run_a_budget_refused_says_which_budget_on_its_record(
 
 
 def test_a_run_no_budget_stopped_has_no_budget_stop(tmp_path: Path, extra_models: Path):
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     record = run_under(tmp_path, Budget("bench", "b1", 100.0), replies)
 
     assert (record.outcome, record.budget_stop) == ("done", None)

@@ -7,25 +7,19 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
-from stepswitch.util.sandbox import choose_sandbox
-
-from .conftest import (
+from tests.agent.conftest import NEEDS_A_SANDBOX
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git
+from tests.harness.task import (
     approve_and_summarize,
-    done,
+    explore_running,
     fix_the_bug,
-    git,
-    make_policy,
-    tool,
-    write_policy,
-    write_script,
+    run_files,
 )
 
 CANARIES = {
@@ -37,14 +31,6 @@ CANARIES = {
 }
 HOME_SECRET = "canary-home-file-e3e3"
 CHECKOUT_SECRET = "canary-checkout-file-a9a9"
-
-
-def _sandbox_works() -> bool:
-    try:
-        choose_sandbox("auto")
-    except UsageError:
-        return False
-    return True
 
 
 def _run_with_canaries(tmp_path: Path, bug_repo: Path, sandbox: str) -> tuple[str, Path, Path]:
@@ -73,27 +59,16 @@ def _run_with_canaries(tmp_path: Path, bug_repo: Path, sandbox: str) -> tuple[st
         ]
     )
     replies = [
-        done("plan"),
-        done("calc/ops.py"),
-        done("notes"),
-        tool("run", command=attempts),
-        done("looked around"),
+        *explore_running(attempts, "looked around", notes="notes"),
         *fix_the_bug(),
         *approve_and_summarize(),
     ]
-    policy = write_policy(tmp_path, make_policy())
-    script = write_script(tmp_path, replies)
     before = {p: p.read_bytes() for p in [home / "secret.txt", bug_repo / "private.txt"]}
     env = {**os.environ, **CANARIES, "HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"}
-    args = ["run", bug_repo, "--policy", policy, "--script", script, "--task", "fix mean"]
+    args = ["run", bug_repo, *run_files(tmp_path, replies), "--task", "fix mean"]
     args += ["--sandbox", sandbox]
-    done_run = subprocess.run(
-        [sys.executable, "-m", "stepswitch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    # A real process: what /proc/PID/environ shows is what the test reads (tests/harness/cli.py).
+    done_run = run_ssw_cli(args, env=env, timeout=300, fresh=True)
     listener.close()
 
     assert done_run.returncode == 0, done_run.stdout[-3000:]
@@ -113,7 +88,7 @@ ALL_CANARIES = [*CANARIES.values(), HOME_SECRET, CHECKOUT_SECRET, "canary-dbpass
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _sandbox_works(), reason="no sandbox backend works on this machine")
+@NEEDS_A_SANDBOX
 def test_no_canary_leaves_the_sandbox_and_nothing_outside_the_worktree_changes(
     tmp_path: Path, bug_repo: Path
 ):

@@ -13,22 +13,21 @@ import pytest
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
-from tests.agent.conftest import (
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     FIX_LINE,
-    WORKERS,
     approve_and_summarize,
     done,
+    every_worker,
     explore,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     run_ssw,
     tool,
-    worker,
+    whole_fix,
     write_script,
 )
-from tests.ssw_cli import run_ssw_cli
 
 # Stopped by its step limit right after the fix: the gates never ran.
 STOPPED_AFTER_THE_FIX = [*explore(), *fix_the_bug()]
@@ -82,7 +81,7 @@ def test_a_run_stopped_by_its_limit_is_continued_on_a_new_branch_after_its_own(
 
 
 def test_a_finished_or_unknown_run_cannot_be_continued(tmp_path: Path, bug_repo: Path) -> None:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     finished = run_ssw(tmp_path, bug_repo, replies)
     assert finished.record.outcome == "done"
     with pytest.raises(UsageError, match="it ended done; only a run that ended interrupted"):
@@ -103,7 +102,7 @@ def test_a_moved_or_deleted_branch_is_refused(tmp_path: Path, bug_repo: Path) ->
 def test_the_earlier_runs_dollars_count_against_the_new_budget(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ) -> None:
-    priced = {name: worker("scripted-priced") for name in WORKERS}
+    priced = every_worker("scripted-priced")
     policy = make_policy(workers=priced)
     first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, policy=policy, max_steps=6)
     assert first.record.outcome == "limit"
@@ -179,7 +178,7 @@ def test_ssw_run_continue_through_the_cli(tmp_path: Path, bug_repo: Path) -> Non
 def test_a_continued_run_goes_on_where_it_stopped_with_todays_flags_and_costs_less_than_anew(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ) -> None:
-    priced = {name: worker("scripted-priced") for name in WORKERS}
+    priced = every_worker("scripted-priced")
     policy = make_policy(workers=priced, limits={"steps_per_rung": 30})
     first = run_ssw(tmp_path, bug_repo, STOPPED_AFTER_THE_FIX, policy=policy, max_steps=6)
     assert first.record.outcome == "limit"
@@ -200,12 +199,12 @@ def test_a_continued_run_goes_on_where_it_stopped_with_todays_flags_and_costs_le
     assert [s.step_type for s in again.model_steps] == ["edit", "review", "review", "summarize"]
     assert any("it keeps the earlier plan, files, notes, observed" in line for line in lines)
 
-    fresh_repo = make_repo(tmp_path / "fresh-repo", "mean_bug")
+    fresh_repo = sample_repo(tmp_path / "fresh-repo", "mean_bug")
     (tmp_path / "fresh").mkdir()
     fresh = run_ssw(
         tmp_path / "fresh",
         fresh_repo,
-        [*explore(), *fix_the_bug(), *approve_and_summarize()],
+        whole_fix(),
         policy=policy,
     )
     assert fresh.record.outcome == "done"

@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stepswitch.cli.render import format_step
-
-from .conftest import (
+from tests.harness.task import (
     BUG_LINE,
     approve_and_summarize,
     done,

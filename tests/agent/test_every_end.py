@@ -26,20 +26,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
-    BUG_TASK,
+from tests.harness.cli import run_ssw_cli, ssw_env
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     FIX_LINE,
-    approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    git,
-    make_policy,
-    make_repo,
-    write_policy,
-    write_script,
+    run_command,
+    whole_fix,
 )
 
 ENOSPC_GIT = "fatal: unable to write loose object file: No space left on device\n"
@@ -147,13 +142,6 @@ class Run:
         return bool(steps) and '"name":"edit"' in steps[0].read_text()
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.pop("SSW_LEDGER", None)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return {**env, **extra}
-
-
 @pytest.fixture
 def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
     """Start `ssw run` on a repository, with `shim` first on its PATH; every run it started
@@ -165,13 +153,11 @@ def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         work.mkdir()
         if shim is not None:
             env["PATH"] = f"{shim.bin}{os.pathsep}{os.environ['PATH']}"
-        command = [sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK]
-        command += ["--policy", str(write_policy(work, make_policy()))]
-        command += ["--script", str(write_script(work, replies))]
+        command = run_command(work, repo, replies)
         out, err = work / "stdout", work / "stderr"
         with out.open("w") as o, err.open("w") as e:
             proc = subprocess.Popen(
-                command, stdout=o, stderr=e, stdin=subprocess.DEVNULL, text=True, env=_env(**env)
+                command, stdout=o, stderr=e, stdin=subprocess.DEVNULL, text=True, env=ssw_env(**env)
             )
         run = Run(proc, repo, out, err)
         started.append((run, shim))
@@ -187,7 +173,7 @@ def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
 
 
 def ssw(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_ssw_cli([*args, "--repo", str(repo)], env=_env(), timeout=120)
+    return run_ssw_cli([*args, "--repo", str(repo)], env=ssw_env(), timeout=120)
 
 
 def listed(repo: Path) -> dict[str, dict]:
@@ -204,14 +190,14 @@ def head(repo: Path, rev: str) -> str:
     return git(repo, "rev-parse", rev).strip()
 
 
-FIXED = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+FIXED = whole_fix()
 # The edit, then a model call that takes 600 s: a signal then lands mid-run, the edit made.
 EDIT_THEN_WAIT = [*explore(), fix_the_bug()[0], done("x") | {"delay_s": 600}]
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", "mean_bug")
+    return sample_repo(tmp_path / "repo", "mean_bug")
 
 
 # --- a signal inside the final commit ---
@@ -230,9 +216,7 @@ def repo(tmp_path: Path) -> Path:
 def test_a_signal_inside_the_final_commit_waits_for_it_and_the_edit_is_on_the_branch(
     tmp_path: Path, repo: Path, runs: Callable[..., Run], signum: int, target: str
 ):
-    shim = HeldGit(tmp_path / "git", target)
-    run = runs(repo, FIXED, shim)
-    run.wait_for(shim.ready.exists, "the final commit")
+    shim, run = _held_at_the_final_commit(tmp_path, repo, runs, target)
     run.send(signum)
     run.wait_for(lambda: SAVING in run.stderr(), "the line saying the work is being saved")
     shim.release()
@@ -343,6 +327,26 @@ def test_git_failing_as_on_a_full_disk_during_the_gates_is_exit_1_with_no_machin
     )
 
 
+def _held_at_the_final_commit(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run], target: str = "commit-tree"
+) -> tuple[HeldGit, Run]:
+    """The bug fixed by a run whose git holds the command `target` of its final commit: the
+    shim and the run, once the command waits."""
+    shim = HeldGit(tmp_path / "git", target)
+    run = runs(repo, FIXED, shim)
+    run.wait_for(shim.ready.exists, "the final commit")
+    return shim, run
+
+
+def _held_with_a_full_record(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run]
+) -> tuple[HeldGit, Run]:
+    """A run held at its final commit, its record's disk full (`_fill_record`)."""
+    shim, run = _held_at_the_final_commit(tmp_path, repo, runs)
+    _fill_record(run)
+    return shim, run
+
+
 def _fill_record(run: Run) -> Path:
     """run.json's staging file becomes /dev/full: its next write fails with ENOSPC."""
     staged = run.folder / "run.json.tmp"
@@ -355,10 +359,7 @@ def _fill_record(run: Run) -> Path:
 def test_a_run_json_that_cannot_be_written_is_one_line_and_the_work_is_on_the_branch(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim = HeldGit(tmp_path / "git", "commit-tree")
-    run = runs(repo, FIXED, shim)
-    run.wait_for(shim.ready.exists, "the final commit")
-    _fill_record(run)
+    shim, run = _held_with_a_full_record(tmp_path, repo, runs)
     shim.release()
 
     assert run.finish() == 1
@@ -376,10 +377,7 @@ def test_a_run_json_that_cannot_be_written_is_one_line_and_the_work_is_on_the_br
 def test_a_full_disk_for_the_commit_and_the_record_keeps_the_worktree_and_clean_keeps_it(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim = HeldGit(tmp_path / "git", "commit-tree")
-    run = runs(repo, FIXED, shim)
-    run.wait_for(shim.ready.exists, "the final commit")
-    _fill_record(run)
+    shim, run = _held_with_a_full_record(tmp_path, repo, runs)
     shim.fail()
     shim.release()
 
@@ -531,6 +529,6 @@ def test_sigterm_with_no_handler_stops_the_run_then_ends_the_process_after_the_s
         "print('not reached', flush=True)\n"
     )
     done_ = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=_env()
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=ssw_env()
     )
     assert (done_.returncode, done_.stdout) == (-signal.SIGTERM, "stopped by SIGTERM\nsaved\n")

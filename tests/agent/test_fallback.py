@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,24 +18,23 @@ from typing import Any
 import pytest
 
 from stepswitch.agent.events import Notice
-from stepswitch.agent.prepare import PreparedRun
 from stepswitch.agent.providers import HttpProviders
-from stepswitch.agent.run import RunExtras, run_task
-from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.agent.run import RunExtras
 from stepswitch.cli.render import format_step
 from stepswitch.errors import ConfigError
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.fakes.scripted import Script, ScriptedResponder
-from stepswitch.ledger import Budget, open_ledger
+from stepswitch.ledger import Budget
 from stepswitch.policy.check import check_policy, render_policy_check
 from stepswitch.policy.model import validate_policy
-from stepswitch.records.folder import RunFolder, load_run
-from stepswitch.records.run import RunIds
+from stepswitch.records.folder import load_run
 from stepswitch.records.steps import ModelStep
 from stepswitch.registry.presets import load_registry
-
-from .conftest import BUG_TASK, approve_and_summarize, explore, fix_the_bug, worker
-from .test_run_ledger import PassingGates
+from tests.harness.task import (
+    run_with_passing_gates,
+    whole_fix,
+    worker,
+)
 
 QUICK_RETRY = {"retry-after": "0"}
 BLOCK = re.compile(
@@ -91,20 +89,8 @@ def run_policy(tmp_path: Path, repo: Path, raw: dict, budget_usd: float | None =
     providers = HttpProviders(load_registry())
     budgets = (Budget("task", "t1", budget_usd),) if budget_usd is not None else ()
     try:
-        with open_ledger(tmp_path / "ledger.sqlite") as ledger:
-            record = run_task(
-                PreparedRun(Workspace(repo), PassingGates()),
-                task=BUG_TASK,
-                policy=policy,
-                ledger=ledger,
-                folder=RunFolder(tmp_path / "records"),
-                ids=RunIds(run_id="r1", task_id="t1"),
-                budgets=budgets,
-                providers=providers,
-                deadline=time.monotonic() + 120,
-                extras=RunExtras(sinks=[Said(lines)]),
-            )
-            rows = ledger.rows("r1")
+        extras = RunExtras(sinks=[Said(lines)])
+        record, rows = run_with_passing_gates(tmp_path, repo, policy, providers, budgets, extras)
     finally:
         providers.close()
     steps = load_run(tmp_path / "records").model_steps
@@ -112,7 +98,7 @@ def run_policy(tmp_path: Path, repo: Path, raw: dict, budget_usd: float | None =
 
 
 def scripted_fix() -> LoopbackServer:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     return LoopbackServer(ScriptedResponder(Script.model_validate({"replies": replies})))
 
 
@@ -175,7 +161,7 @@ def test_a_provider_that_stops_answering_is_left_at_the_workers_timeout(
 def test_a_provider_that_recovers_within_the_retries_keeps_the_step(
     tmp_path: Path, bug_repo: Path
 ) -> None:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     scripted = ScriptedResponder(Script.model_validate({"replies": replies}))
     calls = iter(range(1000))
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import done, explore, make_policy, tool, write_policy, write_script
+from tests.harness.task import done, explore, make_policy, tool, write_policy, write_script
+
 from .test_run_cli import ssw
 
 

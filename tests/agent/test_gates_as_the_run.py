@@ -19,9 +19,9 @@ import pytest
 from stepswitch.errors import UsageError
 from stepswitch.util.sandbox import choose_sandbox
 from tests.gates import scratch_env
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import approve_and_summarize, done, git, run_ssw, tool
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git
+from tests.harness.task import approve_and_summarize, done, run_ssw, tool
 
 ADD = "def add(a, b):\n    return a + b\n"
 SWAPPED = ("    return a + b", "    return b + a")  # the run's edit: same behaviour

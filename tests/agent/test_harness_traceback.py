@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.records.crash import crash_traceback
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import sample_repo
 
-from .conftest import make_repo
 from .test_library import EXPLORE, FIX, CountingGates, library_run
 
 
 def test_a_harness_error_keeps_its_traceback_and_ssw_runs_show_prints_it(tmp_path: Path):
-    checkout = make_repo(tmp_path / "repo", "mean_bug")
+    checkout = sample_repo(tmp_path / "repo", "mean_bug")
     broken = CountingGates(raise_on=1)  # the gate runner itself raises at the first gate run
     record, _, _, _ = library_run(tmp_path, checkout, [*EXPLORE, *FIX], gates=broken)
     assert record.outcome == "harness_error"

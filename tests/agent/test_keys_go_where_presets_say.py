@@ -19,6 +19,7 @@ from .test_run_model_flag import (
     TokenFactoryOnLoopback,
     one_model_replies,
     ssw,
+    tokenfactory_on_loopback,
     write_script,
 )
 
@@ -164,13 +165,7 @@ def test_a_registry_preset_with_the_shipped_key_variable_at_another_host_is_refu
 def test_init_reads_no_prices_from_a_registry_preset_moved_to_another_host(tmp_path: Path):
     """`ssw init` reads prices on first use too; its control is test_init's run with
     --trust-endpoint, which reads them from the same loopback server."""
-    registry = copy_registry(tmp_path)
-    preset = registry / "providers" / "tokenfactory.toml"
-    serve = TokenFactoryOnLoopback(write_script(tmp_path, one_model_replies()))
-    with LoopbackServer(serve) as server:
-        text = preset.read_text(encoding="utf-8")
-        preset.write_text(text.replace("https://api.tokenfactory.nebius.com/v1/", server.base_url))
-        env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": KEY}
+    with tokenfactory_on_loopback(tmp_path) as (server, env):
         result = ssw("init", "tokenfactory", "--out", tmp_path / "p.toml", env_extra=env)
         heard = list(server.requests)
 

@@ -40,8 +40,8 @@ from stepswitch.wire.types import (
     ToolCall,
     Usage,
 )
-
-from .conftest import BUG_LINE, DEFAULT_POLICY, FIX_LINE, git, make_policy, make_repo
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import BUG_LINE, DEFAULT_POLICY, FIX_LINE, make_policy
 
 Reply = Callable[[Request], Completion] | dict[str, Any]
 
@@ -149,7 +149,7 @@ def _policy(**sections: Any) -> Any:
 
 @pytest.fixture
 def checkout(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", "mean_bug")
+    return sample_repo(tmp_path / "repo", "mean_bug")
 
 
 def library_run(

@@ -15,8 +15,8 @@ from stepswitch.gates.runner import run_gate
 from stepswitch.gates.warm import WarmPytest
 from stepswitch.records.steps import Escalation
 from stepswitch.registry.presets import clear_cache
-
-from .conftest import (
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     BUG_LINE,
     FIX_LINE,
     RUN_TESTS,
@@ -25,15 +25,15 @@ from .conftest import (
     done,
     explore,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     prose,
     raw_tool,
     run_ssw,
     tool,
+    tried_plus_two,
     use_extra_models,
     verdict,
+    whole_fix,
     worker,
 )
 
@@ -207,9 +207,7 @@ def test_each_gate_run_forks_from_a_warm_pytest_and_none_is_started_after_the_la
     monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", CountedWarmPytest)
     replies = [
         *explore(),
-        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),
-        done("tried + 2"),
-        done("still off"),  # triage
+        *tried_plus_two(),
         tool("edit", path="calc/ops.py", old="(len(values) + 2)", new="len(values)"),
         done("divide by len(values)"),
         *approve_and_summarize(),
@@ -260,7 +258,7 @@ def test_the_pre_flight_collects_and_traces_in_the_warm_pytest_the_first_gate_ru
     monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", RecordingWarmPytest)
     monkeypatch.setattr("stepswitch.gates.context.run_gate", counted_run_gate)
     monkeypatch.setattr("stepswitch.gates.callmap_tracer.run_gate", counted_run_gate)
-    run = run_ssw(tmp_path, bug_repo, [*explore(), *fix_the_bug(), *approve_and_summarize()])
+    run = run_ssw(tmp_path, bug_repo, whole_fix())
 
     assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
     assert [g.note for g in run.of("gates")] == ["passed"]
@@ -330,7 +328,7 @@ def tolerant_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
         *approve_and_summarize(),
     ]
     work = tmp_path_factory.mktemp("tolerant")
-    return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies)
+    return run_ssw(work, sample_repo(work / "repo", "mean_bug"), replies)
 
 
 def test_tolerated_tool_calls_let_the_run_finish(tolerant_run: Finished):
@@ -382,7 +380,7 @@ def refused_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     ]
     work = tmp_path_factory.mktemp("refused")
     (work / "outside.txt").write_text("a secret next to the repository\n")
-    return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies)
+    return run_ssw(work, sample_repo(work / "repo", "mean_bug"), replies)
 
 
 def _refusal(run: Finished, step_type: str) -> str:
@@ -450,6 +448,11 @@ def test_when_the_second_opinion_disagrees_the_record_keeps_both_verdicts(
     assert len(run.of("gates")) == 1
 
 
+def fixed_then_rejected(reasons: str) -> list[dict[str, Any]]:
+    """The fix, then the reviewer rejects it for `reasons` and the second opinion approves."""
+    return [*explore(), *fix_the_bug(), verdict("reject", reasons), verdict("approve")]
+
+
 def test_a_rejected_change_goes_back_to_its_rung_then_to_the_next_which_the_review_approves(
     tmp_path: Path, bug_repo: Path
 ):
@@ -457,10 +460,7 @@ def test_a_rejected_change_goes_back_to_its_rung_then_to_the_next_which_the_revi
     the second rejection on the rung hands the task to the next rung (`review_rejections`)."""
     docstring = tool("edit", path="calc/ops.py", old="0.0 for no values", new="0.0 for []")
     replies = [
-        *explore(),
-        *fix_the_bug(),
-        verdict("reject", "say in the docstring that [] gives 0.0"),
-        verdict("approve"),
+        *fixed_then_rejected("say in the docstring that [] gives 0.0"),
         tool("edit", path="calc/ops.py", old="0.0 for []", new="0.0 for an empty list"),
         done("docstring says what [] gives", expect="scripted-mid"),
         verdict("reject", "still not happy"),
@@ -493,10 +493,7 @@ def test_a_change_the_reviewer_rejects_on_every_rung_ends_rejected_never_done(
     the branch, committed as unfinished, and `runs apply` wants --force for it."""
     policy = make_policy(escalation={"after_review_rejections": 1})
     replies = [
-        *explore(),
-        *fix_the_bug(),
-        verdict("reject", "mean of [] should raise"),
-        verdict("approve"),
+        *fixed_then_rejected("mean of [] should raise"),
         tool("edit", path="calc/ops.py", old="0.0 for no values", new="0.0 for []"),
         done("docstring", expect="scripted-large"),
         verdict("reject", "still no raise"),
@@ -541,7 +538,7 @@ def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
         work = tmp_path_factory.mktemp("faulty")
         use_extra_models(mp, work)
         try:
-            return run_ssw(work, make_repo(work / "repo", "mean_bug"), replies, policy=policy)
+            return run_ssw(work, sample_repo(work / "repo", "mean_bug"), replies, policy=policy)
         finally:
             clear_cache()
 
@@ -598,7 +595,7 @@ def test_an_empty_reply_with_a_normal_stop_is_handled_like_prose(faulty_run: Fin
 def test_a_rung_out_of_steps_at_the_review_hands_over_instead_of_ending_the_run(
     tmp_path: Path, bug_repo: Path
 ):
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     policy = make_policy(limits={"steps_per_rung": 6})  # explore (4) + the fix (2)
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
 

@@ -24,16 +24,16 @@ from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
 from stepswitch.records.steps import GateVerdicts, ModelStep, ReviewVerdicts, StepEvent
-
-from .conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     DEFAULT_POLICY,
     approve_and_summarize,
     done,
     explore,
-    fix_the_bug,
-    make_repo,
     tool,
+    tried_plus_two,
+    whole_fix,
     write_policy,
     write_script,
 )
@@ -62,7 +62,7 @@ class Traced:
 
 def traced_run(work: Path, replies: list[dict[str, Any]]) -> Traced:
     """A scripted run through `ssw run`'s code with the trace sink on an in-memory exporter."""
-    repo = make_repo(work / "repo", "mean_bug")
+    repo = sample_repo(work / "repo", "mean_bug")
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -79,7 +79,7 @@ def traced_run(work: Path, replies: list[dict[str, Any]]) -> Traced:
 
 @pytest.fixture(scope="module")
 def fixed(tmp_path_factory: pytest.TempPathFactory) -> Traced:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     return traced_run(tmp_path_factory.mktemp("traced"), replies)
 
 
@@ -215,9 +215,7 @@ def test_failed_gates_are_verdicts_on_their_spans_and_an_escalation_is_an_event_
 ):
     replies = [
         *explore(),
-        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),
-        done("tried + 2"),
-        done("still off"),  # triage on rung 0
+        *tried_plus_two(),  # triage on rung 0
         tool("edit", path="calc/ops.py", old="+ 2)", new="+ 3)"),
         done("tried + 3"),
         done("the + n is the bug"),  # triage on rung 1

@@ -28,16 +28,13 @@ from stepswitch.errors import UsageError
 from stepswitch.fakes.loopback import LoopbackServer, Reply, ReplyQueue
 from stepswitch.records.folder import load_run
 from stepswitch.records.steps import ModelStep
-
-from .conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     BUG_TASK,
     done,
     explore,
     ledger_count,
-    make_policy,
-    make_repo,
-    write_policy,
-    write_script,
+    run_command,
 )
 
 FAKE_KEY = "sk-otel-test-0123456789abcdef"  # must reach no span
@@ -57,14 +54,6 @@ def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in env.items() if not k.startswith("OTEL_")}
     env.pop("SSW_LEDGER", None)
     return {**env, "PYTHONDONTWRITEBYTECODE": "1", "OPENAI_API_KEY": FAKE_KEY, **extra}
-
-
-def _command(work: Path, repo: Path, replies: list[dict[str, Any]], *args: str) -> list[str]:
-    return [
-        sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK,
-        "--policy", str(write_policy(work, make_policy())),
-        "--script", str(write_script(work, replies)), *args,
-    ]  # fmt: skip
 
 
 def _value(v: AnyValue) -> Any:
@@ -95,9 +84,9 @@ def received(server: LoopbackServer) -> tuple[list[Span], dict[str, Any]]:
 def test_ssw_run_sends_its_spans_to_the_otlp_endpoint_its_environment_names(
     tmp_path: Path, collector: LoopbackServer
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     # Unconfined, so that the run says which secrets its commands could read.
-    command = _command(tmp_path, repo, explore(), "--max-steps", "2", "--sandbox", "none")
+    command = run_command(tmp_path, repo, explore(), "--max-steps", "2", "--sandbox", "none")
     env = _env(
         OTEL_EXPORTER_OTLP_ENDPOINT=collector.base_url,
         OTEL_EXPORTER_OTLP_HEADERS=f"x-collector-key={COLLECTOR_KEY}",
@@ -142,9 +131,9 @@ def test_ssw_run_sends_its_spans_to_the_otlp_endpoint_its_environment_names(
 def test_a_run_stopped_by_ctrl_c_still_sends_its_run_span_as_interrupted(
     tmp_path: Path, collector: LoopbackServer
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     replies = [explore()[0], done("x") | {"delay_s": 600}]  # the second call does not answer
-    command = _command(tmp_path, repo, replies)
+    command = run_command(tmp_path, repo, replies)
     env = _env(OTEL_EXPORTER_OTLP_ENDPOINT=collector.base_url)
     proc = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
@@ -175,12 +164,12 @@ def test_a_run_stopped_by_ctrl_c_still_sends_its_run_span_as_interrupted(
 
 
 def test_tracing_asked_for_without_the_extra_is_one_line_naming_the_install(tmp_path: Path):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     # `ssw` with the opentelemetry packages made unimportable, as on an install without the extra.
     hide = (
         "import sys; sys.modules['opentelemetry'] = None; from stepswitch.cli import main; main()"
     )
-    command = [sys.executable, "-c", hide, *_command(tmp_path, repo, explore())[3:]]
+    command = [sys.executable, "-c", hide, *run_command(tmp_path, repo, explore())[3:]]
     env = _env(OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="http://127.0.0.1:9/v1/traces")
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 
@@ -233,8 +222,8 @@ def test_an_exporter_or_protocol_ssw_cannot_use_is_refused_naming_it(
 
 
 def test_the_console_exporter_writes_spans_to_stderr_so_json_on_stdout_stays_json(tmp_path: Path):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
-    command = _command(tmp_path, repo, explore(), "--max-steps", "1", "--json")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
+    command = run_command(tmp_path, repo, explore(), "--max-steps", "1", "--json")
     env = _env(OTEL_TRACES_EXPORTER="console")
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 

@@ -17,10 +17,18 @@ from stepswitch.fakes.scripted import load_script
 from stepswitch.policy.one_model import one_model_policy
 from stepswitch.records.folder import load_run
 from stepswitch.registry.presets import load_registry
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import write_script
 
 from ..test_cli import copy_registry
-from .conftest import git, make_repo, write_script
-from .test_run_model_flag import KEY, LIGHTNING, TokenFactoryOnLoopback, one_model_replies, ssw
+from .test_run_model_flag import (
+    KEY,
+    LIGHTNING,
+    TokenFactoryOnLoopback,
+    one_model_replies,
+    ssw,
+    tokenfactory_on_loopback,
+)
 
 
 def _steps(repo: Path, record: dict) -> list[tuple[str, str, list[tuple[str, str]]]]:
@@ -36,15 +44,9 @@ def _steps(repo: Path, record: dict) -> list[tuple[str, str, list[tuple[str, str
 def test_a_recorded_run_replays_with_no_key_and_gives_the_same_steps_and_change(
     tmp_path: Path,
 ) -> None:
-    registry = copy_registry(tmp_path)
-    preset = registry / "providers" / "tokenfactory.toml"
-    serve = TokenFactoryOnLoopback(write_script(tmp_path, one_model_replies()))
     recorded = tmp_path / "recorded.yaml"
-    first_repo = make_repo(tmp_path / "first", "mean_bug")
-    with LoopbackServer(serve) as server:
-        text = preset.read_text(encoding="utf-8")
-        preset.write_text(text.replace("https://api.tokenfactory.nebius.com/v1/", server.base_url))
-        env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": KEY}
+    first_repo = sample_repo(tmp_path / "first", "mean_bug")
+    with tokenfactory_on_loopback(tmp_path) as (_, env):
         first = ssw("run", first_repo, "--model", f"tokenfactory:{LIGHTNING}",
                     "--task", "fix mean", "--record", recorded, "--json",
                     "--trust-endpoint", "127.0.0.1", env_extra=env)  # fmt: skip
@@ -58,7 +60,7 @@ def test_a_recorded_run_replays_with_no_key_and_gives_the_same_steps_and_change(
     assert script.policy is not None and script.policy["workers"]["model"]["provider"] == "scripted"
     assert KEY not in recorded.read_text(encoding="utf-8")
 
-    second_repo = make_repo(tmp_path / "second", "mean_bug")
+    second_repo = sample_repo(tmp_path / "second", "mean_bug")
     replay = ssw("run", second_repo, "--script", recorded, "--task", "fix mean", "--json")
     assert replay.returncode == 0, replay.stderr
     again = json.loads(replay.stdout)

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from stepswitch.records.folder import load_run
-
-from .conftest import approve_and_summarize, done, explore, fix_the_bug, make_repo, run_ssw
+from tests.harness.repo import sample_repo
+from tests.harness.task import approve_and_summarize, done, explore, fix_the_bug, run_ssw
 
 # RIGHT-TO-LEFT OVERRIDE reverses what follows; U+009B is CSI to a terminal that takes C1;
 # U+0085 and U+2028 end a line for str.splitlines.
@@ -20,7 +20,7 @@ RAW = ["\u202e", "\u202c", "\u009b", "\u2066", "\u2069", "\x85", "\u2028", "\x7f
 def test_a_model_steps_bidi_and_c1_controls_are_escaped_in_the_files_and_load_back_equal(
     tmp_path: Path,
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     first = {**done(HOSTILE), "content": HOSTILE}  # the answer's text and its tool call's
     replies = [first, *explore()[1:], *fix_the_bug(), *approve_and_summarize()]
 
@@ -39,7 +39,7 @@ def test_a_model_steps_bidi_and_c1_controls_are_escaped_in_the_files_and_load_ba
 def test_a_steps_file_written_before_with_raw_line_separators_in_a_string_still_loads(
     tmp_path: Path,
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     first = {**done(HOSTILE), "content": HOSTILE}
     run = run_ssw(tmp_path, repo, [first, *explore()[1:], *fix_the_bug(), *approve_and_summarize()])
     steps = run.folder / "steps.jsonl"

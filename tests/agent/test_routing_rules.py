@@ -8,23 +8,24 @@ from pathlib import Path
 
 from stepswitch.agent.workspace.runs import clean_run, find_run
 from stepswitch.records.steps import Escalation
-
-from .conftest import (
+from tests.harness.repo import git
+from tests.harness.task import (
     approve_and_summarize,
     done,
     explore,
     fix_the_bug,
-    git,
     make_policy,
     run_ssw,
     tool,
+    tried_plus_two,
+    whole_fix,
 )
 
 
 def test_other_workers_calls_never_use_the_rungs_steps(tmp_path: Path, bug_repo: Path):
     # plan (large) and navigate/read (small) are not the mid rung's: its 3 steps are its run,
     # its edit and the edit's `done`, so it finishes the task without handing it over.
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     run = run_ssw(tmp_path, bug_repo, replies, policy=make_policy(limits={"steps_per_rung": 3}))
 
     assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.record.reason
@@ -55,9 +56,7 @@ def test_a_rung_that_spends_its_own_steps_hands_over_and_says_which_rule_fired(
 def test_gate_failures_escalate_under_their_own_rule(tmp_path: Path, bug_repo: Path):
     replies = [
         *explore(),
-        tool("edit", path="calc/ops.py", old="+ 1)", new="+ 2)"),
-        done("tried + 2"),
-        done("still off"),  # triage
+        *tried_plus_two(),
         tool("edit", path="calc/ops.py", old="+ 2)", new="+ 3)"),
         done("tried + 3"),
         done("the + n is the bug", expect="scripted-large"),

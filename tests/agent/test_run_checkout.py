@@ -7,9 +7,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import explore, git, make_policy, write_policy, write_script
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git
+from tests.harness.task import explore, make_policy, write_policy, write_script
 
 
 def _git_in(repo: Path, *args: str, input: str) -> str:

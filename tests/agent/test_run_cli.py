@@ -16,21 +16,20 @@ from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     BUG_LINE,
     FIX_LINE,
-    WORKERS,
     Finished,
     approve_and_summarize,
     done,
+    every_worker,
     explore,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     run_ssw,
+    whole_fix,
     worker,
     write_policy,
     write_script,
@@ -46,9 +45,9 @@ class FixedRun(NamedTuple):
 
 @pytest.fixture(scope="module")
 def fixed(tmp_path_factory: pytest.TempPathFactory) -> FixedRun:
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize("Fix mean\n\nDivide by n.")]
+    replies = whole_fix("Fix mean\n\nDivide by n.")
     work = tmp_path_factory.mktemp("fixed")
-    repo = make_repo(work / "repo", "mean_bug")
+    repo = sample_repo(work / "repo", "mean_bug")
     head = git(repo, "rev-parse", "HEAD").strip()
     return FixedRun(run_ssw(work, repo, replies), head)
 
@@ -143,7 +142,7 @@ def test_bytecode_left_by_the_gates_is_not_committed_with_the_change(
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)  # as most users run
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)  # no personal ignore rules
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    run = run_ssw(tmp_path, bug_repo, [*explore(), *fix_the_bug(), *approve_and_summarize()])
+    run = run_ssw(tmp_path, bug_repo, whole_fix())
 
     assert run.record.outcome == "done"
     assert run.branch_files() == ["calc/ops.py"]
@@ -163,7 +162,7 @@ def test_a_run_stops_before_the_call_that_could_pass_its_budget(
     # ~2.6-3.3 kB body), $0.02. Each call reserves its prompt bound (body bytes + 1,024) and its
     # 1,024-token cap (no lower cap above the floor): ~$0.05. After two calls $0.04 is
     # spent, and the third could cost ~$0.05 more: past a $0.08 budget.
-    workers = {name: worker("scripted-priced", max_output_tokens=1024) for name in WORKERS}
+    workers = every_worker("scripted-priced", max_output_tokens=1024)
     policy = make_policy(workers=workers)
     replies = [{**reply, **_usage(2_000)} for reply in [*explore(), *fix_the_bug()]]
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy, budget_usd=0.08)
@@ -253,7 +252,7 @@ def ssw(*args: str | Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def files(tmp_path: Path) -> tuple[Path, Path]:
     """A policy and a script for `ssw run`."""
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     return write_policy(tmp_path, make_policy()), write_script(tmp_path, replies)
 
 

@@ -5,39 +5,32 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from stepswitch.agent.prepare import PreparedRun
 from stepswitch.agent.providers import HttpProviders
-from stepswitch.agent.run import run_task
-from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.fakes.scripted import Script, start_scripted_server
-from stepswitch.gates.runner import GateResult
-from stepswitch.gates.suite import SuiteResult
 from stepswitch.ledger import Budget, open_ledger
 from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.policy.model import validate_policy
-from stepswitch.records.folder import RunFolder, load_run
-from stepswitch.records.run import RunIds
+from stepswitch.records.folder import load_run
 from stepswitch.registry.presets import Price, load_registry
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
-    BUG_TASK,
-    WORKERS,
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     approve_and_summarize,
+    every_worker,
     explore,
     fix_the_bug,
     ledger_count,
     make_policy,
-    make_repo,
+    run_command,
     run_ssw,
-    worker,
+    run_with_passing_gates,
+    wait_for_the_third_call,
+    whole_fix,
 )
 
 
@@ -48,7 +41,7 @@ def _usage(prompt_tokens: int, completion_tokens: int = 0) -> dict[str, Any]:
 def test_every_model_step_of_a_run_is_a_ledger_row_with_its_dollars(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ):
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-priced"))
     replies = [{**r, **_usage(1_000, 100)} for r in [*explore(), *fix_the_bug()]]
     replies += [{**r, **_usage(1_000, 100)} for r in approve_and_summarize()]
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
@@ -66,10 +59,10 @@ def test_lost_usage_shows_as_a_range_in_the_bill_never_one_number(
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ):
     policy = make_policy(
-        workers={name: worker("scripted-priced") for name in WORKERS},
+        workers=every_worker("scripted-priced"),
         ledger={"on_lost_usage": "continue"},
     )
-    first, *rest = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    first, *rest = whole_fix()
     replies = [{**first, "omit_usage": True}, *[{**r, **_usage(1_000)} for r in rest]]
     run = run_ssw(tmp_path, bug_repo, replies, policy=policy)
 
@@ -82,7 +75,7 @@ def test_lost_usage_shows_as_a_range_in_the_bill_never_one_number(
 
 
 def test_ssw_ledger_reports_a_run_by_step_type_and_by_tag(tmp_path: Path, bug_repo: Path):
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     run = run_ssw(tmp_path, bug_repo, replies, tags=(("team", "search"),))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     ledger = str(bug_repo / ".ssw" / "ledger.sqlite")
@@ -131,28 +124,13 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
     tmp_path: Path, bug_repo: Path, extra_models: Path
 ):
     import signal
-    import time
-
-    from .conftest import BUG_TASK, write_policy, write_script
 
     plan, navigate, read, *_ = explore()
     replies = [plan, navigate, {**read, "delay_s": 120}]  # the third call hangs until the kill
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-priced"))
     ledger = bug_repo / ".ssw" / "ledger.sqlite"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    command = [
-        sys.executable,
-        "-m",
-        "stepswitch",
-        "run",
-        str(bug_repo),
-        "--task",
-        BUG_TASK,
-        "--policy",
-        str(write_policy(tmp_path, policy)),
-        "--script",
-        str(write_script(tmp_path, replies)),
-    ]
+    command = run_command(tmp_path, bug_repo, replies, policy=policy)
     process = subprocess.Popen(
         command,
         env=env,
@@ -161,11 +139,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not (ledger_count(ledger, "settled") == 2 and ledger_count(ledger, "reserved") == 1):
-            assert process.poll() is None, "ssw run ended before the hanging call"
-            assert time.monotonic() < deadline, "the third call never started"
-            time.sleep(0.05)  # polling a file another process writes; the check is the condition
+        wait_for_the_third_call(ledger, process)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
     finally:
@@ -173,13 +147,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
             os.killpg(process.pid, signal.SIGKILL)
 
     assert ledger_count(ledger, "settled") == 2  # every committed row survived
-    result = subprocess.run(
-        [sys.executable, "-m", "stepswitch", "ledger", "--ledger", str(ledger), "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    result = run_ssw_cli(["ledger", "--ledger", str(ledger), "--json"], env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert len(report["orphaned"]) == 1  # the open reservation, named; settled by a writer
@@ -195,7 +163,7 @@ def test_a_run_killed_mid_call_keeps_its_rows_and_the_next_start_reports_the_ope
 
 
 def _priced(**extra: Any) -> dict[str, Any]:
-    return make_policy(workers={name: worker("scripted-priced", **extra) for name in WORKERS})
+    return make_policy(workers=every_worker("scripted-priced", **extra))
 
 
 def test_a_provider_that_over_reports_prompt_tokens_stops_the_run_at_once_saying_by_how_much(
@@ -260,41 +228,19 @@ def test_a_budget_under_the_floor_refuses_the_first_call_naming_what_to_change(
         assert ledger.rows() == []  # nothing left the machine
 
 
-class PassingGates:
-    names = ("check",)
-    description = "  gates (test): check"
-
-    def before_edit(self) -> None:
-        pass
-
-    def run(self, changed: list[str]) -> SuiteResult:
-        return SuiteResult((GateResult("check", True, 0.01, "passed", "passed"),))
-
-
 def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
     tmp_path: Path, extra_models: Path
 ):
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = validate_policy(_priced(max_output_tokens=100_000), "test-policy.toml")
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     script = Script.model_validate({"replies": [{**r, **_usage(1_000, 100)} for r in replies]})
     server, _ = start_scripted_server(script)
     providers = HttpProviders(load_registry(), base_urls={"scripted": server.base_url})
     limit = 0.5  # 100,000 output tokens alone would reserve $1.00 at $10 a million
     try:
-        with open_ledger(tmp_path / "ledger.sqlite") as ledger:
-            record = run_task(
-                PreparedRun(Workspace(repo), PassingGates()),
-                task=BUG_TASK,
-                policy=policy,
-                ledger=ledger,
-                folder=RunFolder(tmp_path / "records"),
-                ids=RunIds(run_id="r1", task_id="t1"),
-                budgets=(Budget("task", "t1", limit),),
-                providers=providers,
-                deadline=time.monotonic() + 120,
-            )
-            rows = ledger.rows("r1")
+        budgets = (Budget("task", "t1", limit),)
+        record, rows = run_with_passing_gates(tmp_path, repo, policy, providers, budgets)
     finally:
         providers.close()
         server.stop()

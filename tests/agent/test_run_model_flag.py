@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,10 +17,11 @@ from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.fakes.scripted import ScriptedResponder, load_script
 from stepswitch.records.run import RunRecord
 from stepswitch.site.sources import contestant_of
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git
+from tests.harness.task import done, explore, fix_the_bug, verdict, write_script
 
 from ..test_cli import copy_registry
-from .conftest import done, explore, fix_the_bug, git, verdict, write_script
 
 LISTING = Path(__file__).resolve().parents[1] / "fixtures" / "prices"
 LIGHTNING = "nvidia/Nemotron-3_5-Lightning"
@@ -118,17 +121,26 @@ class TokenFactoryOnLoopback:
         return self.chat(request)
 
 
-@pytest.mark.slow
-def test_a_run_reads_unknown_prices_from_the_model_list_and_says_so_in_run_json(
-    tmp_path: Path, bug_repo: Path
-):
+@contextmanager
+def tokenfactory_on_loopback(tmp_path: Path) -> Iterator[tuple[LoopbackServer, dict[str, str]]]:
+    """Token Factory's shipped preset moved to a loopback server that lists its models and
+    answers one_model_replies(): the server, and the environment (registry, key) for ssw."""
     registry = copy_registry(tmp_path)
     preset = registry / "providers" / "tokenfactory.toml"
     serve = TokenFactoryOnLoopback(write_script(tmp_path, one_model_replies()))
     with LoopbackServer(serve) as server:
         text = preset.read_text(encoding="utf-8")
         preset.write_text(text.replace("https://api.tokenfactory.nebius.com/v1/", server.base_url))
-        env = {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": KEY}
+        yield server, {"SSW_REGISTRY": str(registry), "NEBIUS_API_KEY": KEY}
+
+
+@pytest.mark.slow
+def test_a_run_reads_unknown_prices_from_the_model_list_and_says_so_in_run_json(
+    tmp_path: Path, bug_repo: Path
+):
+    with tokenfactory_on_loopback(tmp_path) as (server, env):
+        preset = Path(env["SSW_REGISTRY"]) / "providers" / "tokenfactory.toml"
+        moved = preset.read_text(encoding="utf-8")
         result = ssw("run", bug_repo, "--model", f"tokenfactory:{LIGHTNING}",
                      "--task", "fix mean", "--json", "--trust-endpoint", "127.0.0.1",
                      env_extra=env)  # fmt: skip
@@ -152,7 +164,6 @@ def test_a_run_reads_unknown_prices_from_the_model_list_and_says_so_in_run_json(
     assert KEY not in result.stdout + result.stderr
     # Kept in the user's price cache for that host, as `ssw prices refresh` keeps them; the
     # preset is as it was (ADR 0061).
-    assert preset.read_text(encoding="utf-8") == text.replace(
-        "https://api.tokenfactory.nebius.com/v1/", server.base_url
-    )
+    assert "https://api.tokenfactory.nebius.com/v1/" not in moved and server.base_url in moved
+    assert preset.read_text(encoding="utf-8") == moved
     assert "kept in your price cache" in said[0]

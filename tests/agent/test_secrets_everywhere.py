@@ -21,18 +21,15 @@ from pathlib import Path
 import pytest
 
 from stepswitch.cli.live import CLEAR
-from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
-from stepswitch.util.sandbox import choose_sandbox
+from tests.agent.conftest import NEEDS_A_SANDBOX
 from tests.bench import write_task
-
-from .conftest import (
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     approve_and_summarize,
     done,
     fix_the_bug,
-    git,
     make_policy,
-    make_repo,
     prose,
     tool,
     write_policy,
@@ -108,14 +105,6 @@ print(line)
 NO_TERMINAL = "stdin none, stdout none, stderr none, /dev/tty none, controlling 0;"
 
 
-def _sandbox_works() -> bool:
-    try:
-        choose_sandbox("auto")
-    except UsageError:
-        return False
-    return True
-
-
 def on_a_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
     """`python args...` as a user starts it from a terminal: a pseudo-terminal (raw, so the
     bytes are the program's own) as its stdin, stdout, stderr and controlling terminal. Its exit
@@ -170,7 +159,7 @@ def _env() -> dict[str, str]:
 
 
 def _probed_repo(target: Path, gates: str) -> Path:
-    repo = make_repo(target, "mean_bug")
+    repo = sample_repo(target, "mean_bug")
     (repo / "probe.py").write_text(PROBE, encoding="utf-8")
     (repo / ".stepswitch.toml").write_text(gates, encoding="utf-8")
     git(repo, "add", "-A")
@@ -332,7 +321,7 @@ def test_without_a_sandbox_no_gate_or_run_command_has_ssws_terminal(unconfined: 
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _sandbox_works(), reason="no sandbox backend works on this machine")
+@NEEDS_A_SANDBOX
 def test_in_the_sandbox_no_gate_or_run_command_has_ssws_terminal(tmp_path: Path):
     confined = _ssw_run(tmp_path, "auto")
 

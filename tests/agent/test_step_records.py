@@ -8,10 +8,8 @@ SIGINT once the marker is there, so the signal lands while the step's tool runs.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,19 +21,16 @@ from stepswitch.records.folder import load_run
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import Totals
 from stepswitch.records.steps import Escalation, GateVerdicts, ModelStep, StepEvent
-
-from .conftest import (
-    BUG_TASK,
-    approve_and_summarize,
+from tests.harness.cli import ssw_env
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     done,
     explore,
     fix_the_bug,
-    make_policy,
-    make_repo,
+    run_command,
     run_ssw,
     tool,
-    write_policy,
-    write_script,
+    whole_fix,
 )
 
 MARKER = "ssw-step-tool-started"
@@ -69,13 +64,6 @@ def counted(totals: Totals) -> dict[str, object]:
     }
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.pop("SSW_LEDGER", None)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return {**env, **extra}
-
-
 @pytest.fixture
 def started(tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
     procs: list[subprocess.Popen[str]] = []
@@ -101,8 +89,8 @@ def _wait_for(proc: subprocess.Popen[str], found: Callable[[], bool], err: Path)
 def test_a_finished_run_totals_are_the_sums_of_its_model_steps(tmp_path: Path) -> None:
     from stepswitch.records.run import totals_of
 
-    repo = make_repo(tmp_path / "repo", "mean_bug")
-    run = run_ssw(tmp_path, repo, [*explore(), *fix_the_bug(), *approve_and_summarize()])
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
+    run = run_ssw(tmp_path, repo, whole_fix())
     assert run.record.outcome == "done"
     assert counted(run.saved.totals) == sums(run.events)
     assert run.saved.totals == totals_of(run.events).model_copy(
@@ -114,18 +102,16 @@ def test_a_finished_run_totals_are_the_sums_of_its_model_steps(tmp_path: Path) -
 def test_sigint_while_a_steps_tool_runs_leaves_run_json_agreeing_with_steps_jsonl(
     tmp_path: Path, started: list[subprocess.Popen[str]]
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     replies = [*explore()[:3], tool("run", command=HOLD), done("ran"), *fix_the_bug()]
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    command = [sys.executable, "-m", "stepswitch", "run", str(repo), "--task", BUG_TASK]
-    command += ["--policy", str(write_policy(tmp_path, make_policy()))]
-    command += ["--script", str(write_script(tmp_path, replies))]
+    command = run_command(tmp_path, repo, replies)
     out, err = tmp_path / "stdout", tmp_path / "stderr"
     with out.open("w") as o, err.open("w") as e:
         proc = subprocess.Popen(
             command, stdout=o, stderr=e, stdin=subprocess.DEVNULL, text=True,
-            env=_env(TMPDIR=str(scratch)),
+            env=ssw_env(TMPDIR=str(scratch)),
         )  # fmt: skip
     started.append(proc)
     _wait_for(proc, lambda: any(scratch.glob(f"ssw-home-*/tmp/{MARKER}")), err)

@@ -12,8 +12,11 @@ import pytest
 
 from stepswitch.agent.tier_memory import recall
 from stepswitch.policy.model import validate_policy
-
-from .conftest import approve_and_summarize, explore, fix_the_bug, make_policy, run_ssw
+from tests.harness.task import (
+    make_policy,
+    run_ssw,
+    whole_fix,
+)
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "fixtures" / "synthetic_runs"
 LADDER = ("mid", "large")
@@ -72,7 +75,7 @@ def test_a_run_with_memory_starts_its_edits_on_the_rung_recent_runs_needed(
     runs = bug_repo / ".ssw" / "runs"
     for run in ("r-a", "r-b", "r-c"):
         shutil.copytree(SYNTHETIC / run, runs / run)
-    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    replies = whole_fix()
     ran = run_ssw(tmp_path, bug_repo, replies, policy=_memory_policy(True),
                   tags=(("task_kind", "bugfix"),))  # fmt: skip
     assert ran.record.outcome == "done"

@@ -17,17 +17,13 @@ import pytest
 from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.util.sandbox import choose_sandbox
-from tests.ssw_cli import run_ssw_cli
-
-from .conftest import (
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git
+from tests.harness.task import (
     approve_and_summarize,
-    done,
+    explore_running,
     fix_the_bug,
-    git,
-    make_policy,
-    tool,
-    write_policy,
-    write_script,
+    run_files,
 )
 
 BACKENDS = ("bwrap", "unshare")
@@ -73,17 +69,11 @@ def _hostile_run(
         ]
     )
     replies = [
-        done("plan"),
-        done("calc/ops.py"),
-        done("notes"),
-        tool("run", command=f"{plant_hostile_git(marker)} ; {reach}"),
-        done("looked around"),
+        *explore_running(f"{plant_hostile_git(marker)} ; {reach}", "looked around", notes="notes"),
         *fix_the_bug(),
         *approve_and_summarize(message),
     ]
-    policy = write_policy(tmp_path, make_policy())
-    script = write_script(tmp_path, replies)
-    args = ["run", repo, "--policy", policy, "--script", script, "--task", "fix mean"]
+    args = ["run", repo, *run_files(tmp_path, replies), "--task", "fix mean"]
     args += ["--sandbox", sandbox]
     finished = run_ssw_cli(args, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=300)
     [folder] = list((repo / ".ssw" / "runs").iterdir())

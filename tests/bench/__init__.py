@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -78,11 +76,3 @@ def write_task(
         else:
             path.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
     return folder
-
-
-def commit_all(root: Path) -> None:
-    """Make `root` a git repository with everything in it committed."""
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    ident = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "run"]):
-        subprocess.run(["git", *ident, *args], cwd=root, env=env, check=True, capture_output=True)

@@ -11,7 +11,7 @@ import pytest
 import tomli_w
 
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 from . import write_task
 

@@ -17,12 +17,11 @@ import tomli_w
 import yaml
 
 from stepswitch.bench.folder_lock import LOCK_FILE
-from tests.agent.conftest import WORKERS, make_policy, use_extra_models, worker
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli, wait_for
+from tests.harness.task import every_worker, make_policy, use_extra_models
 
 from . import write_task
 from .test_cli_bench import SCRIPT, _tool
-from .test_resume import wait_for
 
 ARGS = [
     "bench", "run", "--suite", "suite", "--contestant", "ladder.toml", "--script",
@@ -38,7 +37,7 @@ def _setup(work: Path, mp: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, st
     os.mkfifo(gate)
     waits = [_tool("run", command=f"touch {mark}; cat {gate}"), SCRIPT[3]]
     replies = [*SCRIPT[:3], *waits, *SCRIPT[4:]]
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    policy = make_policy(workers=every_worker("scripted-priced"))
     (work / "ladder.toml").write_text(tomli_w.dumps(policy))
     (work / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
     use_extra_models(mp, work)  # SSW_REGISTRY: the registry with scripted-priced

@@ -4,6 +4,7 @@ $TMPDIR, and the same command resumes it without running any task twice."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -16,11 +17,12 @@ import tomli_w
 import yaml
 
 from stepswitch.bench import journal
-from tests.agent.conftest import DEFAULT_POLICY
+from tests.harness.cli import wait_for
+from tests.harness.task import DEFAULT_POLICY
 
 from . import write_task
 from .test_cli_bench import SCRIPT, _tool
-from .test_resume import lines, wait_for
+from .test_resume import lines
 
 TEMPORARY = ("ssw-home-", "ssw-bench-")  # what a bench makes in $TMPDIR
 
@@ -50,15 +52,27 @@ def left_in(tmpdir: Path) -> list[str]:
 
 def waiting_ladder(work: Path) -> Path:
     """A ladder whose RUN step runs a command that waits: the bench is mid-run when it is
-    stopped. Returns the file the command touches as it starts."""
+    stopped. Returns the file the command writes its pid to as it starts."""
     write_task(work, "t1")
     mark = work / "run-started"
-    waits = [_tool("run", command=f"touch {mark}; exec sleep 600"), SCRIPT[3]]
+    waits = [_tool("run", command=f"echo $$ > {mark}; exec sleep 600"), SCRIPT[3]]
     replies = [*SCRIPT[:3], *waits, *SCRIPT[4:]]
     (work / "ladder.toml").write_text(tomli_w.dumps(DEFAULT_POLICY))
     (work / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
     (work / "tmp").mkdir()
     return mark
+
+
+def command_started(mark: Path) -> bool:
+    """Whether the waiting ladder's command has started and written its pid to `mark`."""
+    return mark.exists() and mark.read_text().strip() != ""
+
+
+def end_the_waiting_command(mark: Path) -> None:
+    """Kill the waiting ladder's command: its own session, not in the bench's group."""
+    if command_started(mark):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(mark.read_text()), signal.SIGKILL)
 
 
 def sigterm_mid_run(proc: subprocess.Popen[str], mark: Path) -> tuple[str, str]:

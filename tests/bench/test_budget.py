@@ -13,7 +13,7 @@ from stepswitch.bench.executor import local_executor
 from stepswitch.bench.runner import BenchSpec, run_bench
 from stepswitch.bench.task import load_suite
 from stepswitch.ledger import open_ledger
-from tests.agent.conftest import use_extra_models
+from tests.harness.task import use_extra_models
 
 from . import write_task
 from .fakes import FakeContestant

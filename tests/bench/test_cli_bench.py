@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from stepswitch.cli.bench import bench_app, default_out
 from stepswitch.errors import UsageError
-from tests.agent.conftest import DEFAULT_POLICY
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
+from tests.harness.task import DEFAULT_POLICY
 
 from . import write_task
 

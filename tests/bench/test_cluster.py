@@ -14,9 +14,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from stepswitch.errors import AuthError, UsageError
 from stepswitch.ledger import open_ledger
 from stepswitch.registry.presets import clear_cache, load_registry
 from stepswitch.registry.trust import Trust
+from tests.harness.cli import wait_for
 
 distributed = pytest.importorskip("distributed")
 
@@ -48,14 +48,6 @@ SCRIPTED = REPO / "claims/scripted"
 TASK = REPO / "bench/suites/general/paginate-last-page"
 CAP = 1.0  # dollars per task run: above its costliest call's bound ($0.23); it bills ~$0.013
 ORACLE, NULL = BuiltinContestant("oracle"), BuiltinContestant("null")
-
-
-def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 120) -> None:
-    end = time.monotonic() + limit_s
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from stepswitch.bench.plan import RunKey
 from stepswitch.bench.travel import RemoteJob, TaskFiles, TravellingContestant
 from stepswitch.cli import bench_cluster
 from stepswitch.errors import UsageError
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 distributed = pytest.importorskip("distributed")
 

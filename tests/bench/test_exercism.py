@@ -12,7 +12,7 @@ from stepswitch.bench.exercism import import_exercism
 from stepswitch.bench.import_source import LINKS_NOT_FOLLOWED
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 
 def _exercise(root: Path, slug: str, files: dict[str, str]) -> None:

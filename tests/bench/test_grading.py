@@ -1,14 +1,16 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
-from stepswitch.bench.grading_folder import grade, run_pytest
+from stepswitch.bench.grading_folder import TestVerdict, grade, run_pytest
 from stepswitch.bench.grading_layout import lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, load_task
 from stepswitch.util.git_checkouts import checkout_tree
-from tests.bench import FIXED, commit_all, write_task
+from tests.bench import FIXED, write_task
+from tests.harness.repo import commit_all, git
 
 
 @pytest.fixture
@@ -82,6 +84,7 @@ def test_a_conftest_that_skips_everything_does_not_pass_the_grade(task, tmp_path
 
 def test_grade_of_the_committed_tree_ignores_uncommitted_edits(task, tmp_path):
     repo = agent_tree(task, tmp_path, {"calc.py": FIXED})
+    git(repo, "init", "-q")
     commit_all(repo)
     (repo / "calc.py").write_text("def add(a, b):\n    return 0\n")
     tree = checkout_tree(repo)
@@ -90,6 +93,19 @@ def test_grade_of_the_committed_tree_ignores_uncommitted_edits(task, tmp_path):
     verdict = grade(task, tmp_path / "exported", tmp_path)
     assert verdict.passed, verdict.output
     assert verdict.summary() == "1 passed"
+
+
+def _graded(tmp_path: Path, test_file: str) -> TestVerdict:
+    """`python -m pytest -q TEST_FILE` in tmp_path/work as grading runs it, scratch beside."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    return run_pytest(
+        ["python", "-m", "pytest", "-q", test_file],
+        tmp_path / "work",
+        per_test_timeout_s=10,
+        timeout_s=60,
+        scratch=scratch,
+    )
 
 
 def test_tests_run_with_a_scrubbed_environment(tmp_path, monkeypatch):
@@ -106,15 +122,7 @@ def test_tests_run_with_a_scrubbed_environment(tmp_path, monkeypatch):
         "    assert os.environ['PYTHONHASHSEED'] == '0'\n"
         "    assert os.environ['PATH'].split(os.pathsep)[0] == os.path.dirname(sys.executable)\n"
     )
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    verdict = run_pytest(
-        ["python", "-m", "pytest", "-q", "test_env.py"],
-        tmp_path / "work",
-        per_test_timeout_s=10,
-        timeout_s=60,
-        scratch=scratch,
-    )
+    verdict = _graded(tmp_path, "test_env.py")
     assert verdict.passed, verdict.output
 
 
@@ -127,15 +135,7 @@ def test_no_installed_plugin_loads_unless_the_command_names_it(tmp_path):
         "    assert pytestconfig.pluginmanager.list_plugin_distinfo() == []\n"
         "    assert pytestconfig.pluginmanager.has_plugin('ssw_grading_timeout')\n"
     )
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    verdict = run_pytest(
-        ["python", "-m", "pytest", "-q", "test_plugins.py"],
-        tmp_path / "work",
-        per_test_timeout_s=10,
-        timeout_s=60,
-        scratch=scratch,
-    )
+    verdict = _graded(tmp_path, "test_plugins.py")
     assert verdict.passed, verdict.output
 
 

@@ -21,20 +21,11 @@ from stepswitch.bench.grading_layout import TreeRefused, lay_out
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, load_task
 from stepswitch.errors import UsageError
 from stepswitch.util.sandbox import Sandbox, choose_sandbox
+from tests.harness.rigs import PASS_ALL
 
 from . import BUGGY, FIXED, write_task
 
 BACKENDS = ("none", "bwrap", "unshare")
-# A plugin that reports every test as passed, failing or not.
-PASS_ALL = """
-import pytest
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    report.outcome = "passed"
-    return report
-"""
 # The files each route adds to a tree whose calc.py is still the buggy start.
 ROUTES: dict[str, dict[str, str]] = {
     "tox.ini addopts": {"tox.ini": "[pytest]\naddopts = -p rig\n", "rig.py": PASS_ALL},

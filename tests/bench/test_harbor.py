@@ -19,7 +19,7 @@ from stepswitch.bench.harbor import export_suite, export_task, import_harbor
 from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 REPO = Path(__file__).resolve().parents[2]
 GENERAL = REPO / "bench/suites/general"

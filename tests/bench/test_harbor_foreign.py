@@ -14,7 +14,7 @@ import pytest
 from stepswitch.bench.harbor import export_suite, import_harbor
 from stepswitch.bench.task import load_suite, load_task
 from stepswitch.bench.validate import validate_tasks
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 REPO = Path(__file__).resolve().parents[2]
 HARBOR_PYTHON = REPO / ".venv-harbor/bin/python"

@@ -25,8 +25,8 @@ import tomli_w
 import yaml
 
 from stepswitch.bench.task import HIDDEN_FOLDER
-from tests.agent.conftest import approve_and_summarize, done, explore, make_policy
 from tests.gates.test_hostile_run import calls
+from tests.harness.task import approve_and_summarize, done, explore, make_policy
 
 from . import FIXED, write_task
 from .test_cli_bench import ssw

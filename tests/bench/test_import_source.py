@@ -16,7 +16,7 @@ from stepswitch.bench.harbor import export_suite, import_harbor
 from stepswitch.bench.import_source import FILE_CAP, LINKED_TASK, LINKS_NOT_FOLLOWED, TASK_CAP
 from stepswitch.bench.pairs import import_pairs
 from tests.bench.test_harbor_foreign import write_task
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 MARKER = "machine api.example.com login me password MARKER-5f1d"
 GENERAL = Path(__file__).resolve().parents[2] / "bench/suites/general"

@@ -10,7 +10,7 @@ from pathlib import Path
 from stepswitch.bench.pairs import import_pairs
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 PROGRAMS = {
     # name: (buggy, correct, test data)

@@ -9,26 +9,17 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from stepswitch.bench import journal
 from stepswitch.bench.plan import RunKey
+from tests.harness.cli import wait_for
 
 from . import write_task
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 120) -> None:
-    end = time.monotonic() + limit_s
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"never happened: {what}")
-        time.sleep(0.05)
 
 
 def child(out: Path, suite: Path, release: Path) -> subprocess.Popen[str]:

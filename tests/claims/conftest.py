@@ -1,26 +1,20 @@
 """A small repository with claims, evidence and a README, in a temp folder with real git; and `ssw`
-with the claims commands, as cli/app.py registers them."""
+run as a user runs it."""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
-from stepswitch.cli.claims import claims_app, prove_command
-from stepswitch.errors import SswError
+from tests.harness import repo as harness
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import commit_all
 
 REPO = Path(__file__).resolve().parents[2]
-
-APP = typer.Typer()
-APP.add_typer(claims_app, name="claims")
-APP.command("prove")(prove_command)
 
 # claims.yaml up to its claims: the version, and claim ids allowed in the README.
 CLAIMS_HEAD = """\
@@ -31,9 +25,8 @@ readme:
     - {pattern: '\\bC-\\d{3,}\\b', why: claim ids}
 claims:
 """
-CLAIMS = (
-    CLAIMS_HEAD
-    + """\
+# Two claims: the perf overhead (C-001) and the gates speedup (C-002).
+OVERHEAD_CLAIM = """\
   - id: C-001
     title: Overhead per step is at most a third of the peer's
     statement: "ssw {ssw_ms} ms against {mini_ms} ms, a ratio of {ratio} over {steps} steps."
@@ -43,6 +36,8 @@ CLAIMS = (
     bounds_set_by: the perf issue
     retrospective: the bound was set before the measurement
     status: accepted
+"""
+SPEEDUP_CLAIM = """\
   - id: C-002
     title: Impacted tests first are sooner
     statement: "{median_ratio} sooner on {tests} tests; {missed_after_both} missed."
@@ -53,7 +48,7 @@ CLAIMS = (
     retrospective: the bounds were set before the measurement
     status: accepted
 """
-)
+CLAIMS = CLAIMS_HEAD + OVERHEAD_CLAIM + SPEEDUP_CLAIM
 
 README = """\
 # Demo
@@ -74,34 +69,40 @@ See C-002 too.
 """
 
 
-IDENTITY = ("-c", "commit.gpgsign=false")
-
-
 def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", *IDENTITY, *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
-def commit_all(root: Path, message: str = "change") -> str:
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", message, "--allow-empty")
-    return git(root, "rev-parse", "HEAD")
+    """`git ARGS` in `root` (tests.harness.repo.git), its output stripped."""
+    return harness.git(root, *args).strip()
 
 
 def ssw(root: Path, *args: str) -> tuple[int, str]:
-    """Exit code and output (or the one-line error) of `ssw ARGS --root ROOT`."""
-    result = CliRunner().invoke(APP, [*args, "--root", str(root)])
-    if isinstance(result.exception, SswError):
-        return result.exception.exit_code, f"ssw: {result.exception}"
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.output
+    """Exit code and output of `ssw ARGS --root ROOT`, run as a user runs it (tests.harness.cli):
+    its standard output, then its standard error (a one-line error) without the line's end."""
+    done = run_ssw_cli([*args, "--root", str(root)], cwd=root, timeout=120)
+    return done.returncode, done.stdout + done.stderr.removesuffix("\n")
+
+
+def copy_claims(root: Path, copied: tuple[str, ...], *, keep: bool = False) -> Path:
+    """This repository's files `copied` and claims/evidence under `root`, and an empty stand-in
+    for every other claim's input (they must exist to load claims.yaml; they are not read): a
+    folder for a folder, with a `.keep` in it when `keep` (for git to commit it)."""
+    from stepswitch.claims.model import load_claims
+
+    for rel in copied:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
+    shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
+    for lc in load_claims(REPO).claims:
+        for paths in lc.evidence.values():
+            for rel in paths:
+                stand_in = root / rel.rstrip("/")
+                if (REPO / rel).is_dir():
+                    stand_in.mkdir(parents=True, exist_ok=True)
+                    if keep:
+                        (stand_in / ".keep").write_text("")
+                elif not stand_in.exists():
+                    stand_in.parent.mkdir(parents=True, exist_ok=True)
+                    stand_in.write_text("")
+    return root
 
 
 def register_all(root: Path, now: datetime | None = None) -> None:

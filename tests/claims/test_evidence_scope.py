@@ -21,7 +21,7 @@ import yaml
 
 from stepswitch.bench.results import CSV_COLUMNS
 from tests.claims.conftest import CLAIMS_HEAD, REPO, commit_all, git
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 README = """\
 # Demo
@@ -158,6 +158,17 @@ def _check(root: Path) -> tuple[int, str]:
     return _ssw(root, "prove", "--check")
 
 
+def _checked(
+    tmp: Path, claim: str, contestants: list[dict] | None, expect: int, tasks: int = MANY
+) -> str:
+    """`ssw prove --check` of `claim` on a paired bench of `tasks` tasks run by `contestants`,
+    once it exited `expect`: its output."""
+    root = _repo(tmp, claim, _paired_rows(tasks), contestants)
+    code, out = _check(root)
+    assert code == expect, out
+    return out
+
+
 MODELS = [_contestant("ladder", "anthropic"), _contestant("big", "anthropic")]
 SCRIPTS = [_contestant("ladder", "scripted", "s.yaml"), _contestant("big", "scripted", "s.yaml")]
 
@@ -168,23 +179,17 @@ def _paired(title: str, statement: str) -> str:
 
 def test_a_model_paired_claim_on_enough_tasks_that_shows_its_width_is_accepted(tmp_path):
     """The control: what the rules let through (it names {ratio_ci_width}, new in this change)."""
-    root = _repo(tmp_path, _paired("The ladder costs less", WITH_WIDTH), _paired_rows(MANY), MODELS)
-    code, out = _check(root)
-    assert code == 0, out
+    out = _checked(tmp_path, _paired("The ladder costs less", WITH_WIDTH), MODELS, 0)
     assert "C-201  accepted" in out
 
 
 def test_a_scripted_claim_of_the_ledger_that_says_scripted_is_accepted(tmp_path):
     claim = _paired("A scripted ladder bills less", SCRIPTED)
-    root = _repo(tmp_path, claim, _paired_rows(MANY), SCRIPTS)
-    code, out = _check(root)
-    assert code == 0, out
+    _checked(tmp_path, claim, SCRIPTS, 0)
 
 
 def test_route5_a_scripted_bench_cannot_say_models_fix_bugs_correctly(tmp_path):
-    root = _repo(tmp_path, _paired(ROUTE5, SAME_QUALITY), _paired_rows(MANY), SCRIPTS)
-    code, out = _check(root)
-    assert code == 1, out
+    out = _checked(tmp_path, _paired(ROUTE5, SAME_QUALITY), SCRIPTS, 1)
     scripted = "but contestant big and contestant ladder are scripted (replayed replies"
     assert f"C-201: its title speaks of models ('Claude'), {scripted}" in out
     assert f"C-201: its title speaks of quality ('fix'), {scripted}" in out
@@ -194,9 +199,7 @@ def test_route5_a_scripted_bench_cannot_say_models_fix_bugs_correctly(tmp_path):
 
 def test_a_claim_on_a_scripted_bench_must_say_scripted(tmp_path):
     statement = SCRIPTED_BARE.replace("On a scripted bench, replayed", "With replayed")
-    root = _repo(tmp_path, _paired("The ladder bills less", statement), _paired_rows(MANY), SCRIPTS)
-    code, out = _check(root)
-    assert code == 1, out
+    out = _checked(tmp_path, _paired("The ladder bills less", statement), SCRIPTS, 1)
     assert (
         "C-201: it rests on contestant big and contestant ladder, which are scripted, and its "
         "statement does not say scripted: a reader must see that no model was called"
@@ -205,26 +208,18 @@ def test_a_claim_on_a_scripted_bench_must_say_scripted(tmp_path):
 
 def test_route5_one_task_cannot_prove_a_paired_claim(tmp_path):
     claim = _paired("Same quality for less", SAME_QUALITY)
-    root = _repo(tmp_path, claim, _paired_rows(1), MODELS)
-    code, out = _check(root)
-    assert code == 1, out
+    out = _checked(tmp_path, claim, MODELS, 1, tasks=1)
     assert "only 1 task(s) were run by both ladder and big: a paired claim needs at least 30" in out
 
 
 def test_a_paired_claim_must_show_its_intervals_width(tmp_path):
-    root = _repo(
-        tmp_path, _paired("The ladder costs less", SAME_QUALITY), _paired_rows(MANY), MODELS
-    )
-    code, out = _check(root)
-    assert code == 1, out
+    out = _checked(tmp_path, _paired("The ladder costs less", SAME_QUALITY), MODELS, 1)
     assert "C-201: its statement does not show {ratio_ci_width}, which bench.paired_dollars" in out
 
 
 def test_a_contestant_run_json_does_not_record_is_not_taken_for_a_model(tmp_path):
     claim = _paired("The ladder costs less", SAME_QUALITY)
-    root = _repo(tmp_path, claim, _paired_rows(MANY), None)
-    code, out = _check(root)
-    assert code == 1, out
+    out = _checked(tmp_path, claim, None, 1)
     assert "bench/runs/b1/run.json records no contestant" in out
 
 

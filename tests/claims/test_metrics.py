@@ -260,32 +260,23 @@ def test_a_task_run_with_unpriced_steps_makes_the_dollars_ratio_unprovable(tmp_p
         )
 
 
-def test_a_results_file_without_a_column_names_it(tmp_path):
-    folder = tmp_path / "bench/runs/b1"
+def _paired_dollars_of_one_row(root: Path, dirty: bool) -> None:
+    """bench.paired_dollars of a bench run (run.json saying whether its tree was `dirty`) whose
+    results.csv is one row without a suite column."""
+    folder = root / "bench/runs/b1"
     folder.mkdir(parents=True)
-    record = {"started_at": "2026-12-02T10:00:00+00:00", "dirty": False}
+    record = {"started_at": "2026-12-02T10:00:00+00:00", "dirty": dirty}
     (folder / "run.json").write_text(json.dumps(record))
     (folder / "results.csv").write_text("task,contestant,passed\ns/a,oracle,true\n")
+    compute(root, "bench.paired_dollars", {"treatment": "a", "control": "b"}, run="bench/runs/b1")
+
+
+def test_a_results_file_without_a_column_names_it(tmp_path):
     with pytest.raises(EvidenceError, match=r"bench/runs/b1/results\.csv has no column suite"):
-        compute(
-            tmp_path,
-            "bench.paired_dollars",
-            {"treatment": "a", "control": "b"},
-            run="bench/runs/b1",
-        )
+        _paired_dollars_of_one_row(tmp_path, dirty=False)
 
 
 def test_a_bench_run_from_a_tree_with_uncommitted_changes_proves_nothing(tmp_path):
     """ADR 0028: the bench's run.json says whether its tree had changes; if it had, no claim."""
-    folder = tmp_path / "bench/runs/b1"
-    folder.mkdir(parents=True)
-    record = {"started_at": "2026-12-02T10:00:00+00:00", "dirty": True}
-    (folder / "run.json").write_text(json.dumps(record))
-    (folder / "results.csv").write_text("task,contestant,passed\ns/a,oracle,true\n")
     with pytest.raises(Unprovable, match=r"run\.json: the tree it was made from had uncommitted"):
-        compute(
-            tmp_path,
-            "bench.paired_dollars",
-            {"treatment": "a", "control": "b"},
-            run="bench/runs/b1",
-        )
+        _paired_dollars_of_one_row(tmp_path, dirty=True)

@@ -17,8 +17,16 @@ from typing import Any
 
 import pytest
 
-from tests.claims.conftest import CLAIMS_HEAD, REPO, commit_all, git, register_all
-from tests.ssw_cli import run_ssw_cli
+from tests.claims.conftest import (
+    CLAIMS_HEAD,
+    OVERHEAD_CLAIM,
+    REPO,
+    SPEEDUP_CLAIM,
+    commit_all,
+    git,
+    register_all,
+)
+from tests.harness.cli import run_ssw_cli
 
 README = """\
 # Demo
@@ -72,6 +80,16 @@ def reprove_and_check(root: Path) -> tuple[int, str]:
     return ssw_prove(root, "--check")
 
 
+def refused(root: Path, change: Any = None) -> str:
+    """What the check says after re-proving the copy with `change` made to its perf results
+    (None: a test edited the evidence itself), once it failed."""
+    if change is not None:
+        edit_json(root / PERF, change)
+    code, out = reprove_and_check(root)
+    assert code == 1, out
+    return out
+
+
 def edit_json(path: Path, change: Any) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
@@ -93,27 +111,9 @@ PERF_CLAIMS = """\
     bounds_set_by: the perf issue
     retrospective: the bound was set before the measurement
     status: accepted
-  - id: C-002
-    title: Overhead per step is at most a third of the peer's
-    statement: "ssw {ssw_ms} ms against {mini_ms} ms, a ratio of {ratio} over {steps} steps."
-    metrics: [perf.overhead]
-    evidence: {results: bench/perf/results.json}
-    bounds: ["ratio <= 1/3"]
-    bounds_set_by: the perf issue
-    retrospective: the bound was set before the measurement
-    status: accepted
 """
-GATES_CLAIMS = """\
-  - id: C-003
-    title: Impacted tests first are sooner
-    statement: "{median_ratio} sooner on {tests} tests; {missed_after_both} missed."
-    metrics: [gates.speedup]
-    evidence: {summary: bench/gates/summary.json, results: bench/gates/results.csv}
-    bounds: ["median_ratio >= 5", "missed_after_both == 0"]
-    bounds_set_by: the gates issue
-    retrospective: the bounds were set before the measurement
-    status: accepted
-"""
+PERF_CLAIMS += OVERHEAD_CLAIM.replace("id: C-001", "id: C-002")
+GATES_CLAIMS = SPEEDUP_CLAIM.replace("id: C-002", "id: C-003")
 
 
 def with_samples(data: dict[str, Any]) -> None:
@@ -154,9 +154,7 @@ def test_a_median_edited_below_its_own_minimum_and_re_proved_fails_the_check(
     def below_min(data: dict[str, Any]) -> None:
         data["cold_start"]["ssw_help_s"]["median"] = 0.1000
 
-    edit_json(perf_repo / PERF, below_min)
-    code, out = reprove_and_check(perf_repo)
-    assert code == 1, out
+    out = refused(perf_repo, below_min)
     assert (
         "problem: C-001: the evidence cannot prove it: bench/perf/results.json: "
         "cold_start.ssw_help_s.median is 0.1, but its samples give 0.135" in out
@@ -167,9 +165,7 @@ def test_a_figure_with_no_raw_samples_cannot_prove_its_claim(perf_repo: Path) ->
     def summary_only(data: dict[str, Any]) -> None:
         del data["cold_start"]["ssw_help_s"]["samples"]
 
-    edit_json(perf_repo / PERF, summary_only)
-    code, out = reprove_and_check(perf_repo)
-    assert code == 1, out
+    out = refused(perf_repo, summary_only)
     assert (
         "problem: C-001: the evidence cannot prove it: bench/perf/results.json: "
         "cold_start.ssw_help_s has no raw samples" in out
@@ -180,9 +176,7 @@ def test_a_stored_ratio_that_is_not_the_repetitions_fails_the_check(perf_repo: P
     def ratio(data: dict[str, Any]) -> None:
         data["overhead"]["ratio_of_medians"] = 0.2
 
-    edit_json(perf_repo / PERF, ratio)
-    code, out = reprove_and_check(perf_repo)
-    assert code == 1, out
+    out = refused(perf_repo, ratio)
     assert (
         "problem: C-002: the evidence cannot prove it: bench/perf/results.json: "
         "overhead.ratio_of_medians is 0.2, but the repetitions give" in out
@@ -204,9 +198,7 @@ def test_a_repetition_and_its_summary_edited_together_fail_on_its_timed_parts(
         o["ratio_per_pair"].update(median=statistics.median(pairs), min=min(pairs), max=max(pairs))
         o["ratio_of_medians"] = 1.0 / o["mini_overhead_per_step_ms"]["median"]
 
-    edit_json(perf_repo / PERF, launder)
-    code, out = reprove_and_check(perf_repo)
-    assert code == 1, out
+    out = refused(perf_repo, launder)
     assert (
         "problem: C-002: the evidence cannot prove it: bench/perf/results.json: "
         "overhead.ssw_runs[0]: overhead_per_step_ms is 1, but its timed parts give" in out
@@ -221,8 +213,7 @@ def test_a_row_ratio_its_times_do_not_give_fails_the_check(perf_repo: Path) -> N
         writer = csv.DictWriter(out_csv, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    code, out = reprove_and_check(perf_repo)
-    assert code == 1, out
+    out = refused(perf_repo)
     assert (
         "problem: C-003: the evidence cannot prove it: bench/gates/results.csv:2: ratio is 30, "
         "but full_first_verdict_s / impacted_first_verdict_s give" in out

@@ -6,13 +6,11 @@ pages and claims, and a finding names the file, the line and the text."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from stepswitch.claims.model import load_claims
-from tests.claims.conftest import REPO, ssw
+from tests.claims.conftest import REPO, copy_claims, ssw
 
 ADR = "docs/decisions/0016-claims-engine.md"
 PAGE = "docs/claims.md"  # every claim in full
@@ -23,23 +21,8 @@ COPIED = ("README.md", "claims/claims.yaml", "claims/registrations.yaml", "bench
 @pytest.fixture
 def real(tmp_path: Path) -> Path:
     """A copy of the repository's README, claims, evidence and docs pages (and one record)."""
-    root = tmp_path / "real"
     pages = [p.relative_to(REPO).as_posix() for p in (REPO / "docs").glob("*.md")]
-    for rel in (*COPIED, *pages, ADR):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / rel, root / rel)
-    shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
-    # The other claims' inputs must exist to load claims.yaml; they are not read.
-    for lc in load_claims(REPO).claims:
-        for paths in lc.evidence.values():
-            for rel in paths:
-                stand_in = root / rel.rstrip("/")
-                if (REPO / rel).is_dir():
-                    stand_in.mkdir(parents=True, exist_ok=True)
-                elif not stand_in.exists():
-                    stand_in.parent.mkdir(parents=True, exist_ok=True)
-                    stand_in.write_text("")
-    return root
+    return copy_claims(tmp_path / "real", (*COPIED, *pages, ADR))
 
 
 def check(root: Path) -> tuple[int, list[str]]:

@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from stepswitch.claims.model import load_claims
-from tests.claims.conftest import REPO, commit_all, git
-from tests.ssw_cli import run_ssw_cli
+from tests.claims.conftest import REPO, commit_all, copy_claims, git
+from tests.harness.cli import run_ssw_cli
 
 LOG = "claims/registrations.yaml"
 ADR = "docs/decisions/0016-claims-engine.md"
@@ -54,22 +52,7 @@ def copy(tmp_path: Path) -> Path:
         subprocess.run(["git", "cat-file", "-e", e["commit"]], cwd=REPO).returncode for e in entries
     ):
         pytest.skip("this checkout's git does not have the registration commits (shallow?)")
-    root = tmp_path / "copy"
-    for rel in COPIED:
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / rel, root / rel)
-    shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
-    # The other claims' inputs must exist to load claims.yaml; they are not read.
-    for lc in load_claims(REPO).claims:
-        for paths in lc.evidence.values():
-            for rel in paths:
-                stand_in = root / rel.rstrip("/")
-                if (REPO / rel).is_dir():
-                    stand_in.mkdir(parents=True, exist_ok=True)
-                    (stand_in / ".keep").write_text("")
-                elif not stand_in.exists():
-                    stand_in.parent.mkdir(parents=True, exist_ok=True)
-                    stand_in.write_text("")
+    root = copy_claims(tmp_path / "copy", COPIED, keep=True)
     git(root, "init", "-q")
     (root / ".git/objects/info/alternates").write_text(f"{objects}\n")
     commit_all(root, "copy")

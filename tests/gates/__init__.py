@@ -1,36 +1,17 @@
-"""Tests of the gates: fixture repositories are written into tmp_path by `write_repo`."""
+"""Tests of the gates: fixture repositories are written into tmp_path by
+`tests.harness.repo.write_repo`; here what several gates tests share besides."""
 
 from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
-import textwrap
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
-
-def write_repo(root: Path, files: dict[str, str], *, git: bool = False) -> Path:
-    """Write `files` (relative path -> text, dedented) under root; commit them when `git`."""
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    if git:
-        run_git(root, "init", "-q")
-        run_git(root, "add", "-A")
-        run_git(
-            root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"
-        )
-    return root
-
-
-def run_git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(
-        ["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True
-    )
-    return done.stdout
+from stepswitch.gates.config import GateConfig, GateSpec
+from stepswitch.gates.suite import GateSuite
+from stepswitch.util.sandbox import Confinement, Sandbox, policy_for_worktree
 
 
 def lock_freed(path: Path, timeout_s: float) -> bool:
@@ -58,3 +39,21 @@ def left_out_plugins() -> dict[str, str]:
     there loads anyio's and xdist's plugins, 0.15 to 1 s of each start."""
     words = os.environ.get("PYTEST_ADDOPTS")
     return {"PYTEST_ADDOPTS": words} if words else {}
+
+
+def confined_suite(
+    tmp_path: Path, root: Path, gate: GateSpec, sandbox: Sandbox, read_only: Iterable[Path] = ()
+) -> GateSuite:
+    """`gate` alone on `root`, confined in `sandbox` with the policy a run gives the gates
+    (`read_only` folders read-only inside), HOME and TMPDIR of its own under tmp_path."""
+    home = tmp_path / "home"
+    (home / "tmp").mkdir(parents=True)
+    env = scratch_env(home, TMPDIR=str(home / "tmp"))
+    policy = policy_for_worktree(root, root, home, env, read_only=read_only)
+    return GateSuite(
+        GateConfig((gate,), "test"),
+        root,
+        env,
+        state_dir=tmp_path / "state",
+        confinement=Confinement(sandbox, policy),
+    )

@@ -15,7 +15,8 @@ from stepswitch.gates.as_before import AS_BEFORE
 from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.suite import GateSuite
-from tests.gates import scratch_env, write_repo
+from tests.gates import scratch_env
+from tests.harness.repo import write_repo
 
 BASE = {
     "calc/__init__.py": "",
@@ -72,7 +73,7 @@ def _gates(
 def test_a_test_that_passed_at_the_base_and_is_skipped_after_the_change_fails_as_before(
     tmp_path: Path, code: str, named: str
 ) -> None:
-    root = write_repo(tmp_path / "repo", BASE, git=True)
+    root = write_repo(tmp_path / "repo", BASE, commit=True)
     (root / "calc/ops.py").write_text(code)
 
     verdicts, report = _gates(root, tmp_path / "home")
@@ -88,7 +89,7 @@ def test_a_test_that_passed_at_the_base_and_is_skipped_after_the_change_fails_as
 def test_a_correct_change_with_a_skip_of_the_base_and_a_new_skipping_test_passes(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path / "repo", BASE, git=True)
+    root = write_repo(tmp_path / "repo", BASE, commit=True)
     (root / "calc/ops.py").write_text("def add(a, b):\n    return b + a\n")
     (root / "tests/test_new.py").write_text(
         "import pytest\n\ndef test_later():\n    pytest.skip('not yet')\n"
@@ -106,7 +107,7 @@ def test_a_test_that_failed_at_the_base_and_is_skipped_after_the_change_fails_as
     tmp_path: Path,
 ) -> None:
     buggy = {**BASE, "calc/ops.py": "def add(a, b):\n    return a - b\n"}
-    root = write_repo(tmp_path / "repo", buggy, git=True)
+    root = write_repo(tmp_path / "repo", buggy, commit=True)
     (root / "calc/ops.py").write_text(SKIPS)
 
     verdicts, report = _gates(root, tmp_path / "home")
@@ -129,7 +130,7 @@ def test_a_parametrized_test_whose_cases_the_change_empties_fails_as_before(tmp_
                 assert mul(a, b) == product
             """,
     }
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     (root / "calc/mul.py").write_text("CASES = []\n\ndef mul(a, b):\n    return a + b\n")
 
     verdicts, report = _gates(root, tmp_path / "home", ("calc/mul.py",))
@@ -140,7 +141,7 @@ def test_a_parametrized_test_whose_cases_the_change_empties_fails_as_before(tmp_
 
 
 def test_a_skip_in_a_project_in_a_subfolder_fails_as_before(tmp_path: Path) -> None:
-    top = write_repo(tmp_path / "repo", {f"sub/{k}": v for k, v in BASE.items()}, git=True)
+    top = write_repo(tmp_path / "repo", {f"sub/{k}": v for k, v in BASE.items()}, commit=True)
     root = top / "sub"
     (root / "calc/ops.py").write_text(SKIPS)
 

@@ -8,21 +8,21 @@ from pathlib import Path
 import pytest
 
 from stepswitch.gates.base import BaseTree, BaseUnreadable
-from tests.gates import run_git, write_repo
+from tests.harness.repo import git, write_repo
 
 
 def _commit(root: Path, rel: str, text: str) -> str:
     (root / rel).write_text(text)
-    run_git(root, "add", "-A")
-    run_git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", rel)
-    return run_git(root, "rev-parse", "HEAD").strip()
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", rel)
+    return git(root, "rev-parse", "HEAD").strip()
 
 
 def test_a_branch_that_moves_is_read_anew_and_each_commit_keeps_its_files(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path / "repo", {"calc.py": "X = 1\n"}, git=True)
-    branch = run_git(root, "branch", "--show-current").strip()
+    root = write_repo(tmp_path / "repo", {"calc.py": "X = 1\n"}, commit=True)
+    branch = git(root, "branch", "--show-current").strip()
     base = BaseTree.find(root)
     assert base is not None
     first = base.commit("HEAD")

@@ -14,7 +14,7 @@ from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.staged_tests import covered_first
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
-from tests.gates import run_git, write_repo
+from tests.harness.repo import git, write_repo
 
 # shape() runs its first branch for one test and its second for another; LIMIT is module-level.
 GEOMETRY = {
@@ -71,9 +71,9 @@ def _edit(root: Path, rel: str, old: str, new: str) -> None:
 
 @pytest.fixture
 def traced(tmp_path: Path) -> tuple[Path, GateSuite, str]:
-    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    root = write_repo(tmp_path / "repo", GEOMETRY, commit=True)
     suite = _suite(root, tmp_path / "state")
-    commit = run_git(root, "rev-parse", "HEAD").strip()
+    commit = git(root, "rev-parse", "HEAD").strip()
     line = suite.record_call_map(commit)
     assert line.startswith(f"gates: call map: 5 tests traced at {commit[:12]} in ")
     return root, suite, commit
@@ -145,7 +145,7 @@ def test_a_change_the_map_places_passes_its_stage_and_the_full_suite_still_decid
 @pytest.mark.slow  # real pytest runs
 def test_a_map_of_another_commit_is_never_used(traced: tuple[Path, GateSuite, str]) -> None:
     root, suite, _ = traced
-    run_git(
+    git(
         root,
         "-c",
         "user.name=t",
@@ -167,9 +167,9 @@ def test_a_map_of_another_commit_is_never_used(traced: tuple[Path, GateSuite, st
 def test_a_suite_that_fails_before_any_edit_is_traced_past_its_failures(tmp_path: Path) -> None:
     # Sorted first, and the gate's command stops at the first failure (-x): the map must not.
     files = {**GEOMETRY, "tests/test_a_broken.py": "def test_broken():\n    assert False\n"}
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     suite = _suite(root, tmp_path / "state")
-    commit = run_git(root, "rev-parse", "HEAD").strip()
+    commit = git(root, "rev-parse", "HEAD").strip()
     line = suite.record_call_map(commit)
     assert line.startswith(f"gates: call map: 6 tests traced at {commit[:12]} in "), line
     assert "; the suite fails before any edit: tests:call-map: failed (exit 1)" in line
@@ -183,9 +183,9 @@ def test_a_suite_that_fails_before_any_edit_is_traced_past_its_failures(tmp_path
 
 @pytest.mark.slow  # real pytest runs
 def test_a_suite_that_cannot_run_leaves_no_map_and_says_why(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    root = write_repo(tmp_path / "repo", GEOMETRY, commit=True)
     suite = _suite(root, tmp_path, "exit 3")
-    commit = run_git(root, "rev-parse", "HEAD").strip()
+    commit = git(root, "rev-parse", "HEAD").strip()
     line = suite.record_call_map(commit)
     assert (
         line
@@ -196,7 +196,7 @@ def test_a_suite_that_cannot_run_leaves_no_map_and_says_why(tmp_path: Path) -> N
 
 
 def test_call_map_false_turns_it_off(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    root = write_repo(tmp_path / "repo", GEOMETRY, commit=True)
     suite = _suite(root, tmp_path, "false", call_map=False)
     assert suite.record_call_map("0" * 40) == "gates: call map: off (call_map = false)"
 
@@ -282,8 +282,8 @@ def test_a_failure_outside_the_first_two_files_is_found_by_the_covered_rest(
         def test_area_exactly():
             assert area(2, 2) == 4
     """
-    root = write_repo(tmp_path / "repo", files, git=True)
-    _suite(root, tmp_path / "state").record_call_map(run_git(root, "rev-parse", "HEAD").strip())
+    root = write_repo(tmp_path / "repo", files, commit=True)
+    _suite(root, tmp_path / "state").record_call_map(git(root, "rev-parse", "HEAD").strip())
     # The exact test is recorded as the slowest: neither the shortest nor in the busiest file.
     kept = tmp_path / "state" / CALL_MAP_FILE
     data = json.loads(kept.read_text(encoding="utf-8"))
@@ -304,9 +304,9 @@ def test_a_failure_outside_the_first_two_files_is_found_by_the_covered_rest(
 def test_a_background_trace_maps_a_copy_of_the_start_while_the_worktree_changes(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path / "repo", GEOMETRY, git=True)
+    root = write_repo(tmp_path / "repo", GEOMETRY, commit=True)
     suite = _suite(root, tmp_path / "state")
-    commit = run_git(root, "rev-parse", "HEAD").strip()
+    commit = git(root, "rev-parse", "HEAD").strip()
 
     line = suite.record_call_map(commit, background=True)
     # The agent edits at once: the trace runs on the start's files, not on these.
@@ -342,7 +342,7 @@ def test_the_end_of_the_task_ends_a_background_trace_that_has_not(tmp_path: Path
                 open(path).read()
         """,
     }
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     (tmp_path / "tmp").mkdir()
     suite = GateSuite(
         GateConfig((TestsGate(name="tests", kind="tests", command=pytest_command(root)),), "t"),
@@ -350,7 +350,7 @@ def test_the_end_of_the_task_ends_a_background_trace_that_has_not(tmp_path: Path
         {**os.environ, "TMPDIR": str(tmp_path / "tmp")},
         state_dir=tmp_path / "state",
     )
-    commit = run_git(root, "rev-parse", "HEAD").strip()
+    commit = git(root, "rev-parse", "HEAD").strip()
     suite.record_call_map(commit, background=True)
     tracing = suite._tracing
     assert tracing is not None and not tracing.wait(0.5)  # still running

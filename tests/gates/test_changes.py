@@ -8,7 +8,7 @@ from stepswitch.cli.gates import gates_command
 from stepswitch.errors import UsageError
 from stepswitch.gates.changes import changed_since, complete_changes
 from stepswitch.util.git_checkouts import checkout_tree
-from tests.gates import run_git, write_repo
+from tests.harness.repo import git, write_repo
 
 TONS = {
     "boltons/__init__.py": "",
@@ -18,8 +18,8 @@ TONS = {
 
 
 def test_a_rename_reports_both_the_old_and_the_new_path(tmp_path: Path) -> None:
-    write_repo(tmp_path, TONS, git=True)
-    run_git(tmp_path, "mv", "boltons/mathutils.py", "boltons/mathtools.py")
+    write_repo(tmp_path, TONS, commit=True)
+    git(tmp_path, "mv", "boltons/mathutils.py", "boltons/mathtools.py")
     assert changed_since(checkout_tree(tmp_path), "HEAD") == [
         "boltons/mathtools.py",
         "boltons/mathutils.py",
@@ -27,7 +27,7 @@ def test_a_rename_reports_both_the_old_and_the_new_path(tmp_path: Path) -> None:
 
 
 def test_deleted_and_new_untracked_files_are_reported(tmp_path: Path) -> None:
-    write_repo(tmp_path, TONS, git=True)
+    write_repo(tmp_path, TONS, commit=True)
     (tmp_path / "boltons" / "other.py").unlink()
     (tmp_path / "boltons" / "new.py").write_text("Y = 2\n")
     (tmp_path / "boltons" / "__pycache__").mkdir()
@@ -38,8 +38,8 @@ def test_deleted_and_new_untracked_files_are_reported(tmp_path: Path) -> None:
 def test_a_mangled_path_from_the_caller_is_dropped_and_the_real_ones_added(
     tmp_path: Path,
 ) -> None:
-    write_repo(tmp_path, TONS, git=True)
-    run_git(tmp_path, "mv", "boltons/mathutils.py", "boltons/mathtools.py")
+    write_repo(tmp_path, TONS, commit=True)
+    git(tmp_path, "mv", "boltons/mathutils.py", "boltons/mathtools.py")
     given = ["boltons/mathtools.py", "tons/mathutils.py"]  # what a bad porcelain parse gives
     assert complete_changes(checkout_tree(tmp_path), given, "HEAD") == [
         "boltons/mathtools.py",

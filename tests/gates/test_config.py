@@ -15,7 +15,7 @@ from stepswitch.gates.config import (
     read_gate_config,
 )
 from stepswitch.gates.detect import detect_gates, load_gates
-from tests.gates import write_repo
+from tests.harness.repo import write_repo
 
 PYPROJECT_GATES = """
 [project]

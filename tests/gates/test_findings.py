@@ -10,7 +10,7 @@ from stepswitch.gates.config import CommandGate, GateConfig
 from stepswitch.gates.findings import KnownFindings, findings
 from stepswitch.gates.preflight import preflight_gates
 from stepswitch.gates.suite import GateSuite
-from tests.gates import write_repo
+from tests.harness.repo import write_repo
 
 # A linter in one line: every line holding BAD is a finding, `path:line:col: X1 bad word`.
 LINT = (
@@ -42,7 +42,7 @@ def test_findings_are_read_without_their_line_numbers() -> None:
 
 
 def _suite(tmp_path: Path) -> tuple[GateSuite, Path]:
-    root = write_repo(tmp_path, {"a.py": "x = 1  # BAD\n", "b.py": "y = 2\n"}, git=True)
+    root = write_repo(tmp_path, {"a.py": "x = 1  # BAD\n", "b.py": "y = 2\n"}, commit=True)
     gate = CommandGate(name="lint", command=LINT, timeout_s=60.0)
     suite = GateSuite(GateConfig((gate,), "test"), root, dict(os.environ))
     baseline = preflight_gates(suite, "HEAD")

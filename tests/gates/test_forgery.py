@@ -24,7 +24,7 @@ from stepswitch.gates.config import (
     read_gate_config,
 )
 from stepswitch.gates.suite import TRUTH_CHECK, GateSuite
-from tests.gates import run_git, write_repo
+from tests.harness.repo import git, write_repo
 
 PY = shlex.quote(sys.executable)
 GOLDEN = "tests/golden/energies.json"
@@ -56,7 +56,7 @@ FILES = {
 
 
 def make(root: Path) -> GateSuite:
-    write_repo(root, FILES, git=True)
+    write_repo(root, FILES, commit=True)
     config = read_gate_config(root)
     assert config is not None
     return GateSuite(config, root, dict(os.environ))
@@ -102,7 +102,7 @@ def test_a_golden_file_rewritten_by_a_command_fails_and_the_values_stay_the_base
 
 def test_a_protected_file_moved_with_git_mv_fails_naming_both_paths(repo: Path) -> None:
     suite = make(repo)
-    run_git(repo, "mv", TABLE, "data/table.csv")
+    git(repo, "mv", TABLE, "data/table.csv")
     report = truth_report(suite)
     assert (
         f"{TABLE}: renamed to data/table.csv, but it is protected by gate constants "
@@ -112,7 +112,7 @@ def test_a_protected_file_moved_with_git_mv_fails_naming_both_paths(repo: Path) 
 
 def test_a_file_moved_into_a_protected_path_fails_naming_where_it_came_from(repo: Path) -> None:
     suite = make(repo)
-    run_git(repo, "mv", "README.md", "data/reference/README.md")
+    git(repo, "mv", "README.md", "data/reference/README.md")
     assert "data/reference/README.md: added (renamed from README.md), but it is protected" in (
         truth_report(suite)
     )
@@ -124,7 +124,7 @@ def test_a_deleted_protected_file_fails(repo: Path, how: str) -> None:
     if how == "rm":
         (repo / TABLE).unlink()
     else:
-        run_git(repo, "rm", "-q", TABLE)
+        git(repo, "rm", "-q", TABLE)
     assert f"{TABLE}: deleted, but it is protected by gate constants" in truth_report(suite)
 
 
@@ -163,9 +163,9 @@ def test_hiding_a_change_from_git_status_does_not_hide_it_from_the_gates(
     repo: Path, flag: str
 ) -> None:
     suite = make(repo)
-    run_git(repo, "update-index", flag, GOLDEN)
+    git(repo, "update-index", flag, GOLDEN)
     (repo / GOLDEN).write_text(json.dumps({"e": [1.0, 2.5]}), encoding="utf-8")
-    assert run_git(repo, "status", "--porcelain") == ""  # git itself sees nothing
+    assert git(repo, "status", "--porcelain") == ""  # git itself sees nothing
     assert f"{GOLDEN}: modified" in truth_report(suite)
 
 
@@ -206,10 +206,10 @@ def test_a_replaced_golden_object_does_not_change_the_expected_values(repo: Path
     suite = make(repo)
     forged = repo / "forged.json"
     forged.write_text(json.dumps({"e": [1.0, 2.5]}), encoding="utf-8")
-    new = run_git(repo, "hash-object", "-w", str(forged)).strip()
-    old = run_git(repo, "rev-parse", f"HEAD:{GOLDEN}").strip()
-    run_git(repo, "replace", old, new)
-    assert json.loads(run_git(repo, "show", f"HEAD:{GOLDEN}")) == {"e": [1.0, 2.5]}
+    new = git(repo, "hash-object", "-w", str(forged)).strip()
+    old = git(repo, "rev-parse", f"HEAD:{GOLDEN}").strip()
+    git(repo, "replace", old, new)
+    assert json.loads(git(repo, "show", f"HEAD:{GOLDEN}")) == {"e": [1.0, 2.5]}
     alone = suite.check(golden_gate(suite), "HEAD")
     assert not alone.passed and "expected 2.0, actual 2.5" in alone.report
 
@@ -217,8 +217,8 @@ def test_a_replaced_golden_object_does_not_change_the_expected_values(repo: Path
 def test_a_worktree_whose_git_file_is_replaced_still_reads_the_base_commit(repo: Path) -> None:
     make(repo)
     worktree = repo.parent / "wt"
-    run_git(repo, "worktree", "add", "-q", "--detach", str(worktree))
-    base = run_git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "worktree", "add", "-q", "--detach", str(worktree))
+    base = git(repo, "rev-parse", "HEAD").strip()
     config = read_gate_config(worktree)
     assert config is not None
     suite = GateSuite(config, worktree, dict(os.environ))  # made before any edit
@@ -264,7 +264,7 @@ def test_a_repository_without_commits_has_no_truth_check_but_an_unknown_commit_f
     tmp_path: Path,
 ) -> None:
     write_repo(tmp_path, {"README.md": "x\n"})
-    run_git(tmp_path, "init", "-q")
+    git(tmp_path, "init", "-q")
     config = GateConfig((CommandGate(name="lint", command="true"),), "test")
     suite = GateSuite(config, tmp_path, dict(os.environ))
     assert suite.run(None, "HEAD").stages == ("lint",)  # `ssw gates` on a fresh repository

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from stepswitch.errors import UsageError
-from stepswitch.gates.config import GateConfig, GoldenGate
+from stepswitch.gates.config import GoldenGate
 from stepswitch.gates.suite import GateSuite
-from stepswitch.util.sandbox import Confinement, NoSandbox, choose_sandbox, policy_for_worktree
-from tests.gates import scratch_env, write_repo
+from stepswitch.util.sandbox import NoSandbox, choose_sandbox
+from tests.gates import confined_suite
+from tests.harness.repo import write_repo
 
 EXPECTED = '{"energy": 1.5, "steps": 3}\n'
 
@@ -25,21 +26,11 @@ def _suite(tmp_path: Path, backend: str, command: str) -> GateSuite:
             sandbox = choose_sandbox(backend)
         except UsageError as exc:
             pytest.skip(str(exc))
-    root = write_repo(tmp_path / "repo", {"golden/values.json": EXPECTED}, git=True)
-    home = tmp_path / "home"
-    (home / "tmp").mkdir(parents=True)
-    env = scratch_env(home, TMPDIR=str(home / "tmp"))
-    policy = policy_for_worktree(root, root, home, env)
+    root = write_repo(tmp_path / "repo", {"golden/values.json": EXPECTED}, commit=True)
     gate = GoldenGate(
         name="energies", kind="golden", expected="golden/values.json", command=command
     )
-    return GateSuite(
-        GateConfig((gate,), "test"),
-        root,
-        env,
-        state_dir=tmp_path / "state",
-        confinement=Confinement(sandbox, policy),
-    )
+    return confined_suite(tmp_path, root, gate, sandbox)
 
 
 @pytest.mark.parametrize("backend", ["bwrap", "unshare", "none"])

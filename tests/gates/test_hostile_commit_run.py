@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import BUG_LINE, git, make_repo, run_ssw
 from tests.gates.test_hostile_run import (
     FAILING_TEST,
     KEPT,
@@ -25,6 +24,8 @@ from tests.gates.test_hostile_run import (
 )
 from tests.gates.test_left_out import STOCK_GITIGNORE
 from tests.gates.test_tree_plugins import METADATA, RIGGING
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import BUG_LINE, run_ssw
 
 pytestmark = pytest.mark.slow  # each test is a whole run, its pre-flight and its gate runs
 
@@ -36,7 +37,7 @@ PLUGIN = {
 
 
 def _repo(folder: Path) -> Path:
-    repo = make_repo(folder, "mean_bug")
+    repo = sample_repo(folder, "mean_bug")
     (repo / ".gitignore").write_text(STOCK_GITIGNORE)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "the stock Python .gitignore")

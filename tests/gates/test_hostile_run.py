@@ -25,25 +25,23 @@ from typing import Any
 
 import pytest
 
-from tests.agent.conftest import (
-    BUG_LINE,
-    FIX_LINE,
-    REPOS,
-    Finished,
-    approve_and_summarize,
-    done,
-    explore,
-    git,
-    make_policy,
-    make_repo,
-    run_ssw,
-    tool,
-)
 from tests.bench.test_grading_config import SHIM
 from tests.gates import scratch_env
 from tests.gates.test_trusted_config import EXIT_AT_IMPORT
 from tests.gates.test_trusted_config import PASS_ALL as _PASS_ALL
 from tests.gates.test_truth_in_run import configure
+from tests.harness.repo import REPOS, git, sample_repo
+from tests.harness.task import (
+    BUG_LINE,
+    FIX_LINE,
+    Finished,
+    approve_and_summarize,
+    done,
+    explore,
+    make_policy,
+    run_ssw,
+    tool,
+)
 
 pytestmark = pytest.mark.slow  # each test is a whole run, its pre-flight and its gate runs
 
@@ -242,7 +240,7 @@ ROUTES = {
 def shared_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One user checkout for the routes that need no gate configuration: each run has its own
     worktree and branch, and the later ones reuse the call map the first recorded."""
-    return make_repo(tmp_path_factory.mktemp("hostile") / "repo", "mean_bug")
+    return sample_repo(tmp_path_factory.mktemp("hostile") / "repo", "mean_bug")
 
 
 def gate_logs(run: Finished) -> str:
@@ -283,7 +281,7 @@ PROTECTED = (
 
 
 def test_a_package_shadowing_a_protected_module_fails_naming_both_paths(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     configure(repo, PROTECTED, {"calc/constants.py": "G = 6.674e-11\n"})
     forged = {"calc/constants/__init__.py": "G = 7.0e-11\n"}
 
@@ -330,13 +328,13 @@ def test_unchecked_bytecode_beside_a_pyvenv_cfg_is_not_what_the_gates_test(
     tmp_path: Path,
 ) -> None:
     # The control: planted the same way in a copy, the bytecode is what plain pytest runs.
-    control = make_repo(tmp_path / "control", "mean_bug")
+    control = sample_repo(tmp_path / "control", "mean_bug")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     subprocess.run(["bash", "-c", PLANT], cwd=control, env=env, check=True, capture_output=True)
     assert (control / "calc" / "pyvenv.cfg").read_text() == ""
     assert_rigs_plain_pytest(control)
 
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     replies = [
         *explore()[:3],
         tool("run", command=PLANT),
@@ -371,7 +369,7 @@ ALLOWED_LINE = 'gates: test_changes = "allowed": edited tests are judged as edit
 def test_a_weakened_test_fails_as_the_base_commit_has_it_unless_changes_are_allowed(
     tmp_path: Path, mode: str
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     if mode == "allowed":
         configure(repo, TESTS_GATE + 'test_changes = "allowed"\n')
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from stepswitch.gates import impacted as impacted_module
 from stepswitch.gates.impacted import ImportGraph, impacted_tests, is_test_file, python_files
-from tests.gates import write_repo
+from tests.harness.repo import write_repo
 
 FLAT = {
     "calc/__init__.py": "",

@@ -10,7 +10,7 @@ import pytest
 
 from stepswitch.cli.gates import gates_command
 from stepswitch.errors import UsageError
-from tests.gates import write_repo
+from tests.harness.repo import write_repo
 
 FILES = {
     "calc/__init__.py": "from calc.helpers import twice\n",
@@ -20,7 +20,7 @@ FILES = {
 
 
 def test_a_change_that_breaks_the_import_is_a_failing_verdict(tmp_path: Path) -> None:
-    root = write_repo(tmp_path, FILES, git=True)
+    root = write_repo(tmp_path, FILES, commit=True)
     (root / "calc" / "helpers.py").write_text("import no_such_build_helper\n")
 
     text, code = gates_command(root, ["calc/helpers.py"])
@@ -32,7 +32,7 @@ def test_a_change_that_breaks_the_import_is_a_failing_verdict(tmp_path: Path) ->
 
 def test_a_start_that_cannot_import_is_still_a_set_up_error(tmp_path: Path) -> None:
     files = {**FILES, "calc/helpers.py": "import no_such_dependency\n"}
-    root = write_repo(tmp_path, files, git=True)
+    root = write_repo(tmp_path, files, commit=True)
     (root / "tests" / "test_more.py").write_text("def test_more():\n    pass\n")
 
     with pytest.raises(UsageError, match="install the project's dependencies"):

@@ -9,11 +9,14 @@ import json
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.agent.conftest import (
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import git, write_repo
+from tests.harness.task import (
     approve_and_summarize,
     done,
     explore,
@@ -22,8 +25,6 @@ from tests.agent.conftest import (
     write_policy,
     write_script,
 )
-from tests.gates import run_git, write_repo
-from tests.ssw_cli import run_ssw_cli
 
 pytestmark = pytest.mark.slow
 
@@ -85,9 +86,9 @@ def make_venv(repo: Path, install: str) -> None:
 def make_project(root: Path, layout: str, backend: str, install: str) -> Path:
     repo = write_repo(root, {**LAYOUTS[layout], "pyproject.toml": pyproject(layout, backend)})
     (repo / ".gitignore").write_text(".venv/\n*.egg-info/\nbuild/\n")
-    run_git(repo, "init", "-q", "-b", "main")
-    run_git(repo, "add", "-A")
-    run_git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "base")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "base")
     if install != "no-venv":
         make_venv(repo, install)
     return repo
@@ -152,12 +153,22 @@ CASES = [
 ]
 
 
+def _ssw_run_on_a_project(
+    tmp_path: Path, case: tuple[str, str, str], change: Callable[[str], list[dict[str, object]]]
+) -> tuple[Path, int, dict]:
+    """A project of `case` (layout, build backend, install) and `ssw run` making the `change` of
+    its ops module: the repository, the exit code and run.json."""
+    layout, backend, install = case
+    repo = make_project(tmp_path / "repo", layout, backend, install)
+    code, record = ssw_run(tmp_path, repo, change(ops_path(layout)))
+    return repo, code, record
+
+
 @pytest.mark.parametrize(("layout", "backend", "install"), CASES, ids=["-".join(c) for c in CASES])
 def test_a_broken_change_fails_the_gates_inside_ssw_run(
     tmp_path: Path, layout: str, backend: str, install: str
 ) -> None:
-    repo = make_project(tmp_path / "repo", layout, backend, install)
-    code, record = ssw_run(tmp_path, repo, broken(ops_path(layout)))
+    repo, code, record = _ssw_run_on_a_project(tmp_path, (layout, backend, install), broken)
     assert (code, record["outcome"], record["exit_code"]) == (1, "gates_failed", 1), record
     # The pre-flight traced the suite, so the first verdict came from the test that ran the
     # broken line, alone (the call map's stage), not from the import graph's.
@@ -177,8 +188,7 @@ HARMLESS_CASES = [("src", "setuptools", "editable"), ("flat", "hatchling", "no-v
 def test_a_harmless_change_passes_the_gates_inside_ssw_run(
     tmp_path: Path, layout: str, backend: str, install: str
 ) -> None:
-    repo = make_project(tmp_path / "repo", layout, backend, install)
-    code, record = ssw_run(tmp_path, repo, harmless(ops_path(layout)))
+    _, code, record = _ssw_run_on_a_project(tmp_path, (layout, backend, install), harmless)
     assert (code, record["outcome"], record["exit_code"]) == (0, "done", 0), record
 
 
@@ -190,7 +200,7 @@ def test_ssw_gates_refuses_when_the_tests_would_import_the_users_checkout(
     site = next((repo / ".venv" / "lib").glob("python3*/site-packages"))
     (site / "zz_first.pth").write_text(f"import sys; sys.path.insert(0, {str(repo / 'src')!r})\n")
     worktree = repo / ".ssw" / "worktrees" / "r1"
-    run_git(repo, "worktree", "add", "-q", "-b", "ssw/r1", str(worktree))
+    git(repo, "worktree", "add", "-q", "-b", "ssw/r1", str(worktree))
     done_ = run_ssw_cli(["gates", str(worktree), "--changed", "src/calc/ops.py"])
     assert done_.returncode == 2
     text = done_.stdout + done_.stderr

@@ -17,7 +17,7 @@ from stepswitch.gates.interpreter import (
     gate_environment,
     project_layout,
 )
-from tests.gates import write_repo
+from tests.harness.repo import write_repo
 
 CALC = "def add(a, b):\n    return a + b\n"
 

@@ -18,8 +18,9 @@ from stepswitch.gates.left_out import LEFT_OUT_CHECK
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git_checkouts import checkout_tree
 from stepswitch.util.git_objects import MAX_FILE_BYTES
-from tests.gates import scratch_env, write_repo
+from tests.gates import scratch_env
 from tests.gates.test_tree_plugins import BUGGY, RIGGING, plant_plugin
+from tests.harness.repo import write_repo
 
 # The lines of GitHub's Python .gitignore these tests rely on.
 STOCK_GITIGNORE = "__pycache__/\n*.so\nbuild/\n*.egg-info/\n.env\n.venv\nvenv/\n.pytest_cache/\n"
@@ -53,7 +54,7 @@ def _committed(root: Path) -> set[str]:
 
 
 def test_an_ignored_egg_info_plugin_fails_the_gates_naming_it(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", {**BUGGY, ".gitignore": STOCK_GITIGNORE}, git=True)
+    root = write_repo(tmp_path / "repo", {**BUGGY, ".gitignore": STOCK_GITIGNORE}, commit=True)
     plant_plugin(root, "x.egg-info")
 
     passed, stages, report = _run(_suite(root, tmp_path / "home"))
@@ -80,7 +81,7 @@ def test_an_ignored_file_python_would_load_fails_the_gates_naming_it(
     tmp_path: Path, ignored: str, path: str, text: str
 ) -> None:
     files = {**BUGGY, ".gitignore": f"{STOCK_GITIGNORE}{ignored}\n"}
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     if path == "calc/_impl.py":
         (root / "calc/ops.py").write_text("from calc._impl import add  # noqa: F401\n")
     (root / path).write_text(text)
@@ -94,7 +95,7 @@ def test_an_ignored_file_python_would_load_fails_the_gates_naming_it(
 
 def test_control_without_the_check_the_ignored_conftest_rigs_the_verdict(tmp_path: Path) -> None:
     files = {**BUGGY, ".gitignore": f"{STOCK_GITIGNORE}conftest.py\n"}
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     (root / "tests/conftest.py").write_text(RIGGING)
 
     passed, _, _ = _run(_suite(root, tmp_path / "home", run=False))
@@ -103,7 +104,7 @@ def test_control_without_the_check_the_ignored_conftest_rigs_the_verdict(tmp_pat
 
 
 def test_a_correct_change_beside_a_venv_an_env_file_and_caches_passes(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", {**FIXED, ".gitignore": STOCK_GITIGNORE}, git=True)
+    root = write_repo(tmp_path / "repo", {**FIXED, ".gitignore": STOCK_GITIGNORE}, commit=True)
     site = root / ".venv" / "lib" / "python3.11" / "site-packages"
     for venv in (root / ".venv", root / "venv"):
         (venv / "lib").mkdir(parents=True)
@@ -127,7 +128,7 @@ def test_a_correct_change_beside_a_venv_an_env_file_and_caches_passes(tmp_path: 
 def test_ssw_gates_on_the_users_checkout_does_not_judge_their_ignored_files(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path / "repo", {**FIXED, ".gitignore": STOCK_GITIGNORE}, git=True)
+    root = write_repo(tmp_path / "repo", {**FIXED, ".gitignore": STOCK_GITIGNORE}, commit=True)
     (root / "calc.egg-info").mkdir()
     (root / "calc.egg-info" / "PKG-INFO").write_text("Name: calc\n")
     (root / "build" / "lib" / "calc").mkdir(parents=True)
@@ -139,7 +140,7 @@ def test_ssw_gates_on_the_users_checkout_does_not_judge_their_ignored_files(
 
 
 def test_a_module_too_big_for_the_commit_fails_the_gates_naming_it(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", {**BUGGY, ".gitignore": STOCK_GITIGNORE}, git=True)
+    root = write_repo(tmp_path / "repo", {**BUGGY, ".gitignore": STOCK_GITIGNORE}, commit=True)
     (root / "calc/ops.py").write_text("from calc._big import add  # noqa: F401\n")
     with (root / "calc/_big.py").open("w") as big:  # past git_objects.MAX_FILE_BYTES
         big.write("def add(a, b):\n    return a + b\n")
@@ -160,7 +161,7 @@ def test_an_ignored_conftest_beside_tests_in_a_folder_python_cannot_import_is_na
         **{k.replace("tests/", "my-tests/"): v for k, v in BUGGY.items()},
         ".gitignore": f"{STOCK_GITIGNORE}conftest.py\n",
     }
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     (root / "my-tests/conftest.py").write_text(RIGGING)
 
     passed, stages, report = _run(_suite(root, tmp_path / "home"))

@@ -22,7 +22,8 @@ from stepswitch.gates.config import CommandGate, GateConfig, read_gate_config
 from stepswitch.gates.preflight import Baseline, GateUnusable, missing_command, preflight_gates
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.warm import WarmPytest
-from tests.gates import left_out_plugins, run_git, write_repo
+from tests.gates import left_out_plugins
+from tests.harness.repo import git, write_repo
 
 PY = shlex.quote(sys.executable)
 PYTEST = f"{PY} -m pytest -q -p no:cacheprovider"
@@ -36,7 +37,7 @@ CALC = {
 def repo_with(root: Path, gates: str, files: dict[str, str] | None = None) -> GateSuite:
     """A committed repository with `gates` as its [tool.stepswitch.gates.*] tables."""
     pyproject = textwrap.dedent(gates).replace("$PYTEST", PYTEST).replace("$PY", PY)
-    write_repo(root, {**CALC, **(files or {}), "pyproject.toml": pyproject}, git=True)
+    write_repo(root, {**CALC, **(files or {}), "pyproject.toml": pyproject}, commit=True)
     config = read_gate_config(root)
     assert config is not None
     return GateSuite(config, root, dict(os.environ))
@@ -82,7 +83,7 @@ def test_a_command_missing_behind_shell_syntax_is_found_by_running_it(tmp_path: 
 def test_a_missing_tool_of_a_detected_gate_says_to_install_it_or_configure_gates(
     tmp_path: Path,
 ) -> None:
-    write_repo(tmp_path, CALC, git=True)
+    write_repo(tmp_path, CALC, commit=True)
     config = GateConfig((CommandGate(name="lint", command="no-such-ruff-ssw check ."),), "detected")
     message = refusal(GateSuite(config, tmp_path, dict(os.environ)))
     assert message.startswith("gates: lint: command not found: no-such-ruff-ssw (fix: install it")
@@ -95,7 +96,7 @@ def test_a_hanging_gate_is_refused_naming_its_timeout(tmp_path: Path) -> None:
         command = "sleep 60"
         timeout_s = 0.5
     """
-    write_repo(tmp_path, {**CALC, ".stepswitch.toml": gates}, git=True)
+    write_repo(tmp_path, {**CALC, ".stepswitch.toml": gates}, commit=True)
     config = read_gate_config(tmp_path)
     assert config is not None
     assert refusal(GateSuite(config, tmp_path, dict(os.environ))) == (
@@ -331,7 +332,7 @@ def test_repo_gates_say_what_the_preflight_found_at_the_run_start(tmp_path: Path
     repo_with(tmp_path, gates)
     config = read_gate_config(tmp_path)
     assert config is not None
-    base = run_git(tmp_path, "rev-parse", "HEAD").strip()
+    base = git(tmp_path, "rev-parse", "HEAD").strip()
     gates_ = RepoGates(config, tmp_path, dict(os.environ), base)
     baseline = gates_.preflight()
     assert gates_.baseline is baseline and baseline.base_commit == base

@@ -12,7 +12,6 @@ import os
 import py_compile
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,8 @@ from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.sandbox import Confinement, child_env, choose_sandbox, policy_for_worktree
-from tests.gates import write_repo
+from tests.harness.cli import run_pytest
+from tests.harness.repo import write_repo
 
 PYTHON = Interpreter(Path(sys.executable), "the tests' own")
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
@@ -63,15 +63,9 @@ GATE = ProtectedGate(
 )
 
 
-def make_repo(root: Path, files: dict[str, str] = FILES) -> Path:
-    return write_repo(root, files, git=True)
-
-
 def change(root: Path, files: dict[str, str]) -> None:
     """Write `files` into the worktree, uncommitted, as a command of the agent would."""
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    write_repo(root, files)
 
 
 def compiled(root: Path, rel: str, source: str) -> None:
@@ -100,15 +94,14 @@ def protected(root: Path) -> GateResult:
 def repo_tests(root: Path) -> subprocess.CompletedProcess[str]:
     """The repository's tests, run by pytest with the gates' interpreter and environment."""
     env = {**suite_for(root).gate_env, "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_pytest(root, env, "tests")
+
+
+def assert_the_tests_saw(root: Path, forged: str) -> None:
+    """The control: the repository's own tests, run with pytest, fail showing `forged` (they saw
+    the forged value the gate refused)."""
+    ran = repo_tests(root)
+    assert ran.returncode == 1 and forged in ran.stdout, ran.stdout
 
 
 def dynamic_line(name: str, file: str, value: str, where: str, was: str) -> str:
@@ -124,7 +117,7 @@ def dynamic_line(name: str, file: str, value: str, where: str, was: str) -> str:
 def test_the_untouched_tree_passes_and_its_log_says_the_imported_values_were_compared(
     tmp_path: Path,
 ) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     result = protected(root)
     assert result.passed, result.report
     assert f"{CONSTANTS}: textstats.constants imported from {CONSTANTS}: G as at" in result.log
@@ -132,7 +125,7 @@ def test_the_untouched_tree_passes_and_its_log_says_the_imported_values_were_com
 
 
 def test_a_change_elsewhere_and_a_reformatted_constant_pass(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     change(
         root,
         {
@@ -182,7 +175,7 @@ def test_a_module_shadowing_the_protected_one_fails_naming_both_paths(
     tmp_path: Path, route: str
 ) -> None:
     files, line, seen = SHADOWS[route]
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     assert repo_tests(root).returncode == 0
     change(root, files)
 
@@ -190,15 +183,14 @@ def test_a_module_shadowing_the_protected_one_fails_naming_both_paths(
 
     assert not result.passed
     assert line in result.report, result.report
-    ran = repo_tests(root)  # the control: the tests saw the forged value
-    assert ran.returncode == 1 and seen in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, seen)  # the control
 
 
 @pytest.mark.slow
 def test_the_forged_value_of_a_shadowing_package_is_named_with_the_file_it_came_from(
     tmp_path: Path,
 ) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     change(root, {"textstats/constants/__init__.py": "G = 7.0e-11\nMIN_WORD = 3\n"})
     report = protected(root).report
     where = "textstats/constants/__init__.py"
@@ -207,7 +199,7 @@ def test_the_forged_value_of_a_shadowing_package_is_named_with_the_file_it_came_
 
 @pytest.mark.slow
 def test_a_package_made_of_bytecode_shadows_the_protected_module(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     compiled(root, "textstats/constants/__init__.pyc", "G = 7.0e-11\nMIN_WORD = 3\n")
 
     result = protected(root)
@@ -217,13 +209,12 @@ def test_a_package_made_of_bytecode_shadows_the_protected_module(tmp_path: Path)
         "textstats/constants/__init__.pyc: shadows the protected textstats/constants.py "
         "(the package is imported instead)"
     ) in result.report
-    ran = repo_tests(root)
-    assert ran.returncode == 1 and G_FORGED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FORGED)  # the control
 
 
 @pytest.mark.slow
 def test_an_extension_module_beside_the_protected_module_shadows_it(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     shadow = f"textstats/constants{EXTENSION}"
     (root / shadow).write_bytes(b"not a shared object")
 
@@ -249,7 +240,7 @@ def test_a_top_level_package_at_the_root_shadows_the_src_layouts(tmp_path: Path)
             "from textstats.constants import G\n\ndef test_g():\n    assert G == 6.674e-11\n"
         ),
     }
-    root = make_repo(tmp_path / "repo", files)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     gate = ProtectedGate(
         name="constants", kind="protected", constants={"src/textstats/constants.py": ("G",)}
     )
@@ -267,8 +258,7 @@ def test_a_top_level_package_at_the_root_shadows_the_src_layouts(tmp_path: Path)
     assert (
         dynamic_line("G", "src/textstats/constants.py", "7e-11", CONSTANTS, "6.674e-11") in report
     )
-    ran = repo_tests(root)
-    assert ran.returncode == 1 and G_FORGED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FORGED)  # the control
 
 
 @pytest.mark.slow
@@ -276,7 +266,7 @@ def test_a_namespace_folder_shadows_a_module_of_a_namespace_package_when_it_come
     tmp_path: Path,
 ) -> None:
     files = {k: v for k, v in FILES.items() if k != "textstats/__init__.py"}
-    root = make_repo(tmp_path / "repo", files)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     # No __init__.py on either side: Python joins both folders, the test folder's first.
     change(root, {"tests/textstats/constants.py": "G = 7.0e-11\nMIN_WORD = 3\n"})
 
@@ -287,8 +277,7 @@ def test_a_namespace_folder_shadows_a_module_of_a_namespace_package_when_it_come
         "tests/textstats/constants.py: shadows the protected textstats/constants.py "
         "(it is imported instead)"
     ) in result.report, result.report
-    ran = repo_tests(root)
-    assert ran.returncode == 1 and G_FORGED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FORGED)  # the control
 
 
 # -- what Python does not import instead ----------------------------------------------------------
@@ -296,7 +285,7 @@ def test_a_namespace_folder_shadows_a_module_of_a_namespace_package_when_it_come
 
 @pytest.mark.slow
 def test_a_folder_without_init_beside_the_protected_module_passes(tmp_path: Path) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     # A namespace folder: Python imports constants.py, which a module found anywhere beats.
     change(root, {"textstats/constants/forged.py": "G = 7.0e-11\n"})
 
@@ -311,7 +300,7 @@ def test_a_folder_without_init_beside_the_protected_module_passes(tmp_path: Path
 def test_bytecode_beside_the_protected_module_fails_though_the_source_is_what_is_imported(
     tmp_path: Path,
 ) -> None:
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     compiled(root, "textstats/constants.pyc", "G = 7.0e-11\nMIN_WORD = 3\n")
 
     result = protected(root)
@@ -366,7 +355,7 @@ def test_a_value_rebound_at_import_fails_naming_both_values_and_where_it_came_fr
     tmp_path: Path, route: str
 ) -> None:
     init, line = REBINDINGS[route]
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     change(root, {"textstats/__init__.py": init})
 
     result = protected(root)
@@ -374,8 +363,7 @@ def test_a_value_rebound_at_import_fails_naming_both_values_and_where_it_came_fr
     assert not result.passed
     assert line in result.report, result.report
     assert "shadows" not in result.report  # no file stands in for constants.py: static misses it
-    ran = repo_tests(root)  # the control: the tests saw the forged value
-    assert ran.returncode == 1 and G_FAILED in ran.stdout, ran.stdout
+    assert_the_tests_saw(root, G_FAILED)  # the control
 
 
 # -- a module that cannot be imported by the gates -------------------------------------------------
@@ -386,7 +374,7 @@ def test_a_package_that_needs_a_missing_dependency_falls_back_to_the_static_chec
     tmp_path: Path,
 ) -> None:
     files = {**FILES, "textstats/__init__.py": "import no_such_dependency_ssw_21\n"}
-    root = make_repo(tmp_path / "repo", files)
+    root = write_repo(tmp_path / "repo", files, commit=True)
 
     untouched = protected(root)
     change(root, {"textstats/constants/__init__.py": "G = 7.0e-11\n"})
@@ -412,7 +400,7 @@ def test_the_imported_values_are_read_inside_the_sandbox(tmp_path: Path, backend
         sandbox = choose_sandbox(backend)
     except UsageError as exc:
         pytest.skip(f"{backend} does not run here: {exc}")
-    root = make_repo(tmp_path / "repo")
+    root = write_repo(tmp_path / "repo", FILES, commit=True)
     home = tmp_path / "home"
     (home / "tmp").mkdir(parents=True)
     env = child_env(os.environ, home)

@@ -10,7 +10,7 @@ from stepswitch.gates.impacted import ImportGraph
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from stepswitch.util.env import clean_env
-from tests.gates import run_git, write_repo
+from tests.harness.repo import git, write_repo
 
 BASE = {
     "calc/__init__.py": "",
@@ -103,9 +103,9 @@ def test_a_renamed_module_selects_the_tests_that_still_import_its_old_name(
             "    assert add(1, 2) == 3\n",
             "tests/test_text.py": "def test_t():\n    pass\n",
         },
-        git=True,
+        commit=True,
     )
-    run_git(tmp_path, "mv", "calc/ops.py", "calc/arith.py")
+    git(tmp_path, "mv", "calc/ops.py", "calc/arith.py")
     # The caller's list is only the new name (or a mangled old one): git completes it.
     result = suite(tmp_path).run(["calc/arith.py", "alc/ops.py"])
     assert result.stages == ("tests:impacted",)

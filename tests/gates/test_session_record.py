@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from stepswitch.cli.gates import gates_command
-from tests.gates import scratch_env, write_repo
+from tests.gates import scratch_env
+from tests.harness.repo import write_repo
 
 FILES = {
     "calc/__init__.py": "",
@@ -43,7 +44,7 @@ def _plain_pytest(root: Path) -> int:
 def test_a_pytest_that_exits_0_against_its_own_session_fails_the_gates(
     tmp_path: Path, route: str
 ) -> None:
-    root = write_repo(tmp_path, FILES, git=True)
+    root = write_repo(tmp_path, FILES, commit=True)
     (root / "calc" / "ops.py").write_text(BROKEN)
     rel, text = ROUTES[route]
     (root / rel).write_text(text)
@@ -57,7 +58,7 @@ def test_a_pytest_that_exits_0_against_its_own_session_fails_the_gates(
 
 
 def test_a_correct_change_with_a_new_test_folder_conftest_still_passes(tmp_path: Path) -> None:
-    root = write_repo(tmp_path, FILES, git=True)
+    root = write_repo(tmp_path, FILES, commit=True)
     (root / "calc" / "ops.py").write_text("def add(a, b):\n    return b + a\n")
     (root / "tests" / "conftest.py").write_text(
         "import pytest\n\n\n@pytest.fixture\ndef two():\n    return 2\n"

@@ -17,7 +17,7 @@ from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.shadowing import SHADOW_CHECK, twin_modules
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
-from tests.gates import write_repo
+from tests.harness.repo import write_repo
 
 FAILING = {
     "calc/__init__.py": "",
@@ -44,7 +44,7 @@ def _suite(root: Path) -> GateSuite:
 def test_an_added_root_module_that_shadows_what_pytest_imports_fails_naming_it(
     tmp_path: Path, name: str, shadows: str
 ) -> None:
-    root = write_repo(tmp_path, FAILING, git=True)
+    root = write_repo(tmp_path, FAILING, commit=True)
     suite = _suite(root)
     (root / name).parent.mkdir(parents=True, exist_ok=True)
     (root / name).write_text(FORCE_PASS)
@@ -58,7 +58,7 @@ def test_an_added_root_module_that_shadows_what_pytest_imports_fails_naming_it(
 def test_a_root_module_of_the_base_commit_is_the_projects_own(tmp_path: Path) -> None:
     # Many projects keep a `test/` package at the root; the standard library has one too.
     files = {**FAILING, "test/__init__.py": "", "calc/ops.py": "def add(a, b):\n    return a + b\n"}
-    root = write_repo(tmp_path, files, git=True)
+    root = write_repo(tmp_path, files, commit=True)
 
     result = _suite(root).run(None)
 

@@ -34,7 +34,8 @@ from stepswitch.gates.interpreter import DEFERRED_PATH, Interpreter
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.warm import SERVER, WarmPytest
 from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
-from tests.gates import lock_freed, scratch_env, write_repo
+from tests.gates import lock_freed, scratch_env
+from tests.harness.repo import write_repo
 
 CONFINING = ("bwrap", "unshare")
 WAIT_S = 120.0  # an upper bound only, for a loaded machine: every wait ends at its event
@@ -121,7 +122,7 @@ def _hostile_worktree(tmp_path: Path, kind: str) -> tuple[Path, Path, Path, dict
         else:  # a .pth in the scratch home, which the model's commands can write
             user_site.mkdir(parents=True)
             (user_site / "ssw_hostile.pth").write_text(_forcing(marker) + "\n")
-    return write_repo(root, files, git=True), marker, python, env
+    return write_repo(root, files, commit=True), marker, python, env
 
 
 def _suite(
@@ -151,15 +152,24 @@ KINDS = ("sitecustomize", "usercustomize", "user-site-pth")
 FORCED_EXIT = "pytest exited 0 but ended before its session did"
 
 
+def _hostile_suites(
+    tmp_path: Path, backend: str, kind: str
+) -> tuple[Path, Path, GateSuite, GateSuite]:
+    """A worktree with a start-up file of `kind` planted, its marker, and its gates confined by
+    `backend`: one suite with a warm pytest and one without."""
+    root, marker, python, env = _hostile_worktree(tmp_path, kind)
+    confinement = _sandboxed(backend, root, Path(env["HOME"]), env)
+    warm, fresh = (_suite(root, python, env, confinement, warm=w) for w in (True, False))
+    return root, marker, warm, fresh
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("backend", (*CONFINING, "none"))
 def test_no_file_the_model_can_write_runs_when_a_gates_python_starts(
     tmp_path: Path, backend: str, kind: str
 ) -> None:
-    root, marker, python, env = _hostile_worktree(tmp_path, kind)
-    confinement = _sandboxed(backend, root, Path(env["HOME"]), env)
-    warm, fresh = (_suite(root, python, env, confinement, warm=w) for w in (True, False))
+    root, marker, warm, fresh = _hostile_suites(tmp_path, backend, kind)
     assert warm.preflight().found == {"calc": str(root / "calc" / "__init__.py")}
     for suite in (warm, fresh):
         result = suite.run(["calc/ops.py"])
@@ -174,9 +184,7 @@ def test_no_file_the_model_can_write_runs_when_a_gates_python_starts(
 def test_the_control_with_the_old_environment_the_same_file_ran_and_forced_a_pass(
     tmp_path: Path, backend: str, kind: str
 ) -> None:
-    root, marker, python, env = _hostile_worktree(tmp_path, kind)
-    confinement = _sandboxed(backend, root, Path(env["HOME"]), env)
-    warm, fresh = (_suite(root, python, env, confinement, warm=w) for w in (True, False))
+    _, marker, warm, fresh = _hostile_suites(tmp_path, backend, kind)
     for suite in (warm, fresh):
         suite.gate_env = _as_before(suite.gate_env)
 
@@ -291,20 +299,31 @@ def _freed(path: Path) -> bool:
     return lock_freed(path, WAIT_S)
 
 
-@pytest.mark.parametrize("backend", CONFINING)
-def test_a_warm_pytest_that_ran_the_worktrees_code_is_ended_at_once_not_at_the_next_stage(
+@contextlib.contextmanager
+def _warm_on_lingering(
     tmp_path: Path, backend: str
-) -> None:
+) -> Iterator[tuple[Path, Callable[[], bool], WarmPytest]]:
+    """A warm pytest started, confined by `backend`, on the worktree whose sitecustomize takes
+    locks and leaves processes behind: the worktree, whether it took them, and the warm pytest
+    (closed at the end)."""
     root, env, confinement = _lingering(tmp_path, backend)
     with _held(root) as held:
         warm = WarmPytest(Path(sys.executable), env, root, confinement)
         try:
-            assert held(), "the worktree's sitecustomize never took its locks"
-            # Nothing asks whether it is ready, no stage runs: ssw hears the refusal by itself.
-            assert all(_freed(root / lock) for lock in LOCKS)
-            assert not warm.ready() and "sitecustomize" in warm.why
+            yield root, held, warm
         finally:
             warm.close()
+
+
+@pytest.mark.parametrize("backend", CONFINING)
+def test_a_warm_pytest_that_ran_the_worktrees_code_is_ended_at_once_not_at_the_next_stage(
+    tmp_path: Path, backend: str
+) -> None:
+    with _warm_on_lingering(tmp_path, backend) as (root, held, warm):
+        assert held(), "the worktree's sitecustomize never took its locks"
+        # Nothing asks whether it is ready, no stage runs: ssw hears the refusal by itself.
+        assert all(_freed(root / lock) for lock in LOCKS)
+        assert not warm.ready() and "sitecustomize" in warm.why
     assert (root / "thread.pid").read_text() and (root / "grandchild.pid").read_text()
 
 
@@ -312,17 +331,12 @@ def test_a_warm_pytest_that_ran_the_worktrees_code_is_ended_at_once_not_at_the_n
 def test_once_a_warm_pytest_is_said_unusable_nothing_it_started_runs(
     tmp_path: Path, backend: str
 ) -> None:
-    root, env, confinement = _lingering(tmp_path, backend)
-    with _held(root) as held:
-        warm = WarmPytest(Path(sys.executable), env, root, confinement)
-        try:
-            assert held()
-            assert not warm.ready()
-            # No waiting: `ready` answers once the whole sandbox is gone, not only its first
-            # process (the namespace would still be dying).
-            assert all(_unlocked(root / lock) for lock in LOCKS)
-        finally:
-            warm.close()
+    with _warm_on_lingering(tmp_path, backend) as (root, held, warm):
+        assert held()
+        assert not warm.ready()
+        # No waiting: `ready` answers once the whole sandbox is gone, not only its first
+        # process (the namespace would still be dying).
+        assert all(_unlocked(root / lock) for lock in LOCKS)
 
 
 @pytest.mark.parametrize("backend", CONFINING)

@@ -19,7 +19,7 @@ from stepswitch.gates.report import focused_report, gate_report
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
-from tests.gates import write_repo
+from tests.harness.repo import write_repo
 
 PY = shlex.quote(sys.executable)
 
@@ -200,7 +200,7 @@ def test_a_changed_protected_constant_fails_naming_it(tmp_path: Path) -> None:
     write_repo(
         tmp_path,
         {"model/constants.py": "G = 6.674e-11\nC = 3e8\n", "data/ref.csv": "a\n1\n"},
-        git=True,
+        commit=True,
     )
     (tmp_path / "model/constants.py").write_text("G = 6.7e-11\nC = 3e8\n", encoding="utf-8")
     gate = ProtectedGate(
@@ -218,7 +218,7 @@ def test_a_changed_protected_constant_fails_naming_it(tmp_path: Path) -> None:
 def test_a_change_to_a_protected_path_fails_even_when_not_listed_as_changed(
     tmp_path: Path,
 ) -> None:
-    write_repo(tmp_path, {"data/ref.csv": "a\n1\n"}, git=True)
+    write_repo(tmp_path, {"data/ref.csv": "a\n1\n"}, commit=True)
     (tmp_path / "data/ref.csv").write_text("a\n2\n", encoding="utf-8")
     gate = ProtectedGate(name="constants", kind="protected", paths=("data",))
     suite = _suite(tmp_path, gate)

@@ -19,8 +19,10 @@ import pytest
 from stepswitch.gates.config import CommandGate, GateConfig, TestsGate
 from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.shadowing import SHADOW_CHECK
-from stepswitch.gates.suite import GateSuite
-from tests.gates import run_git, scratch_env, write_repo
+from stepswitch.gates.suite import GateSuite, SuiteResult
+from tests.gates import scratch_env
+from tests.harness.cli import run_pytest
+from tests.harness.repo import commit_all, write_repo
 
 BUGGY = {
     "calc/__init__.py": "",
@@ -51,13 +53,6 @@ def plant_plugin(root: Path, folder: str, entry_name: str = "x", module: str = "
     (root / f"{module}.py").write_text(RIGGING)
 
 
-def commit_all(root: Path) -> None:
-    """Commit what the tree holds: the plugin is then the base commit's, which the pre-checks
-    (they judge what the change adds) leave to pytest's configuration."""
-    run_git(root, "add", "-A")
-    run_git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "x")
-
-
 def _suite(
     root: Path, home: Path, python: Path = Path(sys.executable), warm: bool = True
 ) -> GateSuite:
@@ -67,19 +62,22 @@ def _suite(
     return GateSuite(GateConfig((gate,), "test"), root, scratch_env(home), interpreter=interpreter)
 
 
+def _run_suite(
+    root: Path, home: Path, python: Path = Path(sys.executable), warm: bool = True
+) -> SuiteResult:
+    """The tests gate's run of every test (`_suite`), the suite closed after it."""
+    suite = _suite(root, home, python, warm)
+    try:
+        return suite.run(None)
+    finally:
+        suite.close()
+
+
 def _plain_pytest(
     root: Path, python: Path = Path(sys.executable)
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_DISABLE_PLUGIN_AUTOLOAD"}
-    return subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_pytest(root, env, python=python)
 
 
 @pytest.mark.parametrize("folder", ["x-1.0.dist-info", "x.egg-info"])
@@ -87,14 +85,10 @@ def _plain_pytest(
 def test_a_plugin_the_tree_carries_does_not_turn_a_failing_test_into_a_pass(
     tmp_path: Path, folder: str, warm: bool
 ) -> None:
-    root = write_repo(tmp_path / "repo", BUGGY, git=True)
+    root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, folder)
-    commit_all(root)
-    suite = _suite(root, tmp_path / "home", warm=warm)
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    commit_all(root)  # the plugin is the base commit's: the pre-checks leave it to pytest
+    result = _run_suite(root, tmp_path / "home", warm=warm)
 
     assert not result.passed
     assert result.failed is not None and result.failed.name == "tests:full"
@@ -106,7 +100,7 @@ def test_a_plugin_the_tree_carries_does_not_turn_a_failing_test_into_a_pass(
 def test_control_plain_pytest_loads_the_trees_plugin_and_reports_a_pass(
     tmp_path: Path, folder: str
 ) -> None:
-    root = write_repo(tmp_path, BUGGY, git=True)
+    root = write_repo(tmp_path, BUGGY, commit=True)
     plant_plugin(root, folder)
 
     done = _plain_pytest(root)
@@ -156,12 +150,8 @@ def test_a_plugin_the_environment_declares_still_loads(tmp_path: Path, warm: boo
     python = environment_with_plugin(tmp_path / "env")
     # pytest's `required_plugins` sees it, as it sees an autoloaded one.
     required = '[tool.pytest.ini_options]\nrequired_plugins = ["declared>=1.0"]\n'
-    root = write_repo(tmp_path / "repo", {**USES_DECLARED, "pyproject.toml": required}, git=True)
-    suite = _suite(root, tmp_path / "home", python, warm=warm)
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    root = write_repo(tmp_path / "repo", {**USES_DECLARED, "pyproject.toml": required}, commit=True)
+    result = _run_suite(root, tmp_path / "home", python, warm=warm)
 
     assert result.passed, result.report
 
@@ -170,14 +160,10 @@ def test_a_trees_dist_info_naming_a_declared_plugin_does_not_take_its_place(
     tmp_path: Path,
 ) -> None:
     python = environment_with_plugin(tmp_path / "env")
-    root = write_repo(tmp_path / "repo", BUGGY, git=True)
+    root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, "y-1.0.dist-info", entry_name="declared")
-    commit_all(root)
-    suite = _suite(root, tmp_path / "home", python)
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    commit_all(root)  # the plugin is the base commit's: the pre-checks leave it to pytest
+    result = _run_suite(root, tmp_path / "home", python)
 
     assert not result.passed and "test_add" in result.report
     assert _plain_pytest(root, python).returncode == 0  # control: autoload takes the tree's
@@ -197,13 +183,9 @@ def test_a_dist_info_the_change_adds_cannot_answer_for_a_plugin_the_configuratio
 ) -> None:
     # pytest looks a `-p NAME` up among the entry points of every distribution on sys.path
     # first, the tree's folders among them: `-p pytester` would load the tree's `xplug`.
-    root = write_repo(tmp_path / "repo", NAMES_PYTESTER, git=True)
+    root = write_repo(tmp_path / "repo", NAMES_PYTESTER, commit=True)
     plant_plugin(root if where == "root" else root / "tests", "y-1.0.dist-info", "pytester")
-    suite = _suite(root, tmp_path / "home")
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    result = _run_suite(root, tmp_path / "home")
 
     assert not result.passed and result.stages == (SHADOW_CHECK,)
     folder = "y-1.0.dist-info" if where == "root" else "tests/y-1.0.dist-info"
@@ -213,30 +195,18 @@ def test_a_dist_info_the_change_adds_cannot_answer_for_a_plugin_the_configuratio
 def test_control_with_autoload_off_pytest_loads_the_trees_plugin_for_its_p_name(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path, NAMES_PYTESTER, git=True)
+    root = write_repo(tmp_path, NAMES_PYTESTER, commit=True)
     plant_plugin(root, "y-1.0.dist-info", "pytester")
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_pytest(root, env)
     assert done.returncode == 0, done.stdout  # the failing test "passed"
 
 
 @pytest.mark.parametrize("folder", ["x-1.0.dist-info", "x.egg-info"])
 def test_a_plugin_the_change_adds_fails_naming_its_metadata(tmp_path: Path, folder: str) -> None:
-    root = write_repo(tmp_path / "repo", BUGGY, git=True)
+    root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, folder)
-    suite = _suite(root, tmp_path / "home")
-    try:
-        result = suite.run(None)
-    finally:
-        suite.close()
+    result = _run_suite(root, tmp_path / "home")
 
     assert not result.passed and result.stages == (SHADOW_CHECK,)
     assert f"{folder}/entry_points.txt: added, a distribution's metadata" in result.report
@@ -248,7 +218,7 @@ def test_the_preflight_collection_loads_the_declared_plugins(tmp_path: Path) -> 
     strict = '[tool.pytest.ini_options]\naddopts = "--strict-markers"\n'
     marked = "import pytest\n\n@pytest.mark.declared_marker\ndef test_marked():\n    pass\n"
     files = {**USES_DECLARED, "pyproject.toml": strict, "tests/test_marked.py": marked}
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     suite = _suite(root, tmp_path / "home", python)
     gate = suite.config.gates[0]
     assert isinstance(gate, TestsGate)
@@ -263,9 +233,9 @@ def test_the_preflight_collection_loads_the_declared_plugins(tmp_path: Path) -> 
 def test_a_command_gate_that_starts_pytest_loads_no_plugin_the_tree_carries(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path / "repo", BUGGY, git=True)
+    root = write_repo(tmp_path / "repo", BUGGY, commit=True)
     plant_plugin(root, "x-1.0.dist-info")
-    commit_all(root)
+    commit_all(root)  # the plugin is the base commit's: the pre-checks leave it to pytest
     gate = CommandGate(
         name="doctests", command=f"{sys.executable} -m pytest -q -p no:cacheprovider"
     )

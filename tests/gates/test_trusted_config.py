@@ -18,12 +18,14 @@ import pytest
 import stepswitch
 from stepswitch.errors import UsageError
 from stepswitch.gates.base import BaseTree
-from stepswitch.gates.config import GateConfig, TestsGate
+from stepswitch.gates.config import TestsGate
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.test_config import TEST_CONFIG_CHECK, check_test_config, config_folder
 from stepswitch.gates.tools import pytest_command
-from stepswitch.util.sandbox import Confinement, choose_sandbox, policy_for_worktree
-from tests.gates import scratch_env, write_repo
+from stepswitch.util.sandbox import choose_sandbox
+from tests.gates import confined_suite, scratch_env
+from tests.harness.repo import write_repo
+from tests.harness.rigs import PASS_ALL
 
 CONFINING = ("bwrap", "unshare")
 PACKAGE = Path(stepswitch.__file__).resolve().parent
@@ -49,16 +51,6 @@ BASE = {
 }
 BROKEN = {"lib/calc/ops.py": "def add(a, b):\n    return a - b\n"}
 
-# A plugin that reports every test as passed, failing or not.
-PASS_ALL = """
-    import pytest
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(item, call):
-        report = yield
-        report.outcome = "passed"
-        return report
-"""
 EXIT_AT_IMPORT = "import os\n\nos._exit(0)\n"
 ADDOPTS = BASE["pyproject.toml"].replace("testpaths", 'addopts = "-p rig"\n        testpaths')
 
@@ -75,7 +67,7 @@ ROUTES: dict[str, dict[str, str]] = {
 
 
 def _tree(tmp_path: Path, change: dict[str, str]) -> Path:
-    root = write_repo(tmp_path / "repo", BASE, git=True)
+    root = write_repo(tmp_path / "repo", BASE, commit=True)
     return write_repo(root, change)
 
 
@@ -88,19 +80,9 @@ def _suite(
         sandbox = choose_sandbox(backend)
     except UsageError as exc:
         pytest.skip(f"{backend} does not run here: {exc}")
-    home = tmp_path / "home"
-    (home / "tmp").mkdir(parents=True)
-    env = scratch_env(home, TMPDIR=str(home / "tmp"))
     read_only = (PACKAGE, config_folder()) if shown else (PACKAGE,)
-    policy = policy_for_worktree(root, root, home, env, read_only=read_only)
     gate = TestsGate(name="tests", kind="tests", command=pytest_command(root), warm=warm)
-    return GateSuite(
-        GateConfig((gate,), "test"),
-        root,
-        env,
-        state_dir=tmp_path / "state",
-        confinement=Confinement(sandbox, policy),
-    )
+    return confined_suite(tmp_path, root, gate, sandbox, read_only)
 
 
 def _changed(change: dict[str, str]) -> list[str]:
@@ -251,7 +233,7 @@ def test_a_root_conftest_git_is_told_to_ignore_is_refused_all_the_same(tmp_path:
 def test_the_base_commits_root_conftest_may_be_neither_edited_nor_deleted(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path / "repo", {**BASE, "conftest.py": "X = 1\n"}, git=True)
+    root = write_repo(tmp_path / "repo", {**BASE, "conftest.py": "X = 1\n"}, commit=True)
     (root / "conftest.py").write_text(PASS_ALL)
     assert _check(root) == ["conftest.py: edited, outside the test folders (testpaths: tests)"]
     (root / "conftest.py").unlink()
@@ -264,7 +246,7 @@ def test_without_testpaths_the_test_folders_are_those_holding_the_tests(tmp_path
         "calc/ops.py": "def add(a, b):\n    return a + b\n",
         "calc/test_ops.py": "from calc.ops import add\n",
     }
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     write_repo(root, {"calc/conftest.py": "", "conftest.py": ""})
     assert _check(root) == ["conftest.py: added, outside the test folders (calc)"]
 

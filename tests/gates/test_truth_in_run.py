@@ -15,14 +15,15 @@ import pytest
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.errors import ConfigError
 from stepswitch.ledger import open_ledger
-from tests.agent.conftest import (
+from tests.harness.cli import run_pytest
+from tests.harness.repo import git, sample_repo
+from tests.harness.task import (
     BUG_LINE,
     FIX_LINE,
     approve_and_summarize,
     done,
-    git,
+    explore_running,
     make_policy,
-    make_repo,
     run_ssw,
     tool,
     write_policy,
@@ -43,7 +44,7 @@ def configure(repo: Path, gates: str, files: dict[str, str] | None = None) -> No
 
 
 def test_a_gate_that_cannot_run_refuses_the_run_before_any_call(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     configure(repo, '[gates.lint]\ncommand = "no-such-tool-ssw check ."\n')
     options = RunOptions(
         repo=repo,
@@ -67,7 +68,7 @@ def test_a_gate_that_cannot_run_refuses_the_run_before_any_call(tmp_path: Path) 
 def test_a_golden_file_rewritten_and_a_protected_file_moved_by_the_run_tool_fail_the_gates(
     tmp_path: Path,
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     gates = (
         f'[gates.mean]\nkind = "golden"\nexpected = "golden/mean.json"\ncommand = "{MEAN}"\n\n'
         '[gates.reference]\nkind = "protected"\npaths = ["data/**"]\n'
@@ -76,11 +77,7 @@ def test_a_golden_file_rewritten_and_a_protected_file_moved_by_the_run_tool_fail
     forge = "printf '1.5\\n' > golden/mean.json && mv data/ref.csv ref.csv"
     same = BUG_LINE + "  # unchanged"
     replies = [
-        done("plan"),
-        done("calc/ops.py"),
-        done("mean divides by n + 1"),
-        tool("run", command=forge),
-        done("made the golden file agree"),
+        *explore_running(forge, "made the golden file agree"),
         tool("edit", path="calc/ops.py", old=BUG_LINE, new=same),
         done("edited"),
         done("the truth check fails"),  # triage, on the last rung
@@ -119,26 +116,16 @@ EOF"""
 
 def test_bytecode_planted_by_the_run_tool_is_not_what_the_gates_test(tmp_path: Path) -> None:
     # The control: with the bytecode planted, pytest as `ssw gates` runs it passes the buggy tree.
-    control = make_repo(tmp_path / "control", "mean_bug")
+    control = sample_repo(tmp_path / "control", "mean_bug")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     subprocess.run(["bash", "-c", PLANT], cwd=control, env=env, check=True, capture_output=True)
-    tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=control,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    tests = run_pytest(control, env)
     assert tests.returncode == 0, tests.stdout  # the planted bytecode is what ran
     assert BUG_LINE in (control / "calc" / "ops.py").read_text()
 
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     replies = [
-        done("plan"),
-        done("calc/ops.py"),
-        done("mean divides by n + 1"),
-        tool("run", command=PLANT),
-        done("fixed, without touching the source"),
+        *explore_running(PLANT, "fixed, without touching the source"),
         # The edit: a comment (the bug stays), or the run would end no_change before any gate
         # ran; the planted bytecode holds the fix.
         tool("edit", path="calc/ops.py", old=BUG_LINE, new=f"{BUG_LINE}  # see the bytecode"),

@@ -22,8 +22,9 @@ from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
 from stepswitch.gates.warm import SERVER, pytest_args
 from stepswitch.util.sandbox import Sandbox
-from tests.gates import left_out_plugins, lock_freed, scratch_env, write_repo
+from tests.gates import confined_suite, left_out_plugins, lock_freed
 from tests.gc_check import GC_TEST
+from tests.harness.repo import write_repo
 
 CALC = {
     "calc/__init__.py": "",
@@ -92,7 +93,7 @@ def test_only_a_plain_pytest_command_of_the_gates_python_is_stood_in_for(tmp_pat
 
 
 def test_warm_stages_give_a_fresh_pytests_verdicts(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", CALC, git=True)
+    root = write_repo(tmp_path / "repo", CALC, commit=True)
     (root / "calc" / "ops.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
     verdicts = {}
     for warm in (True, False):
@@ -115,7 +116,7 @@ def test_a_stage_collects_its_own_garbage_with_pytests_objects_frozen(
     # plugin freezes what exists when pytest loads it (ADR 0019): a stage, warm or fresh, finds
     # the collector on, collecting what the stage itself makes, and pytest's objects out of its
     # sight.
-    root = write_repo(tmp_path / "repo", {**CALC, "tests/test_gc.py": GC_TEST}, git=True)
+    root = write_repo(tmp_path / "repo", {**CALC, "tests/test_gc.py": GC_TEST}, commit=True)
     suite = _suite(root, tmp_path, warm=warm)
     result = suite.run(None)
     suite.close()
@@ -126,7 +127,7 @@ def test_a_stage_collects_its_own_garbage_with_pytests_objects_frozen(
 def test_the_warm_pytest_lasts_one_gate_run_and_ssw_run_starts_the_next_as_an_edit_begins(
     tmp_path: Path,
 ) -> None:
-    root = write_repo(tmp_path / "repo", CALC, git=True)
+    root = write_repo(tmp_path / "repo", CALC, commit=True)
     suite = _suite(root, tmp_path)
     assert suite.run(None).passed
     assert _servers(root) == []  # `ssw gates`: none after the run
@@ -161,7 +162,7 @@ def _leaving_a_process(tmp_path: Path, then: str) -> Path:
             Path("child.pid").write_text(str(child.pid))
             {then}
     """
-    return write_repo(tmp_path / "repo", files, git=True)
+    return write_repo(tmp_path / "repo", files, commit=True)
 
 
 def test_a_stage_that_times_out_leaves_nothing_running(tmp_path: Path) -> None:
@@ -196,7 +197,7 @@ def test_a_module_the_tests_can_write_keeps_the_stages_fresh_and_says_so(tmp_pat
         _spec.loader.exec_module(_real)
         globals().update({k: v for k, v in vars(_real).items() if not k.startswith("__")})
     """
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     (root / "calc" / "ops.py").write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
     suite = _suite(root, tmp_path)
     suite.keep_warm = True
@@ -211,7 +212,7 @@ def test_a_module_the_tests_can_write_keeps_the_stages_fresh_and_says_so(tmp_pat
 
 
 def test_off_in_the_tests_gate_runs_every_stage_fresh(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", CALC, git=True)
+    root = write_repo(tmp_path / "repo", CALC, commit=True)
     suite = _suite(root, tmp_path, warm=False)
     suite.keep_warm = True
     result = suite.run(None)
@@ -221,7 +222,7 @@ def test_off_in_the_tests_gate_runs_every_stage_fresh(tmp_path: Path) -> None:
 
 
 def test_killing_ssw_ends_its_warm_pytest(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "repo", CALC, git=True)
+    root = write_repo(tmp_path / "repo", CALC, commit=True)
     script = textwrap.dedent(f"""
         import os, sys
         from pathlib import Path
@@ -250,21 +251,9 @@ def test_killing_ssw_ends_its_warm_pytest(tmp_path: Path) -> None:
 
 def _confined_suite(tmp_path: Path, root: Path, sandbox: Sandbox) -> GateSuite:
     """The tests gate of `root` in `sandbox`, with the policy a run gives it."""
-    from stepswitch.util.sandbox import Confinement, policy_for_worktree
-
-    home = tmp_path / "home"
-    (home / "tmp").mkdir(parents=True)
     package = Path(__file__).resolve().parents[2] / "src" / "stepswitch"
-    env = scratch_env(home, TMPDIR=str(home / "tmp"))
-    policy = policy_for_worktree(root, root, home, env, read_only=(package,))
     gate = TestsGate(name="tests", kind="tests", command=pytest_command(root))
-    return GateSuite(
-        GateConfig((gate,), "test"),
-        root,
-        env,
-        state_dir=tmp_path / "state",
-        confinement=Confinement(sandbox, policy),
-    )
+    return confined_suite(tmp_path, root, gate, sandbox, (package,))
 
 
 @pytest.mark.slow
@@ -288,7 +277,7 @@ def test_inside_the_sandbox_a_test_cannot_read_the_warm_pytest(tmp_path: Path) -
                     continue
                 raise AssertionError(f"/proc/{parent}/{name} is readable")
     """
-    root = write_repo(tmp_path / "repo", files, git=True)
+    root = write_repo(tmp_path / "repo", files, commit=True)
     suite = _confined_suite(tmp_path, root, sandbox)
     result = suite.run(None)
     assert result.test_stages and result.test_stages[0].warm, result.warm_notes
@@ -330,7 +319,7 @@ def test_what_a_stage_started_in_a_session_of_its_own_ends_with_the_gate_run(
         sandbox = choose_sandbox(backend)
     except UsageError as exc:
         pytest.skip(f"{backend} does not run here: {exc}")
-    root = write_repo(tmp_path / "repo", {**CALC, "tests/test_escape.py": ESCAPING}, git=True)
+    root = write_repo(tmp_path / "repo", {**CALC, "tests/test_escape.py": ESCAPING}, commit=True)
     suite = _confined_suite(tmp_path, root, sandbox)
     result = suite.run(None)
     assert result.passed and result.test_stages[0].warm, result.report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import date
@@ -10,10 +11,12 @@ from typing import Any
 
 import pytest
 
-from stepswitch.ledger import Budget, CallIntent, Ledger, open_ledger
+from stepswitch.ledger import Budget, CallIntent, CallTracker, Ledger, open_ledger
 from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.registry.presets import Price
-from stepswitch.wire.types import Attempt, Completion, FinishReason, Message, Usage
+from stepswitch.wire.client import HttpProvider, RetryPolicy
+from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
+from stepswitch.wire.types import Attempt, Completion, FinishReason, Message, Request, Usage
 
 PRICE = Price(
     input=2.0, cached_input=0.2, cache_write=2.5, output=10.0, source="t", as_of=date(2026, 11, 29)
@@ -68,6 +71,19 @@ def chat_body(usage: dict[str, Any] | None) -> dict[str, Any]:
     if usage is not None:
         body["usage"] = usage
     return body
+
+
+def tracked_call(ledger: Ledger, base_url: str, request: Request, call: CallIntent) -> CallTracker:
+    """`request` sent once (no retry) to the chat-completions server at `base_url`, tracked in
+    `ledger` as `call`; the tracker, after it settled or failed."""
+    provider = HttpProvider(ChatCompletionsCodec(), base_url, retry=RetryPolicy(1))
+    tracker = CallTracker(ledger, call)
+    try:
+        with tracker:
+            provider.complete(request, deadline=time.monotonic() + 30, hooks=tracker.hooks)
+    finally:
+        provider.close()
+    return tracker
 
 
 @pytest.fixture

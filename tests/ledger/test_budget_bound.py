@@ -5,7 +5,6 @@ leaves a row that says by how much and why; a call that does not fit says what d
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -20,11 +19,9 @@ from stepswitch.ledger import (
     report,
 )
 from stepswitch.ledger.pricing import worst_case_usd
-from stepswitch.wire.client import HttpProvider, RetryPolicy
-from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request, Usage
 
-from .conftest import PRICE, budget, chat_body, intent, ok
+from .conftest import PRICE, budget, chat_body, intent, ok, tracked_call
 
 TEXT = "Fix calc/ops.py: mean divides by one value too many. " * 40  # ~2 kB of prompt
 REQUEST = Request(model="model-a", messages=(Message("user", TEXT),), max_output_tokens=1000)
@@ -51,14 +48,7 @@ class Billing:
 
 
 def call(ledger: Ledger, base_url: str, **changes: Any) -> CallTracker:
-    provider = HttpProvider(ChatCompletionsCodec(), base_url, retry=RetryPolicy(1))
-    tracker = CallTracker(ledger, intent(**changes))
-    try:
-        with tracker:
-            provider.complete(REQUEST, deadline=time.monotonic() + 30, hooks=tracker.hooks)
-    finally:
-        provider.close()
-    return tracker
+    return tracked_call(ledger, base_url, REQUEST, intent(**changes))
 
 
 # --- the bound holds for what the issue saw pass the cap ---

@@ -19,7 +19,7 @@ import pytest
 
 from stepswitch.ledger import Budget, BudgetExceeded, LedgerError, open_ledger
 from stepswitch.wire.types import Attempt, Usage
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 from .conftest import intent, ok
 
@@ -140,9 +140,10 @@ def test_an_emptied_ledger_does_not_give_its_budget_back(path: Path):
 
 
 def test_ssw_run_refuses_an_emptied_ledger_before_it_starts(tmp_path: Path):
-    from tests.agent.conftest import explore, make_repo, run_ssw
+    from tests.harness.repo import sample_repo
+    from tests.harness.task import explore, run_ssw
 
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     ledger = repo / ".ssw" / "ledger.sqlite"
     write(ledger, "run-1", 2)
     os.truncate(ledger, 0)
@@ -387,9 +388,9 @@ def test_a_bench_resume_refuses_an_emptied_ledger_instead_of_counting_from_0(
     from stepswitch.bench.executor import inline_executor
     from stepswitch.bench.runner import BenchSpec, run_bench
     from stepswitch.bench.task import load_suite
-    from tests.agent.conftest import use_extra_models
     from tests.bench import write_task
     from tests.bench.fakes import FakeContestant
+    from tests.harness.task import use_extra_models
 
     use_extra_models(monkeypatch, tmp_path)  # scripted-priced: a task run costs about $0.22
     for name in ("t1", "t2"):

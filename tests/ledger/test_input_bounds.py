@@ -6,8 +6,6 @@ task file larger than any model could be sent is refused by its size."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,24 +14,21 @@ from stepswitch.errors import ConfigError, RunStopped
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.ledger import PROMPT_ALLOWANCE_TOKENS, CallTracker, Ledger, open_ledger
 from stepswitch.policy.model import load_policy
-from stepswitch.registry.presets import clear_cache
-from stepswitch.wire.client import HttpProvider, RetryPolicy
 from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
-from tests.agent.conftest import (
-    WORKERS,
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
+    WINDOWED_TOKENS,
+    every_worker,
     explore,
     make_policy,
-    make_repo,
     run_ssw,
-    use_extra_models,
-    worker,
     write_policy,
 )
 
-from .conftest import chat_body, intent
+from .conftest import chat_body, intent, tracked_call
 
-WINDOW = 2_000  # tokens: a small model, so a few kB of prompt passes it
+WINDOW = WINDOWED_TOKENS  # tokens: a small model, so a few kB of prompt passes it
 
 
 class BillsWhatItGets:
@@ -49,15 +44,10 @@ class BillsWhatItGets:
 
 
 def _send(ledger: Ledger, base_url: str, text: str, window: int) -> CallTracker:
-    provider = HttpProvider(ChatCompletionsCodec(), base_url, retry=RetryPolicy(1))
     request = Request(model="model-a", messages=(Message("user", text),), max_output_tokens=100)
-    tracker = CallTracker(ledger, intent(context_window=window, max_output_tokens=100))
-    try:
-        with tracker:
-            provider.complete(request, deadline=time.monotonic() + 30, hooks=tracker.hooks)
-    finally:
-        provider.close()
-    return tracker
+    return tracked_call(
+        ledger, base_url, request, intent(context_window=window, max_output_tokens=100)
+    )
 
 
 def _body_bytes(text: str) -> int:
@@ -100,36 +90,11 @@ def test_a_prompt_whose_bound_is_the_window_exactly_goes_out_and_its_bill_fits(
     assert len(provider.got) == 1
 
 
-WINDOWED = f"""
-[models.scripted-windowed]
-family = "scripted"
-context_window = {WINDOW}
-max_output_tokens = 4096
-capabilities = ["tools", "parallel_tool_calls", "json_schema"]
-
-[models.scripted-windowed.price]
-input = 10.0
-output = 10.0
-source = "tests: a made-up price"
-as_of = 2026-11-29
-"""
-
-
-@pytest.fixture
-def windowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    root = use_extra_models(monkeypatch, tmp_path)
-    with (root / "providers" / "scripted.toml").open("a", encoding="utf-8") as out:
-        out.write(WINDOWED)
-    clear_cache()
-    yield root
-    clear_cache()
-
-
 def test_a_run_whose_prompt_passes_the_window_ends_error_with_the_reason_and_no_bill(
-    tmp_path: Path, windowed: Path
+    tmp_path: Path, extra_models: Path
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(workers={name: worker("scripted-windowed") for name in WORKERS})
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
+    policy = make_policy(workers=every_worker("scripted-windowed"))
     task = "Fix calc.ops.mean. " + "Background: the mean must divide by the count. " * 200
     run = run_ssw(tmp_path, repo, explore(), policy=policy, task=task, budget_usd=1.0)
 
@@ -183,12 +148,10 @@ def test_an_output_cap_above_the_models_limit_is_refused_when_the_policy_loads(
 
 
 def test_ssw_run_refuses_such_a_policy_before_making_anything(
-    tmp_path: Path, windowed: Path
+    tmp_path: Path, extra_models: Path
 ) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(
-        workers={name: worker("scripted-windowed", max_output_tokens=5000) for name in WORKERS}
-    )
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
+    policy = make_policy(workers=every_worker("scripted-windowed", max_output_tokens=5000))
     with pytest.raises(ConfigError) as info:
         run_ssw(tmp_path, repo, explore(), policy=policy)
     assert str(info.value).startswith(

@@ -20,12 +20,12 @@ from stepswitch.ledger.pricing import cost_usd
 from stepswitch.wire.client import HttpProvider, RetryPolicy
 from stepswitch.wire.open import codec_for
 from stepswitch.wire.types import Message, Request, Usage
-from tests.agent.conftest import (
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
     WORKERS,
     explore,
     fix_the_bug,
     make_policy,
-    make_repo,
     run_ssw,
     use_extra_models,
     worker,
@@ -151,7 +151,7 @@ def test_a_run_whose_provider_under_reports_stops_and_its_bill_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_extra_models(monkeypatch, tmp_path)  # scripted-priced: $10 a million each way
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
     usage = {"usage": {"prompt_tokens": 1, "completion_tokens": 50}}
     replies = [{**r, **usage} for r in [*explore(), *fix_the_bug()]]

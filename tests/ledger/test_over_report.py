@@ -6,7 +6,6 @@ whichever worker sends it, while other providers go on."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,21 +14,18 @@ import pytest
 from stepswitch.errors import RunStopped
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.ledger import CallTracker, Ledger, ledger_command, open_ledger, report
-from stepswitch.wire.client import HttpProvider, RetryPolicy
-from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
 from stepswitch.wire.types import Message, Request
-from tests.agent.conftest import (
-    WORKERS,
+from tests.harness.repo import sample_repo
+from tests.harness.task import (
+    every_worker,
     explore,
     fix_the_bug,
     make_policy,
-    make_repo,
     run_ssw,
     use_extra_models,
-    worker,
 )
 
-from .conftest import chat_body, intent
+from .conftest import chat_body, intent, tracked_call
 
 REQUEST = Request(model="model-a", messages=(Message("user", "fix it"),), max_output_tokens=1000)
 WORDS = "over-reported by {}: billed 1,200 completion tokens above max_tokens 1,000"
@@ -52,14 +48,7 @@ class Overbills:
 
 
 def call(ledger: Ledger, base_url: str, **changes: Any) -> CallTracker:
-    provider = HttpProvider(ChatCompletionsCodec(), base_url, retry=RetryPolicy(1))
-    tracker = CallTracker(ledger, intent(**changes))
-    try:
-        with tracker:
-            provider.complete(REQUEST, deadline=time.monotonic() + 30, hooks=tracker.hooks)
-    finally:
-        provider.close()
-    return tracker
+    return tracked_call(ledger, base_url, REQUEST, intent(**changes))
 
 
 def test_a_completion_past_its_cap_inside_the_reservation_is_flagged_in_its_row(
@@ -150,8 +139,8 @@ def test_a_run_stops_at_an_over_report_inside_its_reservation_and_the_bill_names
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_extra_models(monkeypatch, tmp_path)  # scripted-priced: $10 a million each way
-    repo = make_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
+    policy = make_policy(workers=every_worker("scripted-priced"))
     # 4,000 completion tokens against the 2,048 sent; 100 prompt tokens: $0.041, inside the
     # ~$0.056 reserved, so only the cap shows the lie.
     replies = [{**r, **_usage(100, 4_000)} for r in [*explore(), *fix_the_bug()]]
@@ -176,8 +165,8 @@ def test_an_over_report_past_the_reservation_names_the_provider_and_the_dollars(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_extra_models(monkeypatch, tmp_path)
-    repo = make_repo(tmp_path / "repo", "mean_bug")
-    policy = make_policy(workers={name: worker("scripted-priced") for name in WORKERS})
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
+    policy = make_policy(workers=every_worker("scripted-priced"))
     replies = [{**r, **_usage(2_000, 8_192)} for r in [*explore(), *fix_the_bug()]]
     run = run_ssw(tmp_path, repo, replies, policy=policy, budget_usd=0.5)
 

@@ -15,9 +15,9 @@ from stepswitch.errors import UsageError
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunIds, Totals
 from stepswitch.records.steps import GateRecord, GateVerdicts
-from tests.agent.conftest import make_repo
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import sample_repo
 from tests.site.conftest import write_run
-from tests.ssw_cli import run_ssw_cli
 
 RUN_ID = "20261201-100000-abc123"
 LATER_EVENT = {"kind": "checkpoint", "run_id": RUN_ID, "seq": 4, "escalation": 0, "note": "x"}
@@ -83,7 +83,7 @@ def test_this_ssw_refuses_a_field_its_records_do_not_declare() -> None:
 
 
 def test_ssw_runs_show_reads_a_newer_run_and_says_what_it_skipped(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     ours = write_run(tmp_path / "ours", run_id=RUN_ID)
     newer_copy(ours, repo / ".ssw" / "runs" / RUN_ID)
 

@@ -22,7 +22,7 @@ from stepswitch.cli.render import format_step
 from stepswitch.errors import UsageError
 from stepswitch.site.sources import load_bench
 from stepswitch.site.view import labels
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
 
 from .conftest import REPO, TASK, population_file
 

@@ -9,15 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.claims.test_evidence_scope import (
-    MANY,
     ROUTE5,
     SAME_QUALITY,
     SCRIPTED,
-    _check,
+    _checked,
     _contestant,
     _paired,
-    _paired_rows,
-    _repo,
 )
 
 SIMULATED = [_contestant("ladder", "sim"), _contestant("big", "sim")]
@@ -29,9 +26,7 @@ SIMULATED_STATEMENT = (
 
 
 def test_a_simulated_bench_cannot_say_models_fix_bugs_correctly(tmp_path: Path):
-    root = _repo(tmp_path, _paired(ROUTE5, SAME_QUALITY), _paired_rows(MANY), SIMULATED)
-    code, out = _check(root)
-    assert code == 1, out
+    out = _checked(tmp_path, _paired(ROUTE5, SAME_QUALITY), SIMULATED, 1)
     simulated = "but contestant big and contestant ladder are simulated (a population"
     assert f"C-201: its title speaks of models ('Claude'), {simulated}" in out
     assert f"C-201: its title speaks of quality ('fix'), {simulated}" in out
@@ -39,9 +34,7 @@ def test_a_simulated_bench_cannot_say_models_fix_bugs_correctly(tmp_path: Path):
 
 
 def test_a_claim_on_a_simulated_bench_must_say_simulated_not_scripted(tmp_path: Path):
-    root = _repo(tmp_path, _paired("A ladder bills less", SCRIPTED), _paired_rows(MANY), SIMULATED)
-    code, out = _check(root)
-    assert code == 1, out
+    out = _checked(tmp_path, _paired("A ladder bills less", SCRIPTED), SIMULATED, 1)
     assert "which are simulated, and its statement does not say simulated" in out
 
 
@@ -49,6 +42,4 @@ def test_a_simulated_claim_may_show_its_pass_rates_when_it_says_simulated(tmp_pa
     """The control: the same bench proves a claim within what it can say, pass rates included
     (a scripted bench could not show them)."""
     title = "On a simulated population the ladder bills less"
-    root = _repo(tmp_path, _paired(title, SIMULATED_STATEMENT), _paired_rows(MANY), SIMULATED)
-    code, out = _check(root)
-    assert code == 0, out
+    _checked(tmp_path, _paired(title, SIMULATED_STATEMENT), SIMULATED, 0)

@@ -16,9 +16,9 @@ from stepswitch.agent.tools.execute import tool_spec
 from stepswitch.errors import ConfigError, SswError
 from stepswitch.policy.model import WorkerConfig
 from stepswitch.registry.presets import SIM_PROVIDER, load_registry
-from stepswitch.sim.population import load_population
+from stepswitch.sim.population import Population, load_population
 from stepswitch.sim.reference import TaskReference
-from stepswitch.sim.server import start_sim_server
+from stepswitch.sim.server import SimResponder, start_sim_server
 from stepswitch.steps import STEPS, StepType
 from stepswitch.wire.types import Completion, JsonSchemaFormat, Message, Request
 
@@ -51,13 +51,18 @@ def _call(base_url: str, request: Request) -> Completion:
         providers.close()
 
 
-def test_an_edit_of_a_sure_tier_writes_the_reference_through_the_real_client(tmp_path: Path):
-    population = load_population(population_file(tmp_path, fix_rate=1.0))
+def _edit_on_a_sim_server(population: Population) -> tuple[Completion, SimResponder]:
+    """One edit step of sim-mid, answered by a sim server of `population`, and its responder."""
     server, responder = start_sim_server(population, REF)
     try:
-        done = _call(server.base_url, _request("sim-mid", StepType.EDIT))
+        return _call(server.base_url, _request("sim-mid", StepType.EDIT)), responder
     finally:
         server.stop()
+
+
+def test_an_edit_of_a_sure_tier_writes_the_reference_through_the_real_client(tmp_path: Path):
+    population = load_population(population_file(tmp_path, fix_rate=1.0))
+    done, responder = _edit_on_a_sim_server(population)
     [call] = done.message.tool_calls
     assert (call.name, call.arguments) == (
         "write_file",
@@ -71,11 +76,7 @@ def test_an_edit_of_a_sure_tier_writes_the_reference_through_the_real_client(tmp
 
 def test_a_tier_that_never_fixes_makes_a_wrong_change_instead(tmp_path: Path):
     population = load_population(population_file(tmp_path, fix_rate=0.0))
-    server, responder = start_sim_server(population, REF)
-    try:
-        done = _call(server.base_url, _request("sim-mid", StepType.EDIT))
-    finally:
-        server.stop()
+    done, responder = _edit_on_a_sim_server(population)
     assert responder.played[0].what in {"mutation", "stale"}  # one file: nothing is partial
     assert AFTER not in [c.arguments for c in done.message.tool_calls]
 

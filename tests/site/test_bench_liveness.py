@@ -17,14 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import tomli_w
-import yaml
 
-from tests.agent.conftest import DEFAULT_POLICY
-from tests.bench import write_task
-from tests.bench.test_bench_signals import bench
-from tests.bench.test_cli_bench import SCRIPT, _tool
-from tests.bench.test_resume import wait_for
+from tests.bench.test_bench_signals import (
+    bench,
+    command_started,
+    end_the_waiting_command,
+    waiting_ladder,
+)
+from tests.harness.cli import wait_for
 
 from .conftest import write_bench, write_run
 from .test_serve_read_only import _sections, dashboard
@@ -158,17 +158,11 @@ def test_a_journal_without_scratch_or_naming_no_bench_scratch_stays_running(
 def test_a_real_bench_killed_mid_run_is_abandoned_on_the_dashboard_at_once(
     tmp_path: Path,
 ) -> None:
-    write_task(tmp_path, "t1")
-    mark, tmpdir = tmp_path / "run-started", tmp_path / "tmp"
-    tmpdir.mkdir()
     # The ladder's RUN step starts a command that waits: the bench is mid-run at the kill.
-    waits = [_tool("run", command=f"echo $$ > {mark}; exec sleep 600"), SCRIPT[3]]
-    replies = [*SCRIPT[:3], *waits, *SCRIPT[4:]]
-    (tmp_path / "ladder.toml").write_text(tomli_w.dumps(DEFAULT_POLICY))
-    (tmp_path / "script.yaml").write_text(yaml.safe_dump({"replies": replies}))
+    mark, tmpdir = waiting_ladder(tmp_path), tmp_path / "tmp"
     first = bench(tmp_path, tmpdir)
     try:
-        wait_for(lambda: mark.exists() and mark.read_text().strip() != "", "the run command")
+        wait_for(lambda: command_started(mark), "the run command")
         with dashboard(tmp_path / "runs", tmp_path / "none.sqlite") as server:
             live, past = _sections(server)[:2]
         assert "b1" in live and ">running<" in live and "b1" not in past
@@ -178,9 +172,7 @@ def test_a_real_bench_killed_mid_run_is_abandoned_on_the_dashboard_at_once(
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)
             first.wait(timeout=60)
-        if mark.exists() and mark.read_text().strip():
-            with contextlib.suppress(ProcessLookupError):  # its own session: not in the group
-                os.kill(int(mark.read_text()), signal.SIGKILL)
+        end_the_waiting_command(mark)
     with dashboard(tmp_path / "runs", tmp_path / "none.sqlite") as server:
         wait_for(  # the kernel drops the lock once the worker and its children are gone
             lambda: ABANDONED in _sections(server)[1], "the dashboard to say abandoned"

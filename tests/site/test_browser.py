@@ -249,10 +249,10 @@ def test_a_200_task_bench_page_opens_and_its_last_task_replays(browser: Any, tmp
 
 
 def test_a_step_that_a_fallback_took_says_so_on_the_page(browser: Any, tmp_path: Path):
-    from tests.agent.conftest import make_repo
     from tests.agent.test_fallback import QUICK_RETRY, Reply, run_with
+    from tests.harness.repo import sample_repo
 
-    run_with(tmp_path, make_repo(tmp_path / "repo", "mean_bug"), Reply(503, headers=QUICK_RETRY))
+    run_with(tmp_path, sample_repo(tmp_path / "repo", "mean_bug"), Reply(503, headers=QUICK_RETRY))
     built = build_site([tmp_path / "records"], tmp_path / "site")
     browser.get(built.page.as_uri() + "#b0/t0")
 

@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 from stepswitch.site.serve import start_dashboard
-from tests.ssw_cli import run_ssw_cli
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import sample_repo
 
-from ..agent.conftest import make_repo
 from .conftest import write_run
 from .test_serve import get
 
@@ -48,7 +48,7 @@ def test_the_dashboard_does_not_follow_a_run_folder_linked_outside(tmp_path: Pat
 
 
 def test_ssw_runs_does_not_follow_a_run_folder_linked_outside(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", "mean_bug")
+    repo = sample_repo(tmp_path / "repo", "mean_bug")
     target = outside_run(tmp_path)
     (repo / ".ssw" / "runs").mkdir(parents=True)
     (repo / ".ssw" / "runs" / "r-link").symlink_to(target, target_is_directory=True)

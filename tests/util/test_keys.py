@@ -16,6 +16,7 @@ from stepswitch.util.env import clean_env
 from stepswitch.util.keys import MARKER, hide_keys
 from stepswitch.util.sandbox import child_env
 from stepswitch.util.secrets import looks_secret
+from tests.harness.cli import run_process
 
 CANARIES = {
     "OPENAI_API_KEY": "canary-provider-7f3a",  # a provider key the CLI names
@@ -55,15 +56,7 @@ def _run(tmp_path: Path, extra_env: dict[str, str]) -> tuple[list[str], dict[str
     env.pop(MARKER, None)
     work = tmp_path / "work"
     work.mkdir()
-    done = subprocess.run(
-        [sys.executable, str(script), "an arg", "--flag"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    done = run_process([sys.executable, str(script), "an arg", "--flag"], work, env, check=True)
     lines = done.stdout.splitlines()
     return lines[:-1], json.loads(lines[-1])
 

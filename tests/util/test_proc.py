@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from stepswitch.util.proc import kill_live_groups, run_in_group
+from stepswitch.util.proc import ProcResult, kill_live_groups, run_in_group
 
 
 def _alive(pid: int) -> bool:
@@ -29,31 +29,30 @@ def _gone(pid: int) -> bool:
     return True
 
 
-def test_a_background_child_holding_the_pipe_does_not_hang_the_call(tmp_path: Path) -> None:
+def _with_a_background_child(tmp_path: Path, then: str, timeout_s: float) -> tuple[ProcResult, int]:
+    """`bash -c "sleep 300 & ...; THEN"` run in its group: the result, and the sleep's pid."""
     pid_file = tmp_path / "pid"
     done = run_in_group(
-        ["bash", "-c", f"sleep 300 & echo $! > {pid_file}; echo started"],
+        ["bash", "-c", f"sleep 300 & echo $! > {pid_file}; {then}"],
         cwd=tmp_path,
         env=dict(os.environ),
-        timeout_s=60,
+        timeout_s=timeout_s,
         output_cap=1000,
     )
+    return done, int(pid_file.read_text())
+
+
+def test_a_background_child_holding_the_pipe_does_not_hang_the_call(tmp_path: Path) -> None:
+    done, child = _with_a_background_child(tmp_path, "echo started", timeout_s=60)
     assert done.exit_code == 0 and "started" in done.output
-    assert _gone(int(pid_file.read_text()))  # killed with its group when the shell exited
+    assert _gone(child)  # killed with its group when the shell exited
 
 
 def test_a_timeout_kills_the_whole_group_and_says_so(tmp_path: Path) -> None:
-    pid_file = tmp_path / "pid"
-    done = run_in_group(
-        ["bash", "-c", f"sleep 300 & echo $! > {pid_file}; echo waiting; wait"],
-        cwd=tmp_path,
-        env=dict(os.environ),
-        timeout_s=0.5,
-        output_cap=1000,
-    )
+    done, child = _with_a_background_child(tmp_path, "echo waiting; wait", timeout_s=0.5)
     assert done.timed_out and done.exit_code is None
     assert "waiting" in done.output
-    assert _gone(int(pid_file.read_text()))
+    assert _gone(child)
 
 
 def test_long_output_keeps_its_head_and_tail(tmp_path: Path) -> None:

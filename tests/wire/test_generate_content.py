@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 
-from stepswitch.errors import MalformedResponse, ProviderError
+from stepswitch.errors import MalformedResponse
 from stepswitch.wire.formats.generate_content import (
     SIGNATURE_PLACEHOLDER,
     GenerateContentCodec,
@@ -19,7 +19,7 @@ from stepswitch.wire.types import (
     ToolCall,
     ToolSpec,
 )
-from tests.wire.recorded import recorded_body, recorded_stream
+from tests.wire.recorded import malformed, recorded_body, recorded_stream, stream_error
 
 codec = GenerateContentCodec()
 BASE = "https://generativelanguage.googleapis.com/v1beta/"
@@ -269,9 +269,7 @@ def test_parts_that_are_not_a_list_are_malformed_and_keep_the_body():
     ],
 )
 def test_wrong_shapes_raise_malformed_never_key_or_type_errors(body: Any):
-    with pytest.raises(MalformedResponse) as caught:
-        codec.decode(body, None)
-    assert caught.value.raw_body
+    assert malformed(codec, body).raw_body
 
 
 @pytest.mark.parametrize(
@@ -286,11 +284,10 @@ def test_stream_decodes_to_the_same_completion_as_the_body(sse: str, body: str):
 
 
 def test_stream_error_chunk_is_a_provider_error_with_its_code():
-    with pytest.raises(ProviderError) as caught:
-        stream("stream_error.sse", "req_g")
-    assert not isinstance(caught.value, MalformedResponse)
-    assert caught.value.status == 503
-    assert caught.value.request_id == "req_g"
+    error = stream_error(codec, "generate_content", "stream_error.sse", "req_g")
+    assert not isinstance(error, MalformedResponse)
+    assert error.status == 503
+    assert error.request_id == "req_g"
 
 
 def test_empty_stream_is_malformed():

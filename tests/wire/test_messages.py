@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from stepswitch.errors import MalformedResponse, ProviderError
+from stepswitch.errors import MalformedResponse
 from stepswitch.wire.formats.messages import MessagesCodec, thinks_adaptively
 from stepswitch.wire.formats.messages_cache import CHARS_PER_TOKEN, min_cacheable_tokens
 from stepswitch.wire.sse import read_events
@@ -19,7 +19,7 @@ from stepswitch.wire.types import (
     ToolCall,
     ToolSpec,
 )
-from tests.wire.recorded import recorded_body, recorded_stream
+from tests.wire.recorded import malformed, recorded_body, recorded_stream, stream_error
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "messages"
 codec = MessagesCodec()
@@ -293,9 +293,7 @@ def test_content_that_is_not_a_list_is_malformed_and_keeps_the_body():
     ],
 )
 def test_wrong_shapes_raise_malformed_never_key_or_type_errors(body: Any):
-    with pytest.raises(MalformedResponse) as caught:
-        codec.decode(body, None)
-    assert caught.value.raw_body
+    assert malformed(codec, body).raw_body
 
 
 @pytest.mark.parametrize(
@@ -311,12 +309,11 @@ def test_stream_decodes_to_the_same_completion_as_the_body(sse: str, body: str):
 
 
 def test_stream_error_event_is_a_provider_error_with_the_documented_status():
-    with pytest.raises(ProviderError) as caught:
-        stream("stream_error.sse", "req_s")
-    assert not isinstance(caught.value, MalformedResponse)
-    assert caught.value.status == 529
-    assert caught.value.request_id == "req_s"
-    assert "Overloaded" in caught.value.message
+    error = stream_error(codec, "messages", "stream_error.sse", "req_s")
+    assert not isinstance(error, MalformedResponse)
+    assert error.status == 529
+    assert error.request_id == "req_s"
+    assert "Overloaded" in error.message
 
 
 def test_stream_cut_before_message_stop_is_malformed():

@@ -18,7 +18,7 @@ from stepswitch.wire.types import (
     ToolCall,
     ToolSpec,
 )
-from tests.wire.recorded import recorded_body, recorded_stream
+from tests.wire.recorded import malformed, recorded_body, recorded_stream, stream_error
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "responses"
 codec = ResponsesCodec()
@@ -216,9 +216,7 @@ def test_output_that_is_not_a_list_is_malformed_and_keeps_the_body():
     ],
 )
 def test_wrong_shapes_raise_malformed_never_key_or_type_errors(body: Any):
-    with pytest.raises(MalformedResponse) as caught:
-        codec.decode(body, None)
-    assert caught.value.raw_body
+    assert malformed(codec, body).raw_body
 
 
 def test_a_failed_response_is_a_provider_error():
@@ -242,10 +240,9 @@ def test_stream_decodes_to_the_same_completion_as_the_body(sse: str, body: str):
 
 
 def test_stream_error_event_raises_provider_error_with_the_header_request_id():
-    with pytest.raises(ProviderError) as caught:
-        stream("stream_error.sse", "req_stream")
-    assert "server had an error" in caught.value.message
-    assert caught.value.request_id == "req_stream"
+    error = stream_error(codec, "responses", "stream_error.sse", "req_stream")
+    assert "server had an error" in error.message
+    assert error.request_id == "req_stream"
 
 
 def test_stream_that_stops_before_completion_is_malformed():
