@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepswitch.util.source_state import source_state
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 WORK = HERE / ".work"
@@ -61,19 +63,16 @@ _COLLECTED = re.compile(r"(\d+)(?:/(\d+))? tests? collected(?: \((\d+) deselecte
 
 
 def stepswitch_tree() -> dict[str, object]:
-    """The ssw commit measured and whether its tree had uncommitted changes (src/ or these
-    scripts): a summary carries both, and evidence from a dirty tree
-    proves nothing (ADR 0028). Taken before the first measurement."""
-
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True
-        ).stdout.strip()
-
-    # The code only: the results and summaries an earlier project's run just wrote beside these
-    # scripts are not the measured tree (counting them marked a three-project series dirty).
-    changed = git("status", "--porcelain", "--", "src", "bench/gates/*.py", "bench/gates/*.sh")
-    return {"stepswitch_commit": git("rev-parse", "HEAD"), "stepswitch_dirty": bool(changed)}
+    """The ssw commit measured and whether the code it runs is that commit's (src/, these
+    scripts, and the rest of util/source_state.py's one rule): a summary carries both, and
+    evidence from a dirty tree proves nothing (ADR 0028). Taken before the first measurement.
+    The results an earlier project's run just wrote beside these scripts are not the code."""
+    state = source_state(REPO, scripts=("bench/gates/*.py", "bench/gates/*.sh"))
+    return {
+        "stepswitch_commit": state.commit,
+        "stepswitch_dirty": state.dirty,
+        "stepswitch_dirty_why": list(state.why),
+    }
 
 
 def wait_quiet(what: str = "") -> None:

@@ -33,6 +33,8 @@ from typing import Any
 import common
 import task
 
+from stepswitch.util.source_state import source_state
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 # ssw as a user installs it (no dev extras: Selenium's trio would add an import to every process),
@@ -460,14 +462,10 @@ def machine() -> dict[str, Any]:
             cpu = line.split(":", 1)[1].strip()
             break
     mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "-C", str(REPO), "status", "--porcelain", "--", "src"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    # The one rule of a clean tree every producer asks (util/source_state.py), these scripts
+    # counted as the measuring code.
+    state = source_state(REPO, scripts=("bench/perf/*.py",))
+    commit = (state.commit or "")[:7]
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),
@@ -475,7 +473,8 @@ def machine() -> dict[str, Any]:
         "os": platform.platform(),
         "python": platform.python_version(),
         "stepswitch_commit": commit,
-        "stepswitch_src_uncommitted_changes": bool(dirty),
+        "stepswitch_src_uncommitted_changes": state.dirty is not False,
+        "stepswitch_dirty_why": list(state.why),
         "load_average_at_start": os.getloadavg(),
     }
 

@@ -26,18 +26,19 @@ from stepswitch.bench.task import Task
 from stepswitch.errors import UsageError
 from stepswitch.registry.presets import Price, ProviderSpec
 from stepswitch.util.git import git_answer
+from stepswitch.util.source_state import source_state
 
 SCHEMA_VERSION = 1
 
 
 def source_commit() -> tuple[str | None, bool | None]:
-    """The commit of the repository ssw runs from, and whether its tree had changes."""
-    here = Path(__file__).resolve().parent
-    commit = git_answer(here, "rev-parse", "HEAD")
-    if commit is None:
+    """The commit of the repository ssw runs from, and whether the code it runs is that
+    commit's (util/source_state.py: the one rule every producer of evidence asks)."""
+    top = git_answer(Path(__file__).resolve().parent, "rev-parse", "--show-toplevel")
+    if top is None:
         return None, None
-    status = git_answer(here, "status", "--porcelain", "--untracked-files=no")
-    return commit, bool(status) if status is not None else None
+    state = source_state(Path(top))
+    return state.commit, state.dirty
 
 
 def versions() -> dict[str, str]:
