@@ -84,6 +84,8 @@ class Evidence(Strict):
     text_sha256: str
     details: dict[str, Any] = Field(default_factory=dict)
     earlier: list[EarlierMeasurement] = Field(default_factory=list)
+    # The code that computed and judged it: `stepswitch/<path>` -> sha256 (claims/code.py).
+    code: dict[str, str] = Field(default_factory=dict)
     tool: dict[str, str]
 
     @property

@@ -21,6 +21,7 @@ import stepswitch
 from stepswitch.claims import lint as lint_mod
 from stepswitch.claims import pages as pages_mod
 from stepswitch.claims import readme as readme_mod
+from stepswitch.claims.code import changed_code, code_hashes
 from stepswitch.claims.evidence import (
     BoundResult,
     Evidence,
@@ -82,6 +83,7 @@ def _base(lc: LoadedClaim, history: History) -> dict[str, object]:
         "metrics": list(claim.metrics),
         "registration": seen,
         "text_sha256": claim.text_sha256(),
+        "code": code_hashes(m.compute.__module__ for m in lc.metrics),
         "tool": TOOL,
     }
 
@@ -203,6 +205,11 @@ def _summary(evidence: Evidence, lc: LoadedClaim) -> str:
     return f"{lc.id}  {evidence.shown:<26}  " + "; ".join(parts)
 
 
+def _some(items: list[str], shown: int = 3) -> str:
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more
+
+
 def _stale_inputs(root: Path, stored: Evidence) -> list[str]:
     stale = []
     for item in stored.inputs:
@@ -262,13 +269,21 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
             for stale in _stale_inputs(root, stored) if stored is not None else ():
                 done.problems.append(f"{lc.id}: {stale} since {rel} was written")
         evidence, problems = prove_claim(claims, lc, log.of(lc.id))
+        recoded = changed_code(stored.code, evidence.code) if stored and stored.code else []
+        if check and recoded:
+            done.problems.append(
+                f"{lc.id}: the code that computes or judges it changed since {rel} was written "
+                f"({_some(recoded)}): run ssw prove --claim {lc.id} (it proves it again from "
+                "the raw samples)"
+            )
         # What was measured before, kept in the file and in git's history of it (ADR 0016).
         earlier = earlier_measurements(git, rel, stored, evidence)
         evidence = evidence.model_copy(update={"earlier": earlier})
         done.evidence[lc.id] = evidence
         done.problems += problems
         done.files[rel] = dump_evidence(evidence)
-        done.lines.append(_summary(evidence, lc))
+        again = f"  (proved again by changed code: {_some(recoded)})" if recoded else ""
+        done.lines.append(_summary(evidence, lc) + again)
     ids = {lc.id for lc in claims.claims}
     for path in sorted((root / EVIDENCE_DIR).glob("*.json")):
         if path.stem not in ids:

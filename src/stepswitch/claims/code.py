@@ -1,0 +1,87 @@
+"""The code that computes and judges a claim, by its sha256: the modules of the claim's metrics
+and every stepswitch module they import (followed to the end), and the modules that judge the
+values against the bounds. Recorded in the evidence at proving; `ssw prove --check` says which
+changed since, and `ssw prove` says a claim was proved again by other code (issue 44)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+import stepswitch
+from stepswitch.util.hashing import sha256_bytes
+
+PACKAGE = Path(stepswitch.__file__).resolve().parent
+# What judges every claim: the bounds, the verdict, the refusals of evidence, what it may say.
+JUDGES = (
+    "stepswitch.claims.numbers",
+    "stepswitch.claims.refusals",
+    "stepswitch.claims.scope",
+    "stepswitch.claims.prove",
+)
+
+
+def module_file(name: str) -> Path | None:
+    """The file of stepswitch module `name` (a package's __init__.py); None when there is none."""
+    parts = name.split(".")
+    if parts[0] != "stepswitch":
+        return None
+    base = PACKAGE.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@cache
+def _imports(name: str) -> frozenset[str]:
+    """The stepswitch modules `name` imports, at any depth of its text (functions included)."""
+    path = module_file(name)
+    if path is None:
+        return frozenset()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, maybe
+    return frozenset(m for m in found if module_file(m) is not None)
+
+
+def closure(names: Iterable[str]) -> set[str]:
+    """`names` and every stepswitch module they import, followed to the end."""
+    seen: set[str] = set()
+    todo = [n for n in names if module_file(n) is not None]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_imports(name) - seen)
+    return seen
+
+
+def code_hashes(metric_modules: Iterable[str]) -> dict[str, str]:
+    """`stepswitch/<path>` -> sha256 of each module that computes (the metrics, followed) and
+    judges (JUDGES, as they are) a claim."""
+    names = closure(metric_modules) | set(JUDGES)
+    hashes = {}
+    for name in sorted(names):
+        path = module_file(name)
+        if path is not None:
+            rel = path.relative_to(PACKAGE.parent).as_posix()
+            hashes[rel] = sha256_bytes(path.read_bytes())
+    return dict(sorted(hashes.items()))
+
+
+def changed_code(stored: dict[str, str], now: dict[str, str]) -> list[str]:
+    """The modules whose code differs between two records of it (added, gone or edited)."""
+    return sorted(p for p in {*stored, *now} if stored.get(p) != now.get(p))
