@@ -51,8 +51,7 @@ def test_a_file_git_was_told_not_to_look_at_is_dirty(checkout: Path, flag: str) 
     found = state(checkout)
     assert found.dirty is True
     assert found.why == (
-        "index entries git does not look at (assume-unchanged or skip-worktree): "
-        "src/pkg/core.py",
+        "index entries git does not look at (assume-unchanged or skip-worktree): src/pkg/core.py",
     )
 
 

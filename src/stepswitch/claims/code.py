@@ -42,7 +42,7 @@ def _imports(name: str) -> frozenset[str]:
     if path is None:
         return frozenset()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
