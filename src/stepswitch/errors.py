@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from stepswitch.util.exit_codes import BAD_INPUT
+
 
 class SswError(Exception):
     """Base of every error Stepswitch raises on purpose."""
@@ -22,7 +24,7 @@ class SswError(Exception):
 class UsageError(SswError):
     """The user asked for something that cannot be done as asked (bad flag, unknown name)."""
 
-    exit_code = 2
+    exit_code = BAD_INPUT
 
 
 class GitFailed(UsageError):
@@ -87,7 +89,7 @@ class ProviderError(SswError):
 class AuthError(ProviderError):
     """401/403 or a missing key: never retried."""
 
-    exit_code = 2
+    exit_code = BAD_INPUT
 
 
 class MalformedResponse(ProviderError):
