@@ -17,13 +17,8 @@ RUN_EXIT_CODES: tuple[tuple[int, str], ...] = (
     ),
     (
         BAD_INPUT,
-        "bad input or configuration, refused before anything is made: a flag, a file, a "
-        "policy, a preset, a gate table, a missing key or one the provider refused",
+        "bad input or configuration, said in one line naming it: a flag, a file, a policy, a "
+        "preset, a gate table, a key missing or refused by its provider",
     ),
     (INTERRUPTED, "interrupted by Ctrl-C or SIGTERM: the record says where it stopped"),
 )
-
-
-def exit_code_lines() -> list[str]:
-    """The table as `--help` prints it, one code a line."""
-    return [f"{code:>3}  {meaning}" for code, meaning in RUN_EXIT_CODES]
