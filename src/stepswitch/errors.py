@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from stepswitch.util.exit_codes import BAD_INPUT
-
 
 class SswError(Exception):
     """Base of every error Stepswitch raises on purpose."""
@@ -24,7 +22,7 @@ class SswError(Exception):
 class UsageError(SswError):
     """The user asked for something that cannot be done as asked (bad flag, unknown name)."""
 
-    exit_code = BAD_INPUT
+    exit_code = 2  # util/exit_codes.BAD_INPUT (util imports errors: the test holds them equal)
 
 
 class GitFailed(UsageError):
@@ -89,7 +87,7 @@ class ProviderError(SswError):
 class AuthError(ProviderError):
     """401/403 or a missing key: never retried."""
 
-    exit_code = BAD_INPUT
+    exit_code = 2
 
 
 class MalformedResponse(ProviderError):
