@@ -44,6 +44,9 @@ _.doc
 
 # Protocols and settings a library calls or reads by name.
 _.list_commands  # click.Group: the order `ssw --help` lists commands in
+_.display_type  # typer's parameters: what --help prints after a value
+_.get_usage_pieces  # click.Parameter: an argument's piece of the usage line
+_.short_help  # click.Command: its line in its group's command list
 _.close_connection  # http.server.BaseHTTPRequestHandler
 _.address_family  # socketserver.TCPServer
 _.server_name  # http.server.HTTPServer

@@ -33,7 +33,10 @@ def _step() -> ModelStep:
     )
 
 
-def test_the_status_line_names_the_step_its_tool_call_and_the_time_since_it_began() -> None:
+def test_the_status_line_names_the_step_its_tool_call_and_the_time_since_it_began(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the whole line fits
     stream, clock = io.StringIO(), Clock()
     live = LiveLine(stream, clock)
     try:
@@ -41,7 +44,8 @@ def test_the_status_line_names_the_step_its_tool_call_and_the_time_since_it_bega
         live.on_event(Progress("step", "step 3 edit mid (vendor/model-m)"))
         clock.now += 12
         live.on_event(Progress("tool", 'run {"command": "pytest -q"}'))
-        status = '  … step 3 edit mid (vendor/model-m) 12 s · run {"command": "pytest -q"}'
+        status = "  … step 3 edit mid (vendor/model-m) 12 s · $0.0000 spent · "
+        status += 'run {"command": "pytest -q"}'
         assert live.status() == status
         live.print_line("a finished line")
         # The line goes above the status: cleared first, printed, the status drawn again.

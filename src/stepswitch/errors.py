@@ -22,7 +22,7 @@ class SswError(Exception):
 class UsageError(SswError):
     """The user asked for something that cannot be done as asked (bad flag, unknown name)."""
 
-    exit_code = 2
+    exit_code = 2  # util/exit_codes.BAD_INPUT (util imports errors: the test holds them equal)
 
 
 class GitFailed(UsageError):

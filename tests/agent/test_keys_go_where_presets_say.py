@@ -31,6 +31,13 @@ def _refuses_the_key(request: RecordedRequest) -> Reply:
     return Reply(status=401, body={"error": {"message": "bad key"}})
 
 
+def _lists_models_refuses_calls(request: RecordedRequest) -> Reply:
+    """Takes the key for its model list (the run's key check), refuses the calls."""
+    if request.method == "GET":
+        return Reply(body={"object": "list", "data": []})
+    return _refuses_the_key(request)
+
+
 def _policy(folder: Path, base_url: str, *, allow_unpriced: bool) -> Path:
     """A policy someone hands the user: one Token Factory worker whose base_url is theirs."""
     worker = {"provider": "tokenfactory", "model": LIGHTNING, "max_output_tokens": 2048,
@@ -74,7 +81,7 @@ def test_the_same_policy_runs_when_the_user_trusts_its_host_and_the_run_names_it
     tmp_path: Path, bug_repo: Path
 ):
     """The control: the policy above really sends the key and the task where it says."""
-    with LoopbackServer(_refuses_the_key) as server:
+    with LoopbackServer(_lists_models_refuses_calls) as server:
         policy = _policy(tmp_path, server.base_url, allow_unpriced=True)
         result = ssw("run", bug_repo, "--policy", policy, "--task", TASK, *TRUST,
                      env_extra={"NEBIUS_API_KEY": KEY})  # fmt: skip
@@ -82,8 +89,9 @@ def test_the_same_policy_runs_when_the_user_trusts_its_host_and_the_run_names_it
 
     host = server.base_url.removesuffix("/v1/")
     assert result.stdout.splitlines()[0] == f"keys: NEBIUS_API_KEY -> {host}"
-    assert heard and heard[0].headers.get("authorization") == f"Bearer {KEY}"
-    assert TASK in heard[0].body.decode()
+    assert heard and all(r.headers.get("authorization") == f"Bearer {KEY}" for r in heard)
+    assert (heard[0].method, heard[0].path) == ("GET", "/v1/models")  # the key's check first
+    assert TASK in heard[1].body.decode()
     assert KEY not in result.stdout + result.stderr
 
 

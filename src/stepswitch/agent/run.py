@@ -45,6 +45,7 @@ from stepswitch.records.money import CostRange
 from stepswitch.records.run import ChangedFile, Outcome, PricesRead, RunIds, RunRecord, Totals
 from stepswitch.records.steps import Finish, GateRecord
 from stepswitch.registry.presets import ModelSpec, Price, load_registry
+from stepswitch.util.exit_codes import DONE, INTERRUPTED, NOT_DONE
 from stepswitch.util.git_checkouts import checkout_tree
 from stepswitch.util.git_objects import EMPTY_TREE
 from stepswitch.util.proc import kill_live_groups
@@ -201,26 +202,26 @@ def _drive(
             result = machine.run()
         finally:
             ending.begin()
-        record.outcome, record.exit_code = "done", 0
+        record.outcome, record.exit_code = "done", DONE
         record.reason = "the gates passed" if result.gates_verdict == "passed" else "no gates"
         return result.commit_message
     except RunStopped as exc:
         # A limit, the gates on every rung, an unreadable review: the run ends, nothing lost.
-        _ended(record, exc.outcome, str(exc), max(1, exc.exit_code))
+        _ended(record, exc.outcome, str(exc), max(NOT_DONE, exc.exit_code))
         if isinstance(exc, BudgetExceeded):
             record.budget_stop = exc.budget.scope
     except HarnessError as exc:
-        _ended(record, "harness_error", str(exc), 1)
+        _ended(record, "harness_error", str(exc), NOT_DONE)
         record.traceback = crash_traceback(exc)
     except SswError as exc:  # a provider that failed, a refused budget, a full disk
-        _ended(record, "error", str(exc), max(1, exc.exit_code))
+        _ended(record, "error", str(exc), max(NOT_DONE, exc.exit_code))
     except KeyboardInterrupt as exc:
         kill_live_groups()  # the run tool's or a gate's command must not outlive the run
         why = exc.signal_name if isinstance(exc, Interrupted) else "Ctrl-C"
-        _ended(record, "interrupted", f"interrupted by {why}", 130)
+        _ended(record, "interrupted", f"interrupted by {why}", INTERRUPTED)
     except Exception as exc:  # a bug in ssw: recorded as ours, never as the model's failure
         kill_live_groups()
-        _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", 1)
+        _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", NOT_DONE)
         record.traceback = crash_traceback(exc)
     return ""
 
@@ -294,7 +295,7 @@ def _save(record: RunRecord, worktree: Worktree, message: str, repo_root: Path |
             f"{record.outcome}: {record.reason}; then its work could not be committed ({why}): "
             f"it stays in {record.worktree}"
         )
-        _ended(record, outcome, reason, 1)
+        _ended(record, outcome, reason, NOT_DONE)
         record.traceback = crash_traceback(exc) if outcome == "harness_error" else record.traceback
         return
     if record.commit is None:

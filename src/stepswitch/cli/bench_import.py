@@ -34,17 +34,15 @@ def import_suite(
     ] = None,
     buggy: Annotated[
         Path | None,
-        typer.Option(metavar="<folder>", help="For pairs: the buggy <name>.py programs."),
+        typer.Option(help="For pairs: the buggy <name>.py programs."),
     ] = None,
     correct: Annotated[
         Path | None,
-        typer.Option(metavar="<folder>", help="For pairs: the same programs fixed."),
+        typer.Option(help="For pairs: the same programs fixed."),
     ] = None,
     tests: Annotated[
         Path | None,
-        typer.Option(
-            metavar="<folder>", help="For pairs: <name>.json test data, [[args], expected]."
-        ),
+        typer.Option(help="For pairs: <name>.json test data, [[args], expected]."),
     ] = None,
 ) -> None:
     """Write a task suite from a public data set (HumanEval: 164 one-file tasks), from Harbor

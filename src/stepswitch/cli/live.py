@@ -1,7 +1,8 @@
 """What `ssw run` shows while a step is under way. On a terminal, one line at the bottom that
-says what runs now (the step, its model, the tool call it is in, the gates) and for how long,
-redrawn each second, with every other line printed above it. Elsewhere (a pipe, a log file), the
-tool calls and the gates' start as plain lines, since a redrawn line would only be noise there."""
+says what runs now (the step, its model, the tool call it is in, the gates), for how long, and
+the dollars spent so far against the budget, redrawn each second, with every other line printed
+above it. Elsewhere (a pipe, a log file), the tool calls and the gates' start as plain lines,
+since a redrawn line would only be noise there."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from stepswitch.agent.events import Event, Progress, RunUpdate, Sink
+from stepswitch.records.money import CostRange
 from stepswitch.records.steps import GateVerdicts, ModelStep, ReviewVerdicts
 from stepswitch.util.text import escape_controls
 
@@ -47,6 +49,8 @@ class LiveLine:
         self._step = ""  # the step under way, "" between steps
         self._doing = ""  # what the step is in: a tool call, the gates
         self._since = 0.0
+        self._spent = CostRange()  # the run's steps' dollars so far
+        self._budget: float | None = None  # the run's budget in dollars, None: none
         self._shown = False
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, name="ssw-live-line", daemon=True)
@@ -67,6 +71,10 @@ class LiveLine:
                     self._doing = event.text
             elif isinstance(event, ModelStep | GateVerdicts | ReviewVerdicts | RunUpdate):
                 self._step = self._doing = ""  # its own line follows, printed above
+            if isinstance(event, ModelStep) and event.cost is not None:
+                self._spent += event.cost
+            elif isinstance(event, RunUpdate) and not event.final:
+                self._budget = run_budget(event.run.policy)
             self._clear()
             self._draw()
 
@@ -75,8 +83,14 @@ class LiveLine:
         if not self._step:
             return ""
         elapsed = self.clock() - self._since
-        text = f"  … {self._step} {elapsed:.0f} s"
+        text = f"  … {self._step} {elapsed:.0f} s · {self.dollars()}"
         return text + (f" · {self._doing}" if self._doing else "")
+
+    def dollars(self) -> str:
+        """`$0.0123 of $2.00`: spent so far (a range where usage was lost), and the budget."""
+        if self._budget is None:
+            return f"{self._spent} spent"
+        return f"{self._spent} of ${self._budget:.2f}"
 
     def close(self) -> None:
         self._stop.set()
@@ -104,6 +118,13 @@ class LiveLine:
             self.stream.write(_one_line(text, width))
             self._shown = True
         self.stream.flush()
+
+
+def run_budget(policy: dict[str, object]) -> float | None:
+    """The budget in the run record's policy (its limits in force), None when it has none."""
+    limits = policy.get("limits")
+    budget = limits.get("budget_usd") if isinstance(limits, dict) else None
+    return float(budget) if isinstance(budget, int | float) else None
 
 
 @contextlib.contextmanager

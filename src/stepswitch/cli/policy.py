@@ -22,7 +22,6 @@ def policy_check(
         list[Path] | None,
         typer.Option(
             "--runs",
-            metavar="<folder>",
             help="Run records (e.g. .ssw/runs, a bench folder; repeatable): also show per step "
             "type the cached share its worker had and what a switch would add to the next call.",
         ),
@@ -49,15 +48,15 @@ def policy_check(
 def policy_suggest(
     runs: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="[runs]...", help="Run records: .ssw/runs, or run folders."),
+        typer.Argument(help="Run records: .ssw/runs, or run folders."),
     ] = None,
     policy_path: Annotated[
         Path | None,
-        typer.Option("--policy", metavar="<file>", help="The policy to improve on (required)."),
+        typer.Option("--policy", help="The policy to improve on (required)."),
     ] = None,
     bench: Annotated[
         list[Path] | None,
-        typer.Option("--bench", metavar="<folder>", help="A bench run folder (repeatable)."),
+        typer.Option("--bench", help="A bench run folder (repeatable)."),
     ] = None,
     floor: Annotated[
         float,
@@ -73,7 +72,7 @@ def policy_suggest(
     ] = 5,
     out: Annotated[
         Path | None,
-        typer.Option("--out", metavar="<file>", help="Write the suggested policy here."),
+        typer.Option("--out", help="Write the suggested policy here."),
     ] = None,
 ) -> None:
     """From step records: each model's measured pass-through and dollars per step type, and the

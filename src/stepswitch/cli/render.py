@@ -87,10 +87,15 @@ def format_gates(g: GateVerdicts) -> str:
     return f"    gates     failed: {failing.name}: {_failure_reason(failing)}{also}"
 
 
+def no_model_label(scripted: bool, simulated: bool) -> str:
+    """How the start of a run none of whose replies come from a model says so."""
+    if simulated:
+        return " — the models are SIMULATED (stepswitch.sim, no real model)"
+    return " — the model is SCRIPTED (replayed replies, no real model)" if scripted else ""
+
+
 def format_run_start(run: RunRecord) -> str:
-    label = " — the model is SCRIPTED (replayed replies, no real model)" if run.scripted else ""
-    if run.simulated:
-        label = " — the models are SIMULATED (stepswitch.sim, no real model)"
+    label = no_model_label(run.scripted, run.simulated)
     return f"ssw run {run.run_id}: branch {run.branch}{label}"
 
 

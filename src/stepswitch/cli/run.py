@@ -1,6 +1,7 @@
-"""`ssw run`: check the inputs, make the worktree, open the ledger, start the scripted server if
-the policy uses it, call `run_task`, and remove the worktree once its branch holds all of it
-(else it stays, said so). Exit 0 done, 1 not done, 2 bad input, 130 interrupted."""
+"""`ssw run`: check the inputs, say what the run will be (its header), check the keys beside the
+pre-flight, make the worktree, open the ledger, start the scripted server if the policy uses it,
+call `run_task`, and remove the worktree once its branch holds all of it (else it stays, said
+so). Exit codes: util/exit_codes.py."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from stepswitch.agent.events import Sink
+from stepswitch.agent.events import Progress, Sink
+from stepswitch.agent.key_check import KeyChecker, key_checks
 from stepswitch.agent.prepare import PreparedRun, prepare_run, unconfined_notices
 from stepswitch.agent.providers import HttpProviders, ProviderFactory
 from stepswitch.agent.repo_gates import RepoGates
@@ -45,6 +47,7 @@ from stepswitch.agent.workspace.worktree import (
 )
 from stepswitch.cli.otel import otel_sinks
 from stepswitch.cli.render import TerminalPrinter, escaped
+from stepswitch.cli.run_header import header_lines
 from stepswitch.cli.run_policy import run_policy
 from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.recording import Recorder, RecordingProviders, check_record_path
@@ -124,6 +127,8 @@ class _Checked:
     sandbox: Sandbox
     dirty: list[str]  # uncommitted paths left out (--allow-dirty)
     prices_read: list[PricesReading]  # prices read from model lists for this run
+    gates: tuple[str, ...]  # the gates' names, as the pre-flight will run them
+    keys: KeyChecker  # the keys' check, under way from the end of the checks
     continued: Continued | None = None
 
     @property
@@ -171,11 +176,16 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     # unpriced or unknown model refuses before anything is made
     priced = price_workers(policy, registry, provider_env(), options.trust, options.price)
     registry, prices_read = priced.registry, priced.read
-    worker_models(policy, registry, provider_env())
+    models = worker_models(policy, registry, provider_env())
     check_keys(policy, registry, provider_env())
-    load_gates(repo)  # a bad gate table refuses before the worktree is made
+    gates = load_gates(repo)  # a bad gate table refuses before the worktree is made
     sandbox = choose_sandbox(options.sandbox)  # a sandbox that cannot run refuses here too
-    return _Checked(repo, task, policy, registry, script, sandbox, dirty, prices_read, continued)
+    # Each key asked of its host now, beside what follows (the pre-flight the longest of it).
+    checker = KeyChecker(key_checks(policy, registry, models, provider_env(), options.trust))
+    names = tuple(gate.name for gate in gates.gates)
+    return _Checked(
+        repo, task, policy, registry, script, sandbox, dirty, prices_read, names, checker, continued
+    )
 
 
 @dataclass
@@ -196,6 +206,8 @@ def run_local(
     its first record takes its branch with it."""
     checked = _check(options, print_line)
     folder = RunFolder(checked.repo / ".ssw" / "runs" / new_run_id())
+    for line in header_lines(checked.repo, f"ssw/{folder.root.name}", checked.policy):
+        escaped(print_line)(line)  # the repository's path and the policy's names are text
     left = _Left()
     with sigterm_interrupts(), run_ending("cleaning up after the run") as ending:
         try:
@@ -228,7 +240,7 @@ def _run(
     cleanup.callback(ledger.close)
     _notices(checked, ledger, show)
     providers = _providers(options, checked, cleanup)
-    prepared, worktree = _prepare(options, checked, folder, cleanup, left, show)
+    prepared, worktree = _prepare(options, checked, folder, cleanup, left, show, sinks)
     # After the pre-flight, which judges the base commit's files.
     resume = _resume(continued, worktree, options.replan, policy, show) if continued else None
     # Modules, registry, policy and gate config live as long as the process: no garbage
@@ -263,10 +275,14 @@ def _prepare(
     cleanup: ExitStack,
     left: _Left,
     show: Callable[[str], None],
+    sinks: tuple[Sink, ...],
 ) -> tuple[PreparedRun[RepoGates], Worktree]:
     """The run's worktree on its new branch (`--continue`: at the earlier run's base), and the
-    run prepared in it; the worktree goes at the end only when its branch holds all it has."""
+    run prepared in it; the worktree goes at the end only when its branch holds all it has.
+    A key refused before the worktree is made refuses the run with nothing made; one refused
+    during the pre-flight, once it ends (the worktree and branch then go, as for any refusal)."""
     continued = checked.continued
+    checked.keys.refuse_if_refused()
     home = cleanup.enter_context(sandbox_home())
     worktree = create_worktree(
         checked.repo,
@@ -278,6 +294,12 @@ def _prepare(
     cleanup.callback(_leave, worktree, folder, show, left)
     for notice in unconfined_notices(checked.sandbox, home):
         show(notice)  # the commands' environment as prepare_run makes it: the secrets they read
+    if checked.gates:  # on the live line, or a plain line in a pipe, until the run starts
+        preflight = Progress(
+            "gates", f"pre-flight: gates {', '.join(checked.gates)} before any edit"
+        )
+        for sink in sinks:
+            sink.on_event(preflight)
     prepared = prepare_run(
         worktree.path,
         repo=checked.repo,
@@ -289,6 +311,8 @@ def _prepare(
         log_dir=folder.logs,
         network=options.network,
     )
+    for notice in checked.keys.settle():
+        show(notice)
     return prepared, worktree
 
 

@@ -111,6 +111,9 @@ class ProviderSpec(Strict):
     # Local servers serve whatever model is loaded: accept unlisted ids, free, abilities unknown.
     any_model: bool = Field(default=False, strict=True)
     prices_endpoint: str | None = None  # relative to base_url; for `ssw prices refresh`
+    # false: its model list (`GET <base_url>models`) cannot tell a refused key, so a run does
+    # not ask it before its first call (agent/key_check.py, ADR 0065)
+    key_check: bool = Field(default=True, strict=True)
     models: dict[str, ModelSpec] = Field(default_factory=dict)
 
     @model_validator(mode="after")
