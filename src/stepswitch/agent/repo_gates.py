@@ -10,7 +10,8 @@ from pathlib import Path
 from stepswitch.gates.bytecode import drop_bytecode
 from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.preflight import Baseline, preflight_gates
-from stepswitch.gates.suite import GateSuite, SuiteResult
+from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.suite_result import SuiteResult
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement
 
