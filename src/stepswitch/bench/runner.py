@@ -46,7 +46,7 @@ from stepswitch.bench.record import (
 )
 from stepswitch.bench.results import ContestantKind, ResultRow, write_csv
 from stepswitch.bench.stats import RESAMPLES
-from stepswitch.bench.summary import summary_file
+from stepswitch.bench.summary import summarize
 from stepswitch.bench.task import Task, missing_requirements
 from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.errors import UsageError
@@ -292,13 +292,13 @@ class _Bench:
         planned = set(self.plan)
         rows = [row for key, row in state.finished.items() if key in planned]
         write_csv(self.root / RESULTS_FILE, rows)
-        summary = summary_file(
+        summary = summarize(
             rows,
             bench_id=self.ctx.bench_id,
             contestants=[(c.name, c.kind) for c in self.spec.contestants],
             planned=len(self.plan),
             resamples=resamples,
-        ).model_dump(mode="json")
+        )
         write_json(self.root / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
         session = record.sessions[-1]
         session.finished_at = journal.now()
@@ -386,10 +386,10 @@ def summarize_folder(root: Path, *, resamples: int = RESAMPLES) -> dict[str, Any
     except ValueError as exc:
         raise UsageError(f"{path}: not a bench's run.json ({exc})") from exc
     rows = list(journal.read(root / journal.JOURNAL).finished.values())
-    return summary_file(
+    return summarize(
         rows,
         bench_id=record.bench_id,
         contestants=[(c.name, c.kind) for c in record.contestants],
         planned=record.planned,
         resamples=resamples,
-    ).model_dump(mode="json")
+    )

@@ -218,6 +218,27 @@ def _paired(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def summarize(
+    rows: Sequence[ResultRow],
+    *,
+    bench_id: str,
+    contestants: Sequence[tuple[str, str]],  # (name, kind), in the bench's order
+    planned: int,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> dict[str, Any]:
+    """summary.json's content, as JSON data (`summary_file`'s)."""
+    made = summary_file(
+        rows,
+        bench_id=bench_id,
+        contestants=contestants,
+        planned=planned,
+        resamples=resamples,
+        seed=seed,
+    )
+    return made.model_dump(mode="json")
+
+
 def summary_file(
     rows: Sequence[ResultRow],
     *,
