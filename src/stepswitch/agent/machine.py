@@ -25,7 +25,7 @@ from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.session import Session
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.errors import RunStopped, StopOutcome
-from stepswitch.gates.suite import SuiteResult
+from stepswitch.gates.suite_result import SuiteResult
 from stepswitch.records.run import GatesVerdict, ReviewVerdict
 from stepswitch.records.steps import (
     Escalation,

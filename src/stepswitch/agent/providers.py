@@ -1,12 +1,20 @@
-"""Providers for a run's workers: the factory type `run_task` takes, and the default one over
-HTTP from the registry's presets."""
+"""Providers for a run's workers: the factory type `run_task` takes, the default one over HTTP
+from the registry's presets, and which of a call's failures are the provider's."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 
 import httpx
 
+from stepswitch.errors import (
+    AuthError,
+    DeadlineExceeded,
+    MalformedResponse,
+    ProviderError,
+    RetriesExhausted,
+)
 from stepswitch.policy.model import WorkerConfig
 from stepswitch.registry.presets import ProviderSpec
 from stepswitch.registry.trust import Destination, Trust, check_destination
@@ -65,3 +73,17 @@ class HttpProviders:
     def close(self) -> None:
         for client in self._clients.values():
             client.close()
+
+
+def provider_failure(exc: BaseException, deadline: float) -> str | None:
+    """Why a call's failure is the provider's, so that a fallback may take the step: HTTP 429
+    or 5xx past the retries, a connection that failed past them, no answer within the worker's
+    timeout, a 5xx not retried. None for everything else: a refused key, a request the provider
+    rejects, an answer that cannot be read, the run's own time running out (ADR 0038)."""
+    if isinstance(exc, AuthError | MalformedResponse) or not isinstance(exc, ProviderError):
+        return None
+    if isinstance(exc, DeadlineExceeded):
+        return "no answer within its timeout" if time.monotonic() < deadline else None
+    if isinstance(exc, RetriesExhausted) or (exc.status or 0) >= 500:
+        return str(exc)[:200]
+    return None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
-from stepswitch.agent.providers import ProviderFactory
+from stepswitch.agent.providers import ProviderFactory, provider_failure
 from stepswitch.agent.step_facts import (
     CUT,
     OutputFailure,
@@ -27,11 +27,7 @@ from stepswitch.agent.step_facts import (
 )
 from stepswitch.agent.tools.base import ToolResult
 from stepswitch.errors import (
-    AuthError,
-    DeadlineExceeded,
-    MalformedResponse,
     ProviderError,
-    RetriesExhausted,
     RunStopped,
 )
 from stepswitch.ledger import (
@@ -387,17 +383,3 @@ class Session:
             with contextlib.suppress(RecordNotWritten):
                 self._record(self._open, error=f"the run ended during this step: {reason}")
         return self.totals
-
-
-def provider_failure(exc: BaseException, deadline: float) -> str | None:
-    """Why a call's failure is the provider's, so that a fallback may take the step: HTTP 429
-    or 5xx past the retries, a connection that failed past them, no answer within the worker's
-    timeout, a 5xx not retried. None for everything else: a refused key, a request the provider
-    rejects, an answer that cannot be read, the run's own time running out (ADR 0038)."""
-    if isinstance(exc, AuthError | MalformedResponse) or not isinstance(exc, ProviderError):
-        return None
-    if isinstance(exc, DeadlineExceeded):
-        return "no answer within its timeout" if time.monotonic() < deadline else None
-    if isinstance(exc, RetriesExhausted) or (exc.status or 0) >= 500:
-        return str(exc)[:200]
-    return None

@@ -36,7 +36,9 @@ from typing import Any
 import tomli_w
 
 from stepswitch.bench.grading_layout import copy_tree, is_test_file
-from stepswitch.bench.harbor_foreign import Refused, import_foreign, reference_patch
+from stepswitch.bench.harbor_foreign import import_foreign
+from stepswitch.bench.harbor_shell import Refused
+from stepswitch.bench.harbor_solution import reference_patch
 from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder, SourceRefused
 from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import Task, brief_of, load_suite, load_task

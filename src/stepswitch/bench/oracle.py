@@ -16,6 +16,7 @@ import json
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Unpack
 
 from stepswitch.bench.gitops import apply_patches
 from stepswitch.bench.grading_layout import copy_tree
@@ -23,9 +24,9 @@ from stepswitch.bench.task import Task
 from stepswitch.errors import HarnessError
 from stepswitch.policy.model import WorkerConfig
 from stepswitch.steps import StepType
+from stepswitch.wire.provider import CallLimits
 from stepswitch.wire.types import (
     Attempt,
-    CallHooks,
     Completion,
     FinishReason,
     Message,
@@ -93,14 +94,8 @@ class BuiltinProvider:
     def __call__(self, worker: str, config: WorkerConfig) -> BuiltinProvider:
         return self
 
-    def complete(
-        self,
-        request: Request,
-        *,
-        deadline: float,
-        timeout: float | None = None,
-        hooks: CallHooks | None = None,
-    ) -> Completion:
+    def complete(self, request: Request, **limits: Unpack[CallLimits]) -> Completion:
+        hooks = limits.get("hooks")  # no time limit applies: the answer is made here
         if hooks and hooks.before_attempt:
             # No request body is made and no model reads one: 0 bytes, 0 tokens, both true
             # (a count of the messages' bytes would make its zero tokens an under-report).

@@ -4,6 +4,7 @@ machine's paths."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -13,7 +14,9 @@ from pathlib import Path
 from stepswitch.bench.plan import RunKey
 from stepswitch.bench.results import ContestantKind, ResultRow
 from stepswitch.ledger import Ledger
+from stepswitch.records.abandoned import mark_abandoned
 from stepswitch.records.folder import LoadedRun, load_run
+from stepswitch.records.money import CostRange
 from stepswitch.records.steps import ModelStep
 
 
@@ -156,3 +159,11 @@ def scrubbed(row: ResultRow, root: Path) -> ResultRow:
     if (root / row.folder).is_dir():
         scrub_folder(root / row.folder)
     return row
+
+
+def mark_lost_record(folder: Path, row: ResultRow) -> None:
+    """The lost task run's own run.json says what the journal says: interrupted, at the
+    ledger's range. A record a kill left unreadable, or none, stays as it is (the row says it)."""
+    why = "the bench ended during this run (killed, crashed or stopped); found when it resumed"
+    with contextlib.suppress(OSError, ValueError):
+        mark_abandoned(folder, why, CostRange(low=row.dollars_low, high=row.dollars_high))

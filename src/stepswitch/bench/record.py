@@ -16,17 +16,22 @@ import platform
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from stepswitch import __version__
 from stepswitch.agent.run import policy_sha256
 from stepswitch.agent.workers import worker_models
 from stepswitch.bench.contestants import LABELS, Contestant
 from stepswitch.bench.files import RUN_FILE, BenchRecord, ContestantRecord, Session, SuiteRecord
 from stepswitch.bench.task import Task
 from stepswitch.errors import UsageError
-from stepswitch.registry.presets import Price, ProviderSpec
+from stepswitch.registry.presets import Price, ProviderSpec, load_registry
 from stepswitch.util.git import git_answer
 from stepswitch.util.source_state import source_state
+from stepswitch.util.text import escape_json_controls
+
+if TYPE_CHECKING:
+    from stepswitch.bench.runner import BenchSpec
 
 SCHEMA_VERSION = 1
 
@@ -148,3 +153,52 @@ __all__ = [
     "suite_records",
     "versions",
 ]
+
+
+def _new_record(spec: BenchSpec, root: Path, planned: int, session: Session) -> BenchRecord:
+    registry = load_registry()
+    contestants, prices = contestant_records(spec.contestants, registry)
+    commit, dirty = source_commit()
+    return BenchRecord(
+        bench_id=root.name,
+        command=list(spec.command),
+        ssw_version=__version__,
+        commit=commit,
+        dirty=dirty,
+        versions=versions(),
+        suites=suite_records(spec.tasks, root),
+        contestants=contestants,
+        prices=prices,
+        runs_per_task=spec.runs_per_task,
+        planned=planned,
+        sandbox=spec.sandbox,
+        started_at=session.started_at,
+        sessions=[session],
+        claims=list(dict.fromkeys(spec.claims)),
+    )
+
+
+def write_json(path: Path, data: str) -> None:
+    staged = path.with_suffix(".json.tmp")
+    staged.write_text(escape_json_controls(data), encoding="utf-8")
+    staged.replace(path)
+
+
+def open_record(spec: BenchSpec, root: Path, planned: int, session: Session) -> BenchRecord:
+    fresh = _new_record(spec, root, planned, session)
+    path = root / RUN_FILE
+    if not path.exists():
+        return fresh
+    try:
+        old = BenchRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise UsageError(f"{path}: not a bench's run.json ({exc}); pass another --out") from exc
+    check_same_bench(old, fresh, root)
+    for earlier in old.sessions:
+        # This process holds the folder's lock: a session still `running` is one that died
+        # (kill -9, a crash) before it could record its end. When it ended is unknown.
+        if earlier.status == "running":
+            earlier.status = "interrupted"
+    old.sessions.append(session)
+    old.status, old.finished_at = "running", None
+    return old

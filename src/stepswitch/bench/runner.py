@@ -29,23 +29,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from stepswitch import __version__
 from stepswitch.bench import journal
 from stepswitch.bench.contestants import Contestant
 from stepswitch.bench.executor import local_executor
 from stepswitch.bench.files import RESULTS_FILE, SUMMARY_FILE
 from stepswitch.bench.folder_lock import LOCK_FILE, hold_bench_folder
 from stepswitch.bench.plan import RunKey, plan_runs
-from stepswitch.bench.readback import kept_calls, lost_row, scrubbed
+from stepswitch.bench.readback import kept_calls, lost_row, mark_lost_record, scrubbed
 from stepswitch.bench.record import (
     RUN_FILE,
     BenchRecord,
     Session,
-    check_same_bench,
-    contestant_records,
+    open_record,
     source_commit,
-    suite_records,
-    versions,
+    write_json,
 )
 from stepswitch.bench.results import ContestantKind, ResultRow, write_csv
 from stepswitch.bench.stats import RESAMPLES
@@ -53,10 +50,6 @@ from stepswitch.bench.summary import summarize
 from stepswitch.bench.task import Task, missing_requirements
 from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.errors import UsageError
-from stepswitch.records.abandoned import mark_abandoned
-from stepswitch.records.money import CostRange
-from stepswitch.registry.presets import load_registry
-from stepswitch.util.text import escape_json_controls
 
 STOP_WAIT_S = 120.0  # how long a Ctrl-C waits for the runs it stopped to record themselves
 GITIGNORE = (
@@ -116,63 +109,6 @@ class BenchResult:
     @property
     def exit_code(self) -> int:
         return {"complete": 0, "budget_stop": 1, "failed": 1}.get(self.status, 130)
-
-
-def _new_record(spec: BenchSpec, root: Path, planned: int, session: Session) -> BenchRecord:
-    registry = load_registry()
-    contestants, prices = contestant_records(spec.contestants, registry)
-    commit, dirty = source_commit()
-    return BenchRecord(
-        bench_id=root.name,
-        command=list(spec.command),
-        ssw_version=__version__,
-        commit=commit,
-        dirty=dirty,
-        versions=versions(),
-        suites=suite_records(spec.tasks, root),
-        contestants=contestants,
-        prices=prices,
-        runs_per_task=spec.runs_per_task,
-        planned=planned,
-        sandbox=spec.sandbox,
-        started_at=session.started_at,
-        sessions=[session],
-        claims=list(dict.fromkeys(spec.claims)),
-    )
-
-
-def _write_json(path: Path, data: str) -> None:
-    staged = path.with_suffix(".json.tmp")
-    staged.write_text(escape_json_controls(data), encoding="utf-8")
-    staged.replace(path)
-
-
-def _open_record(spec: BenchSpec, root: Path, planned: int, session: Session) -> BenchRecord:
-    fresh = _new_record(spec, root, planned, session)
-    path = root / RUN_FILE
-    if not path.exists():
-        return fresh
-    try:
-        old = BenchRecord.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise UsageError(f"{path}: not a bench's run.json ({exc}); pass another --out") from exc
-    check_same_bench(old, fresh, root)
-    for earlier in old.sessions:
-        # This process holds the folder's lock: a session still `running` is one that died
-        # (kill -9, a crash) before it could record its end. When it ended is unknown.
-        if earlier.status == "running":
-            earlier.status = "interrupted"
-    old.sessions.append(session)
-    old.status, old.finished_at = "running", None
-    return old
-
-
-def mark_lost_record(folder: Path, row: ResultRow) -> None:
-    """The lost task run's own run.json says what the journal says: interrupted, at the
-    ledger's range. A record a kill left unreadable, or none, stays as it is (the row says it)."""
-    why = "the bench ended during this run (killed, crashed or stopped); found when it resumed"
-    with contextlib.suppress(OSError, ValueError):
-        mark_abandoned(folder, why, CostRange(low=row.dollars_low, high=row.dollars_high))
 
 
 def _not_sent(future: Future[TaskRunResult]) -> bool:
@@ -363,14 +299,14 @@ class _Bench:
             planned=len(self.plan),
             resamples=resamples,
         )
-        _write_json(self.root / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
+        write_json(self.root / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
         session = record.sessions[-1]
         session.finished_at = journal.now()
         session.status = status
         session.ran = self.ran
         record.status = status
         record.finished_at = session.finished_at
-        _write_json(self.root / RUN_FILE, record.model_dump_json(indent=2) + "\n")
+        write_json(self.root / RUN_FILE, record.model_dump_json(indent=2) + "\n")
         return BenchResult(self.root, status, rows, len(self.plan), summary, self.failure)
 
 
@@ -426,10 +362,10 @@ def _run_held(
         budget_usd_total=spec.budget_usd_total,
         executor=getattr(executor, "__name__", type(executor).__name__),
     )
-    record = _open_record(spec, bench.root, len(bench.plan), session)
+    record = open_record(spec, bench.root, len(bench.plan), session)
     if announce is not None:
         announce()
-    _write_json(bench.root / RUN_FILE, record.model_dump_json(indent=2) + "\n")
+    write_json(bench.root / RUN_FILE, record.model_dump_json(indent=2) + "\n")
     bench.settle_open_runs()
     finished = journal.read(bench.ctx.journal).finished
     shown.start(len(bench.plan), [r for k, r in finished.items() if k in set(bench.plan)])

@@ -18,7 +18,8 @@ from stepswitch.gates.base import BaseTree, BaseUnreadable
 from stepswitch.gates.config import GateConfig
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import check_imports, checkout_of, gate_environment
-from stepswitch.gates.suite import GateSuite, SuiteResult
+from stepswitch.gates.suite import GateSuite
+from stepswitch.gates.suite_result import SuiteResult
 from stepswitch.registry.presets import ProviderSpec, load_registry
 from stepswitch.util.sandbox import choose_sandbox, sandbox_home
 from stepswitch.util.text import escape_controls

@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import yaml
 
@@ -22,8 +22,8 @@ from stepswitch.errors import UsageError
 from stepswitch.fakes.scripted import ScriptedReply, ScriptedToolCall, ScriptedUsage
 from stepswitch.policy.model import Policy, WorkerConfig
 from stepswitch.registry.presets import SCRIPTED_PROVIDER
-from stepswitch.wire.provider import Provider
-from stepswitch.wire.types import CallHooks, Completion, FinishReason, Request
+from stepswitch.wire.provider import CallLimits, Provider
+from stepswitch.wire.types import Completion, FinishReason, Request
 
 # agent.providers.ProviderFactory, named here: fakes sit below agent (tests/test_layers.py).
 ProviderFactory = Callable[[str, WorkerConfig], Provider]
@@ -115,15 +115,8 @@ class _RecordingProvider:
         self.inner = inner
         self.recorder = recorder
 
-    def complete(
-        self,
-        request: Request,
-        *,
-        deadline: float,
-        timeout: float | None = None,
-        hooks: CallHooks | None = None,
-    ) -> Completion:
-        completion = self.inner.complete(request, deadline=deadline, timeout=timeout, hooks=hooks)
+    def complete(self, request: Request, **limits: Unpack[CallLimits]) -> Completion:
+        completion = self.inner.complete(request, **limits)
         self.recorder.add(reply_of(completion, request.model))
         return completion
 

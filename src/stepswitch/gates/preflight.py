@@ -23,12 +23,11 @@ import re
 import shlex
 import shutil
 import time
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from stepswitch.errors import ConfigError
 from stepswitch.gates.base import BaseUnreadable
+from stepswitch.gates.baseline import COLLECT, Baseline, BaselineGate, detail_line, is_collect
 from stepswitch.gates.config import (
     CommandGate,
     GateConfig,
@@ -49,7 +48,6 @@ from stepswitch.gates.protected import (
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.suite import GateSuite
 
-COLLECT = "collect"  # the tests gate's pre-flight stage: "<gate>:collect"
 _EXIT = re.compile(r": failed \(exit (\d+)\)")
 _PER_FILE = re.compile(r"^\S+: (\d+)$", re.M)  # pytest -qq --collect-only: "tests/test_a.py: 2"
 _COLLECTED = re.compile(r"(\d+) tests? collected")
@@ -71,79 +69,6 @@ class GateUnusable(ConfigError):
     def __init__(self, gate: str, problem: str, fix: str) -> None:
         super().__init__("gates", gate, problem, fix)
         self.gate = gate
-
-
-@dataclass(frozen=True)
-class BaselineGate:
-    """One gate's verdict on the untouched tree: plain data for run.json."""
-
-    name: str  # the gate; "<tests gate>:collect" for the tests gate, which is only collected
-    passed: bool
-    duration_s: float
-    report: str  # the short report, as the model would see it
-
-    def as_record(self) -> dict[str, object]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Baseline:
-    gates: tuple[BaselineGate, ...]  # in the configured order; the truth check only if failing
-    imports: ImportCheck | None = None
-    base_commit: str = ""
-    call_map: str = ""  # what the pre-flight says of the call map (gates.callmap)
-    # Command gates failing before any edit whose findings could be read: how many there were.
-    judged: Mapping[str, int] = field(default_factory=dict)
-
-    @property
-    def already_failing(self) -> tuple[BaselineGate, ...]:
-        """Gates other than the tests' collection that fail before any edit."""
-        return tuple(g for g in self.gates if not g.passed and not _is_collect(g.name))
-
-    def lines(self) -> list[str]:
-        """What the run's start says of the pre-flight (without the import line)."""
-        if not self.gates:
-            return []
-        shown = ", ".join(_summary(g) for g in self.gates)
-        out = [f"gates: before any edit: {shown}"]
-        if self.call_map:
-            out.append(self.call_map)
-        for gate in self.already_failing:
-            count = self.judged.get(gate.name)
-            if count is not None:
-                out.append(
-                    f"gates: {gate.name} already fails before any edit ({count} finding(s)), so "
-                    "the change is judged by the findings it adds"
-                )
-                continue
-            out.append(
-                f"gates: {gate.name} already fails before any edit, so the change must also "
-                f"fix it: {_detail(gate.report)}"
-            )
-        return out
-
-    def records(self) -> list[dict[str, object]]:
-        return [g.as_record() for g in self.gates]
-
-
-def _is_collect(name: str) -> bool:
-    return name.endswith(f":{COLLECT}")
-
-
-def _summary(gate: BaselineGate) -> str:
-    seconds = f"{gate.duration_s:.2f} s"
-    if _is_collect(gate.name):
-        return f"{gate.name.removesuffix(':' + COLLECT)} {_detail(gate.report)} ({seconds})"
-    return f"{gate.name} {'passed' if gate.passed else 'FAILED'} ({seconds})"
-
-
-def _detail(report: str) -> str:
-    """The first line of a report after its headline (the headline itself when alone)."""
-    lines = [line.strip() for line in report.splitlines() if line.strip()]
-    if not lines:
-        return "no output"
-    head = lines[0].split(": ", 1)[-1]
-    return lines[1] if len(lines) > 1 else head
 
 
 # -- where a gate is configured, for the fix ---------------------------------------------------
@@ -269,13 +194,13 @@ def _unusable(suite: GateSuite, gate: GateSpec, result: GateResult) -> None:
     if code is not None and code[1] == "126":
         raise GateUnusable(
             gate.name,
-            f"the command cannot be executed (exit 126): {_detail(result.log)}",
+            f"the command cannot be executed (exit 126): {detail_line(result.log)}",
             _change(config, gate, "command", "make it executable or change"),
         )
     if "cannot start" in head:
         raise GateUnusable(
             gate.name,
-            f"the command cannot start: {_detail(result.report)}",
+            f"the command cannot start: {detail_line(result.report)}",
             _change(config, gate, "command", "change"),
         )
 
@@ -374,8 +299,8 @@ def _run_once(
             judged[gate.name] = sum(start.values())
     # The tests that ran each line, traced once on the untouched tree: they run first after an
     # edit to those lines (the stage `tests:covered`).
-    collected = all(g.passed for g in verdicts if _is_collect(g.name))
-    tests = sum(_collected_count(g.report) for g in verdicts if _is_collect(g.name))
+    collected = all(g.passed for g in verdicts if is_collect(g.name))
+    tests = sum(_collected_count(g.report) for g in verdicts if is_collect(g.name))
     call_map = (
         suite.record_call_map(commit, background=suite.trace_estimate_s(tests) > FOREGROUND_S)
         if collected

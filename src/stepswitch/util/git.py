@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from stepswitch.errors import GitTimedOut, UsageError
 
@@ -102,6 +103,17 @@ def git_env(env: Mapping[str, str] | None = None, *, user_config: bool = False) 
     return out
 
 
+class GitOptions(TypedDict, total=False):
+    """run_git's options other than its timeout, as git_out passes them on."""
+
+    env: Mapping[str, str] | None
+    input: bytes | None
+    git_dir: Path | None
+    work_tree: Path | None
+    index: Path | None
+    user_config: bool
+
+
 def run_git(
     cwd: Path,
     *args: str,
@@ -151,27 +163,10 @@ def run_git(
     return GitResult(proc.returncode, out, err)
 
 
-def git_out(
-    cwd: Path,
-    *args: str,
-    env: Mapping[str, str] | None = None,
-    git_dir: Path | None = None,
-    work_tree: Path | None = None,
-    index: Path | None = None,
-    input: bytes | None = None,
-    user_config: bool = False,
-) -> str:
-    """`git ARGS` in `cwd`; its output, or a UsageError with git's complaint."""
-    done = run_git(
-        cwd,
-        *args,
-        env=env,
-        git_dir=git_dir,
-        work_tree=work_tree,
-        index=index,
-        input=input,
-        user_config=user_config,
-    )
+def git_out(cwd: Path, *args: str, **options: Unpack[GitOptions]) -> str:
+    """`git ARGS` in `cwd`, with run_git's options; its output, or a UsageError with git's
+    complaint."""
+    done = run_git(cwd, *args, **options)
     if done.status != 0:
         raise UsageError(f"{cwd}: git {_command_name(args)} failed: {done.err}")
     return done.out

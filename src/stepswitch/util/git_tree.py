@@ -27,10 +27,12 @@ from stepswitch.util.git_objects import (
     SUBMODULE_MODE,
     Entries,
     TreeEntry,
+    batch_contents,
     blob_id,
     holdable,
     leftover,
     read_entry,
+    row_under,
     stamp,
 )
 from stepswitch.util.safe_fs import Beneath, UnsafePath
@@ -147,15 +149,7 @@ class TreeGit:
         if not wanted:
             return {}
         out = self.git_ok("cat-file", "--batch", input="".join(o + "\n" for o in wanted).encode())
-        blobs: dict[str, bytes] = {}
-        at = 0
-        for _ in wanted:
-            header_end = out.index(b"\n", at)
-            got, _kind, size = out[at:header_end].decode().split()
-            start = header_end + 1
-            blobs[got] = out[start : start + int(size)]
-            at = start + int(size) + 1
-        return blobs
+        return batch_contents(out, len(wanted))
 
     # -- what the tree holds --------------------------------------------------------------------
 
@@ -314,7 +308,7 @@ class TreeGit:
         scratch.unlink()  # git makes it anew: an empty file is no index
         if self.prefix:  # a subfolder: the rest of the repository as the base commit has it
             outside = self.git_ok("ls-tree", "-r", "-z", "--full-tree", self.base_commit)
-            rows = [r + b"\0" for r in outside.split(b"\0") if r and not _under(r, self.prefix)]
+            rows = [r + b"\0" for r in outside.split(b"\0") if r and not row_under(r, self.prefix)]
         else:
             rows = []
         rows += [
@@ -398,8 +392,3 @@ class TreeGit:
 
 class _TooLarge(Exception):
     """A file the snapshot leaves out for its size; the message names it."""
-
-
-def _under(record: bytes, prefix: str) -> bool:
-    _meta, _, name = record.partition(b"\t")
-    return name.decode("utf-8", "surrogateescape").startswith(prefix)

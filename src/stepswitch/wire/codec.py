@@ -34,6 +34,11 @@ class Codec(Protocol):
         ...
 
 
+def given(**fields: Any) -> dict[str, Any]:
+    """The fields that are set: a request's optional settings go into a body only when given."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
 def join_url(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + "/" + path.lstrip("/")
 

@@ -244,19 +244,27 @@ def _prompt_cache(p: _Prober, window: int | None) -> ProbeResult:
     return p.result("prompt_cache", ok, why, c, **extra)
 
 
+def _ask_long(p: _Prober, words: int) -> Completion | ProviderError:
+    """A prompt of `words` filler words: its completion, or the provider's refusal of it (a key
+    the provider refuses still raises)."""
+    try:
+        return p.ask(_user(f"{_filler(words)}\nReply with OK."), max_output_tokens=16)
+    except AuthError:
+        raise
+    except ProviderError as exc:
+        return exc
+
+
 def _context_near(p: _Prober, window: int) -> ProbeResult:
     """A prompt at 80% of the window; once more at 50% if that is refused as too long."""
     refused = ""
     for share in NEAR_SHARES:
         words = int(window * share)
-        try:
-            c = p.ask(_user(f"{_filler(words)}\nReply with OK."), max_output_tokens=16)
-        except ProviderError as exc:
-            if isinstance(exc, AuthError):
-                raise
-            if exc.status not in _REJECTED or share == NEAR_SHARES[-1]:
-                return _failure("context_near_limit", exc, prefix=refused)
-            refused = f"{share:.0%} of the window refused (HTTP {exc.status}); "
+        c = _ask_long(p, words)
+        if isinstance(c, ProviderError):
+            if c.status not in _REJECTED or share == NEAR_SHARES[-1]:
+                return _failure("context_near_limit", c, prefix=refused)
+            refused = f"{share:.0%} of the window refused (HTTP {c.status}); "
             continue
         sent = c.usage.prompt_tokens if c.usage else words
         why = f"{refused}{sent} prompt tokens accepted of {window}"
@@ -266,14 +274,11 @@ def _context_near(p: _Prober, window: int) -> ProbeResult:
 
 def _context_over(p: _Prober, window: int) -> ProbeResult:
     words = int(window * OVER_SHARE)
-    try:
-        c = p.ask(_user(f"{_filler(words)}\nReply with OK."), max_output_tokens=16)
-    except ProviderError as exc:
-        if isinstance(exc, AuthError):
-            raise
-        result = _failure("context_over_limit", exc, prefix="refused: ")
+    c = _ask_long(p, words)
+    if isinstance(c, ProviderError):
+        result = _failure("context_over_limit", c, prefix="refused: ")
         if result.ok is not None:
-            result.ok = exc.status in _REJECTED  # refused as too long: the window is real
+            result.ok = c.status in _REJECTED  # refused as too long: the window is real
         result.measured = {"window": window, "words_sent": words}
         return result
     sent = c.usage.prompt_tokens if c.usage else words

@@ -3,9 +3,18 @@ takes a factory of (tests and benchmarks inject their own)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, Required, TypedDict
 
 from stepswitch.wire.types import CallHooks, Completion, Request
+
+
+class CallLimits(TypedDict, total=False):
+    """Provider.complete's keyword arguments, as one type for a provider that wraps another or
+    reads only some of them."""
+
+    deadline: Required[float]
+    timeout: float | None
+    hooks: CallHooks | None
 
 
 class Provider(Protocol):

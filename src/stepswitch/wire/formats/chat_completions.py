@@ -11,7 +11,7 @@ from typing import Any
 
 from stepswitch.errors import MalformedResponse
 from stepswitch.util.secrets import bearer_headers
-from stepswitch.wire.codec import join_url
+from stepswitch.wire.codec import given, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import dump_body
 from stepswitch.wire.types import (
@@ -102,22 +102,19 @@ class ChatCompletionsCodec:
                 }
                 for t in request.tools
             ]
-            if request.parallel_tool_calls is not None:
-                body["parallel_tool_calls"] = request.parallel_tool_calls
-        if request.tool_choice is not None:
-            body["tool_choice"] = request.tool_choice
+            body |= given(parallel_tool_calls=request.parallel_tool_calls)
+        body |= given(tool_choice=request.tool_choice)
         if request.response_format is not None:
             fmt = request.response_format
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": fmt.name, "schema": fmt.schema, "strict": fmt.strict},
             }
-        if request.reasoning_effort is not None:
-            body["reasoning_effort"] = request.reasoning_effort
-        if request.max_output_tokens is not None:
-            body["max_tokens"] = request.max_output_tokens
-        if request.temperature is not None:
-            body["temperature"] = request.temperature
+        body |= given(
+            reasoning_effort=request.reasoning_effort,
+            max_tokens=request.max_output_tokens,
+            temperature=request.temperature,
+        )
         if request.stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}

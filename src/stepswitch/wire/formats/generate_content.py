@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from stepswitch.errors import ProviderError
-from stepswitch.wire.codec import carried_state, join_url
+from stepswitch.wire.codec import carried_state, given, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import (
     Shape,
@@ -164,11 +164,7 @@ def encode_request(request: Request) -> dict[str, Any]:
         if request.tool_choice is not None:
             mode = _MODES[request.tool_choice]
             body["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
-    config: dict[str, Any] = {}
-    if request.max_output_tokens is not None:
-        config["maxOutputTokens"] = request.max_output_tokens
-    if request.temperature is not None:
-        config["temperature"] = request.temperature
+    config = given(maxOutputTokens=request.max_output_tokens, temperature=request.temperature)
     if request.response_format is not None:
         config["responseMimeType"] = "application/json"
         config["responseJsonSchema"] = request.response_format.schema

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stepswitch.errors import ProviderError
-from stepswitch.wire.codec import carried_state, interleave, join_url
+from stepswitch.wire.codec import carried_state, given, interleave, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.formats.messages_cache import mark_cache
 from stepswitch.wire.shape import (
@@ -205,16 +205,13 @@ def encode_request(request: Request) -> dict[str, Any]:
         body.setdefault("output_config", {})["format"] = fmt
     _apply_effort(request, body)
     system, body["messages"] = _conversation(request, thinking_on="thinking" in body)
-    if system is not None:
-        body["system"] = system
+    body |= given(system=system)
     if request.tools:
         body["tools"] = [
             {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
             for tool in request.tools
         ]
-        choice = _tool_choice(request)
-        if choice is not None:
-            body["tool_choice"] = choice
+        body |= given(tool_choice=_tool_choice(request))
     if request.temperature is not None and "thinking" not in body:
         body["temperature"] = request.temperature
     if request.cache:

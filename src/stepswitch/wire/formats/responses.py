@@ -28,7 +28,7 @@ from typing import Any
 
 from stepswitch.errors import ProviderError
 from stepswitch.util.secrets import bearer_headers
-from stepswitch.wire.codec import carried_state, interleave, join_url
+from stepswitch.wire.codec import carried_state, given, interleave, join_url
 from stepswitch.wire.finish import classify_finish, split_thinking
 from stepswitch.wire.shape import (
     Shape,
@@ -112,10 +112,7 @@ def encode_request(request: Request) -> dict[str, Any]:
             }
             for tool in request.tools
         ]
-    if request.tool_choice is not None:
-        body["tool_choice"] = request.tool_choice
-    if request.parallel_tool_calls is not None:
-        body["parallel_tool_calls"] = request.parallel_tool_calls
+    body |= given(tool_choice=request.tool_choice, parallel_tool_calls=request.parallel_tool_calls)
     if request.response_format is not None:
         fmt = request.response_format
         body["text"] = {
@@ -130,10 +127,7 @@ def encode_request(request: Request) -> dict[str, Any]:
         body["reasoning"] = {"effort": request.reasoning_effort}
         if request.carry_reasoning and request.reasoning_effort != "none":
             body["include"] = [INCLUDE_REASONING]
-    if request.max_output_tokens is not None:
-        body["max_output_tokens"] = request.max_output_tokens
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
+    body |= given(max_output_tokens=request.max_output_tokens, temperature=request.temperature)
     body["stream"] = request.stream
     return body
 
