@@ -15,7 +15,7 @@ from tests.claims.conftest import copy_claims, ssw
 
 COPIED = ("README.md", "claims/claims.yaml", "claims/registrations.yaml", "bench/perf/results.json")
 EVIDENCE = "claims/evidence/C-005.json"
-METRIC = "stepswitch/claims/metrics/perf.py"
+METRIC = "stepswitch/claims/metrics/perf_overhead.py"  # C-005: perf.overhead
 
 
 @pytest.fixture
@@ -30,11 +30,11 @@ def _stored_code(root: Path) -> dict[str, str]:
 def test_the_evidence_names_the_metrics_module_and_the_judges(real: Path) -> None:
     code = _stored_code(real)
     assert METRIC in code and "stepswitch/claims/numbers.py" in code
-    assert code == code_hashes(["stepswitch.claims.metrics.perf"])  # what proving records now
+    assert code == code_hashes(["stepswitch.claims.metrics.perf_overhead"])  # what proving records now
 
 
 def test_the_closure_follows_imports_to_the_end() -> None:
-    found = closure(["stepswitch.claims.metrics.perf"])
+    found = closure(["stepswitch.claims.metrics.perf_overhead"])
     assert "stepswitch.claims.inputs" in found  # imported by the metric
     assert "stepswitch.util.hashing" in found  # imported by what it imports
     judged = code_hashes([])
