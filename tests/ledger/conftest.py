@@ -15,7 +15,7 @@ from stepswitch.ledger import Budget, CallIntent, CallTracker, Ledger, open_ledg
 from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.registry.presets import Price
 from stepswitch.wire.client import HttpProvider, RetryPolicy
-from stepswitch.wire.formats.chat_completions import ChatCompletionsCodec
+from stepswitch.wire.open import codec_for
 from stepswitch.wire.types import Attempt, Completion, FinishReason, Message, Request, Usage
 
 PRICE = Price(
@@ -73,10 +73,16 @@ def chat_body(usage: dict[str, Any] | None) -> dict[str, Any]:
     return body
 
 
-def tracked_call(ledger: Ledger, base_url: str, request: Request, call: CallIntent) -> CallTracker:
-    """`request` sent once (no retry) to the chat-completions server at `base_url`, tracked in
+def tracked_call(
+    ledger: Ledger,
+    base_url: str,
+    request: Request,
+    call: CallIntent,
+    wire_format: str = "chat-completions",
+) -> CallTracker:
+    """`request` sent once (no retry) to the `wire_format` server at `base_url`, tracked in
     `ledger` as `call`; the tracker, after it settled or failed."""
-    provider = HttpProvider(ChatCompletionsCodec(), base_url, retry=RetryPolicy(1))
+    provider = HttpProvider(codec_for(wire_format), base_url, api_key="k", retry=RetryPolicy(1))
     tracker = CallTracker(ledger, call)
     try:
         with tracker:

@@ -6,7 +6,6 @@ further call to that provider refused, as a completion over-report is (ADR 0025)
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,6 @@ from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.ledger import CallTracker, Ledger, ledger_command, open_ledger
 from stepswitch.ledger.overreport import MAX_BYTES_PER_TOKEN, stop_reason
 from stepswitch.ledger.pricing import cost_usd
-from stepswitch.wire.client import HttpProvider, RetryPolicy
-from stepswitch.wire.open import codec_for
 from stepswitch.wire.types import Message, Request, Usage
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
@@ -31,7 +28,7 @@ from tests.harness.task import (
     worker,
 )
 
-from .conftest import PRICE, intent
+from .conftest import PRICE, intent, tracked_call
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 # Each format's recorded plain body, and where its usage goes in that format's own names.
@@ -71,14 +68,8 @@ class Reports:
 
 
 def call(ledger: Ledger, wire_format: str, base_url: str, **changes: Any) -> CallTracker:
-    provider = HttpProvider(codec_for(wire_format), base_url, api_key="k", retry=RetryPolicy(1))
-    tracker = CallTracker(ledger, intent(context_window=WINDOW, max_output_tokens=500, **changes))
-    try:
-        with tracker:
-            provider.complete(REQUEST, deadline=time.monotonic() + 30, hooks=tracker.hooks)
-    finally:
-        provider.close()
-    return tracker
+    sent = intent(context_window=WINDOW, max_output_tokens=500, **changes)
+    return tracked_call(ledger, base_url, REQUEST, sent, wire_format)
 
 
 @pytest.mark.parametrize("wire_format", sorted(BODIES))
