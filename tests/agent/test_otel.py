@@ -1,7 +1,8 @@
 """A run as OpenTelemetry spans (the `otel` extra): fed the events of real scripted runs, the
-trace has a root span for the run and a span for each model step, gate run and review, with the
-GenAI conventions' attributes equal to the step records and no text from a prompt or a model.
-All models here are SCRIPTED (replayed replies)."""
+trace is a tree: the run's root span holds the pre-flight, a span per step (its model call and
+an `execute_tool` span per tool call), a span per gate run and the review (its model calls),
+with the GenAI conventions' attributes equal to the step records and no text from a prompt or a
+model. All models here are SCRIPTED (replayed replies)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from stepswitch.agent.prompts import SYSTEM_PROMPT
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
-from stepswitch.records.steps import GateVerdicts, ModelStep, ReviewVerdicts, StepEvent
+from stepswitch.records.steps import GateVerdicts, ModelStep, StepEvent
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
     BUG_TASK,
@@ -95,26 +96,61 @@ def _strings(span: ReadableSpan) -> list[str]:
     return out
 
 
-def test_a_run_is_one_trace_with_a_root_span_and_a_child_for_each_step_gate_run_and_review(
+def _children(traced: Traced, parent: ReadableSpan) -> list[ReadableSpan]:
+    return sorted(
+        (s for s in traced.spans if s.parent and s.parent.span_id == parent.context.span_id),
+        key=lambda s: s.start_time or 0,
+    )
+
+
+def test_a_run_is_one_trace_a_tree_of_preflight_steps_and_their_tools_gates_and_review(
     fixed: Traced,
 ):
     root = fixed.root
     assert root.name == "invoke_agent stepswitch"
     assert len({s.context.trace_id for s in fixed.spans}) == 1
-    chats, gates, reviews = fixed.named("chat "), fixed.named("gates"), fixed.named("review")
-    assert len(chats) == len(fixed.steps) == 9
-    assert len(gates) == len([e for e in fixed.events if isinstance(e, GateVerdicts)]) == 1
-    assert len(reviews) == len([e for e in fixed.events if isinstance(e, ReviewVerdicts)]) == 1
-    gate_children = fixed.named("gate ")
     (verdicts,) = [e for e in fixed.events if isinstance(e, GateVerdicts)]
-    assert [s.name for s in gate_children] == [f"gate {g.name}" for g in verdicts.gates]
-    assert len(fixed.spans) == 1 + len(chats) + 1 + len(gate_children) + 1
-    for span in [*chats, *gates, *reviews]:
-        assert span.parent is not None and span.parent.span_id == root.context.span_id
-    for span in gate_children:
-        assert span.parent is not None and span.parent.span_id == gates[0].context.span_id
-    for span in fixed.spans:  # every child lies within the run's span
-        assert root.start_time <= span.start_time <= span.end_time <= root.end_time  # type: ignore[operator]
+    (preflight, *steps_etc) = _children(fixed, root)
+    assert preflight.name == "preflight"
+    assert (
+        [s.name for s in _children(fixed, preflight)]
+        == [f"gate {g.name}" for g in fixed.run.baseline_gates]
+        != []
+    )
+    # The run's steps in the order they ran, the gate run after the edit, then the review.
+    worked = [s for s in fixed.steps if s.step_type != "review"]
+    assert [s.name for s in steps_etc] == [
+        *(f"step {s.step_type}" for s in worked[:-1]),
+        "gates",
+        "review",
+        f"step {worked[-1].step_type}",
+    ]
+    step_spans = [s for s in steps_etc if s.name.startswith("step ")]
+    for span, step in zip(step_spans, worked, strict=True):
+        assert (span.attributes or {})["ssw.step"] == step.step
+        chat, *tools = _children(fixed, span)
+        assert chat.name == f"chat {step.model}"
+        assert [t.name for t in tools] == [f"execute_tool {c.name}" for c in step.tool_calls]
+        for t, call in zip(tools, step.tool_calls, strict=True):
+            a = t.attributes or {}
+            assert (a["gen_ai.operation.name"], a["gen_ai.tool.name"]) == (
+                "execute_tool",
+                call.name,
+            )
+            assert a["gen_ai.tool.call.id"] == call.call_id != ""
+            assert "error.type" not in a  # each of these calls did its work
+    assert sum(len(s.tool_calls) for s in worked) >= len(worked)  # every step called a tool
+    (gates,) = [s for s in steps_etc if s.name == "gates"]
+    assert [s.name for s in _children(fixed, gates)] == [f"gate {g.name}" for g in verdicts.gates]
+    (review,) = [s for s in steps_etc if s.name == "review"]
+    reviewed = [s for s in fixed.steps if s.step_type == "review"]
+    assert [s.name for s in _children(fixed, review)] == [f"chat {s.model}" for s in reviewed]
+    assert len(reviewed) == 2  # the reviewer's and the second opinion's
+    by_id = {s.context.span_id: s for s in fixed.spans}
+    for span in fixed.spans:  # every span lies within its parent's time, the pre-flight too
+        if span.parent is not None:
+            parent = by_id[span.parent.span_id]
+            assert parent.start_time <= span.start_time <= span.end_time <= parent.end_time  # type: ignore[operator]
 
 
 def test_each_model_step_span_carries_the_genai_attributes_of_its_record(fixed: Traced):
@@ -130,6 +166,13 @@ def test_each_model_step_span_carries_the_genai_attributes_of_its_record(fixed: 
         assert a["gen_ai.usage.output_tokens"] == step.completion_tokens > 0
         assert a["gen_ai.usage.cache_read.input_tokens"] == step.cached_tokens
         assert a["gen_ai.response.finish_reasons"] == (step.finish_reason,)
+        assert a["gen_ai.conversation.id"] == fixed.run.run_id
+        assert a["gen_ai.response.id"] == step.request_id == f"scripted-{step.step}"
+        assert a["gen_ai.request.max_tokens"] == step.max_output_tokens == 2048  # the policy's
+        # The scripted provider's loopback server: its host, and its port (no scheme default).
+        assert a["server.address"] == step.server_address == "127.0.0.1"
+        assert a["server.port"] == step.server_port
+        assert "error.type" not in a
         assert (a["ssw.step"], a["ssw.step_type"], a["ssw.worker"]) == (
             step.step,
             step.step_type,
@@ -172,7 +215,7 @@ def test_the_gate_and_review_spans_carry_their_verdicts(fixed: Traced):
         "approve",
         True,
     )
-    # The review span covers its model steps: the reviewer's and the second opinion's.
+    # The review span begins with its first model call: the reviewer's.
     review_steps = [s for s in fixed.named("chat ") if s.attributes["ssw.step_type"] == "review"]  # type: ignore[index]
     assert len(review_steps) == 2
     assert review.start_time == review_steps[0].start_time
@@ -204,6 +247,8 @@ def test_a_provider_failure_ends_its_step_span_and_the_run_span_as_errors(tmp_pa
     failed = chats[-1]
     assert failed.status.status_code is StatusCode.ERROR
     assert "asked for reply #5" in (failed.status.description or "")
+    # The scripted server answered HTTP 400: the conventions' error.type is that status.
+    assert (failed.attributes or {})["error.type"] == traced.steps[-1].error_type == "400"
     assert [s.status.status_code for s in chats[:-1]] == [StatusCode.UNSET] * 4
     assert traced.root.status.status_code is StatusCode.ERROR
     assert traced.root.attributes is not None
@@ -258,3 +303,44 @@ def test_a_fallback_step_names_the_worker_it_came_from_on_its_span() -> None:
     assert not any("127.0.0.1" in str(v) for v in attributes.values())
     routed = step_attributes(step.model_copy(update={"fallback_from": None}))
     assert "ssw.fallback_from" not in routed
+
+
+def test_a_tool_call_that_did_not_do_its_work_says_why_in_error_type_and_never_its_text() -> None:
+    from stepswitch.agent.otel import tool_attributes
+    from stepswitch.records.steps import ToolCallRecord
+
+    refused = ToolCallRecord(
+        name="edit", call_id="call_7", arguments="{}", ok=False, refused=True, output="no"
+    )
+    a = tool_attributes(refused)
+    assert a == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "edit",
+        "gen_ai.tool.type": "function",
+        "gen_ai.tool.call.id": "call_7",
+        "error.type": "refused",
+    }
+    failed = tool_attributes(refused.model_copy(update={"refused": False, "exit_code": 2}))
+    assert (failed["error.type"], failed["ssw.tool.exit_code"]) == ("failed", 2)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "server"),
+    [
+        ("https://api.example.com/v1", ("api.example.com", None)),
+        ("https://api.example.com:443/v1", ("api.example.com", None)),  # the scheme's default
+        ("http://127.0.0.1:8080/v1/", ("127.0.0.1", 8080)),
+        ("https://user:pw@gateway.example.com:8443/v1?key=k", ("gateway.example.com", 8443)),
+    ],
+)
+def test_a_model_call_span_names_its_providers_host_and_a_port_only_when_not_the_default(
+    base_url: str, server: tuple[str, int | None]
+) -> None:
+    from stepswitch.agent.step_facts import server_of
+
+    @dataclass
+    class AtUrl:
+        base_url: str
+
+    assert server_of(AtUrl(base_url)) == server
+    assert server_of(object()) == (None, None)  # a provider that says no URL

@@ -1,7 +1,8 @@
 """`ssw run` as a real process, traced by OpenTelemetry's own environment variables: its spans
 reach an OTLP/HTTP collector on 127.0.0.1 (a loopback server that keeps each request), at every
-end, Ctrl-C included; asked for without the `otel` extra, one line says how to install it.
-The models are SCRIPTED (replayed replies)."""
+end, Ctrl-C included, as one tree (the pre-flight, the steps and their tool calls, the gates,
+the review and its calls under the run's span); asked for without the `otel` extra, one line
+says how to install it. The models are SCRIPTED (replayed replies)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,10 @@ from stepswitch.records.steps import ModelStep
 from tests.harness.repo import sample_repo
 from tests.harness.task import (
     BUG_TASK,
+    approve_and_summarize,
     done,
     explore,
+    fix_the_bug,
     ledger_count,
     run_command,
 )
@@ -98,15 +101,19 @@ def test_ssw_run_sends_its_spans_to_the_otlp_endpoint_its_environment_names(
     steps = [e for e in run.steps if isinstance(e, ModelStep)]
     spans, resource = received(collector)
     assert resource["service.name"] == "stepswitch"
-    assert sorted(s.name for s in spans) == sorted(
-        ["invoke_agent stepswitch", *(f"chat {s.model}" for s in steps)]
+    assert sorted(s.name for s in spans if s.name.startswith("chat ")) == sorted(
+        f"chat {s.model}" for s in steps
     )
     (root,) = [s for s in spans if not s.parent_span_id]
     a = _attributes(root.attributes)
     assert (a["ssw.run_id"], a["ssw.outcome"], a["ssw.exit_code"]) == (run.run.run_id, "limit", 1)
-    chats = sorted((s for s in spans if s.parent_span_id), key=lambda s: s.start_time_unix_nano)
+    chats = sorted(
+        (s for s in spans if s.name.startswith("chat ")), key=lambda s: s.start_time_unix_nano
+    )
+    by_id = {s.span_id: s for s in spans}
     for span, step in zip(chats, steps, strict=True):
-        assert span.parent_span_id == root.span_id and span.trace_id == root.trace_id
+        assert by_id[span.parent_span_id].parent_span_id == root.span_id  # under its step's
+        assert span.trace_id == root.trace_id
         c = _attributes(span.attributes)
         assert (c["gen_ai.request.model"], c["gen_ai.response.model"]) == (
             step.model,
@@ -125,6 +132,116 @@ def test_ssw_run_sends_its_spans_to_the_otlp_endpoint_its_environment_names(
     (said,) = [line for line in result.stdout.splitlines() if line.startswith("secrets: ")]
     assert "OTEL_EXPORTER_OTLP_HEADERS" in said and "taken out of every environment" in said
     assert COLLECTOR_KEY not in result.stdout + result.stderr
+
+
+class Tree:
+    """The spans of one trace as the collector got them, each with its children in the order
+    they began."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        (self.root,) = [s for s in spans if not s.parent_span_id]
+        assert {s.trace_id for s in spans} == {self.root.trace_id}
+        self.spans = spans
+
+    def children(self, parent: Span) -> list[Span]:
+        kids = [s for s in self.spans if s.parent_span_id == parent.span_id]
+        return sorted(kids, key=lambda s: s.start_time_unix_nano)
+
+    def parent(self, span: Span) -> Span | None:
+        return next((s for s in self.spans if s.span_id == span.parent_span_id), None)
+
+
+def _traced_run(work: Path, collector: LoopbackServer, replies: list[dict[str, Any]]) -> Any:
+    """`ssw run` with the collector's endpoint; its exit code, record folder and span tree."""
+    repo = sample_repo(work / "repo", "mean_bug")
+    command = run_command(work, repo, replies)
+    env = _env(OTEL_EXPORTER_OTLP_ENDPOINT=collector.base_url)
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    run = load_run(next((repo / ".ssw" / "runs").iterdir()))
+    spans, _ = received(collector)
+    return result, run, Tree(spans)
+
+
+def test_a_runs_trace_is_a_tree_preflight_and_steps_with_their_tools_gates_and_the_review(
+    tmp_path: Path, collector: LoopbackServer
+):
+    replies = [*explore(), *fix_the_bug(), *approve_and_summarize()]
+    result, run, tree = _traced_run(tmp_path, collector, replies)
+
+    assert result.returncode == 0, result.stderr
+    steps = [e for e in run.steps if isinstance(e, ModelStep)]
+    worked = [s for s in steps if s.step_type != "review"]
+    reviewed = [s for s in steps if s.step_type == "review"]
+    root = tree.root
+    preflight, *rest = tree.children(root)
+    assert [s.name for s in rest] == [
+        *(f"step {s.step_type}" for s in worked[:-1]),
+        "gates",
+        "review",
+        f"step {worked[-1].step_type}",
+    ]
+    # The pre-flight, its gates as children, inside the run's span and before the first step.
+    assert preflight.name == "preflight"
+    assert (
+        [s.name for s in tree.children(preflight)]
+        == [f"gate {g.name}" for g in run.run.baseline_gates]
+        != []
+    )
+    assert root.start_time_unix_nano <= preflight.start_time_unix_nano
+    assert preflight.end_time_unix_nano <= rest[0].start_time_unix_nano
+    # Each step: its model call, then an execute_tool span per tool call its model asked for.
+    for span, step in zip([s for s in rest if s.name.startswith("step ")], worked, strict=True):
+        chat, *tools = tree.children(span)
+        assert chat.name == f"chat {step.model}" and chat.kind == Span.SPAN_KIND_CLIENT
+        assert [t.name for t in tools] == [f"execute_tool {c.name}" for c in step.tool_calls]
+        assert len(tools) >= 1
+        for t, call in zip(tools, step.tool_calls, strict=True):
+            a = _attributes(t.attributes)
+            assert a["gen_ai.operation.name"] == "execute_tool"
+            assert (a["gen_ai.tool.name"], a["gen_ai.tool.call.id"]) == (call.name, call.call_id)
+    # The review: the reviewer's call and the second opinion's, in that order.
+    (review,) = [s for s in rest if s.name == "review"]
+    assert [s.name for s in tree.children(review)] == [f"chat {s.model}" for s in reviewed]
+    assert _attributes(review.attributes)["ssw.review.verdict"] == "approve"
+    assert len(reviewed) == 2
+    # Every span lies within its parent's time.
+    for span in tree.spans:
+        parent = tree.parent(span)
+        if parent is not None:
+            assert parent.start_time_unix_nano <= span.start_time_unix_nano
+            assert span.end_time_unix_nano <= parent.end_time_unix_nano
+    # Each model call's span: where it went, the response's id, its cap and the conversation.
+    chats = sorted(
+        (s for s in tree.spans if s.name.startswith("chat ")), key=lambda s: s.start_time_unix_nano
+    )
+    for span, step in zip(chats, steps, strict=True):
+        a = _attributes(span.attributes)
+        assert a["server.address"] == "127.0.0.1"  # the scripted provider's loopback server
+        assert step.server_port is not None and a["server.port"] == step.server_port
+        assert a["gen_ai.response.id"] == step.request_id == f"scripted-{step.step}"
+        assert a["gen_ai.request.max_tokens"] == 2048  # the policy's max_output_tokens
+        assert a["gen_ai.conversation.id"] == run.run.run_id
+        assert "error.type" not in a and span.status.code != Status.STATUS_CODE_ERROR
+    sent = b"".join(r.body for r in collector.requests)
+    assert BUG_TASK.encode() not in sent and FAKE_KEY.encode() not in sent
+
+
+def test_a_failed_model_call_says_its_error_type_on_its_span(
+    tmp_path: Path, collector: LoopbackServer
+):
+    # Replies for the exploring steps only: the edit step's call finds none (HTTP 400).
+    result, run, tree = _traced_run(tmp_path, collector, explore())
+
+    assert run.run.outcome == "error", result.stderr
+    failed = max(
+        (s for s in tree.spans if s.name.startswith("chat ")), key=lambda s: s.start_time_unix_nano
+    )
+    a = _attributes(failed.attributes)
+    assert a["error.type"] == "400"  # the HTTP status the provider answered with
+    assert failed.status.code == Status.STATUS_CODE_ERROR
+    step = tree.parent(failed)
+    assert step is not None and step.name == "step edit" and tree.children(step) == [failed]
+    assert tree.root.status.code == Status.STATUS_CODE_ERROR
 
 
 @pytest.mark.slow
@@ -157,7 +274,8 @@ def test_a_run_stopped_by_ctrl_c_still_sends_its_run_span_as_interrupted(
     assert _attributes(root.attributes)["ssw.outcome"] == "interrupted"
     assert root.status.code != Status.STATUS_CODE_ERROR  # a stop, not a failure
     # The first step, and the one the run ended under (recorded with its error).
-    assert [s.name for s in sorted(spans, key=lambda s: s.start_time_unix_nano)][1:] == [
+    ordered = sorted(spans, key=lambda s: s.start_time_unix_nano)
+    assert [s.name for s in ordered if s.name.startswith("chat ")] == [
         "chat scripted-large",
         "chat scripted-small",
     ]

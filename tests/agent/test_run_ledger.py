@@ -16,6 +16,7 @@ from stepswitch.ledger import Budget, open_ledger
 from stepswitch.ledger.pricing import worst_case_usd
 from stepswitch.policy.model import validate_policy
 from stepswitch.records.folder import load_run
+from stepswitch.records.steps import ModelStep
 from stepswitch.registry.presets import Price, load_registry
 from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import sample_repo
@@ -262,3 +263,5 @@ def test_a_cap_the_budget_cannot_fit_is_lowered_in_the_request_actually_sent(
     assert plan.note == (
         f"output cap lowered from 100,000 to {sent[0]:,} tokens to fit the task budget (t1) of $0.5"
     )
+    # Each step's record says the cap its call was sent with, the lowered one.
+    assert [s.max_output_tokens for s in steps if isinstance(s, ModelStep)] == sent

@@ -30,7 +30,7 @@ def _stored_code(root: Path) -> dict[str, str]:
 def test_the_evidence_names_the_metrics_module_and_the_judges(real: Path) -> None:
     code = _stored_code(real)
     assert METRIC in code and "stepswitch/claims/numbers.py" in code
-    assert code == code_hashes(["stepswitch.claims.metrics.perf_overhead"])  # what proving records now
+    assert code == code_hashes(["stepswitch.claims.metrics.perf_overhead"])
 
 
 def test_the_closure_follows_imports_to_the_end() -> None:

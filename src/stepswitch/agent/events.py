@@ -30,8 +30,9 @@ class RunUpdate:
 @dataclass(frozen=True)
 class Progress:
     """Something began that takes a while: a model call ("step"), a tool call ("tool"), the
-    gates ("gates"). For a live display only: no record holds it, its end is the record that
-    follows (the step, the gates' verdicts)."""
+    gates ("gates"). For a live display, and for the trace's times (agent/otel.py reads its
+    kind, never its text): no record holds it, its end is the record that follows (the step,
+    the gates' verdicts)."""
 
     what: str
     text: str

@@ -1,10 +1,14 @@
-"""A run as OpenTelemetry spans (ADR 0033): one root span for the run, a child span per model
-step with the GenAI semantic conventions' names, one per gate run (a child per gate) and one per
-review. Only counts, names, models, verdicts and dollars: never a prompt, a model's text, a tool
-call's arguments or output, nor a key.
+"""A run as OpenTelemetry spans (ADR 0033, ADR 0068): one root span for the run, begun when the
+trace sink is made (as `ssw run` sets the run up), so the pre-flight lies inside it; under it a
+`preflight` span (a child per gate), a span per step of a tool loop holding its model call
+(named as the GenAI semantic conventions name a `chat` call) and an `execute_tool` span per tool
+call it made, a `gates` span per gate run (a child per gate), and a `review` span holding the
+reviewer's and the second opinion's calls. Only counts, names, ids, hosts, models, verdicts and
+dollars: never a prompt, a model's text, a tool call's arguments or output, nor a key.
 
 Events arrive after what they tell of has ended, so each span is given its start and end times
-explicitly. Needs the `otel` extra (`pip install 'stepswitch[otel]'`)."""
+explicitly: a step's from the `Progress` that said it began, its tools' from theirs. Needs the
+`otel` extra (`pip install 'stepswitch[otel]'`)."""
 
 from __future__ import annotations
 
@@ -17,9 +21,16 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
 from stepswitch import __version__
-from stepswitch.agent.events import Event, RunUpdate
+from stepswitch.agent.events import Event, Progress, RunUpdate
 from stepswitch.records.run import RunRecord
-from stepswitch.records.steps import Escalation, GateVerdicts, ModelStep, ReviewVerdicts
+from stepswitch.records.steps import (
+    Escalation,
+    GateRecord,
+    GateVerdicts,
+    ModelStep,
+    ReviewVerdicts,
+    ToolCallRecord,
+)
 
 # The GenAI semantic conventions' names (semantic-conventions-genai), as strings: the SDK's
 # semconv module marks them all as moved elsewhere, while the names themselves stay.
@@ -34,6 +45,15 @@ CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
 CACHE_WRITE_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
 REASONING_TOKENS = "gen_ai.usage.reasoning.output_tokens"
 AGENT_NAME = "gen_ai.agent.name"
+CONVERSATION_ID = "gen_ai.conversation.id"
+RESPONSE_ID = "gen_ai.response.id"
+MAX_TOKENS = "gen_ai.request.max_tokens"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_TYPE = "gen_ai.tool.type"
+SERVER_ADDRESS = "server.address"
+SERVER_PORT = "server.port"
+ERROR_TYPE = "error.type"
 
 RUN_SPAN = "invoke_agent stepswitch"
 ERROR_OUTCOMES = frozenset({"error", "harness_error"})  # a failure, not a verdict on the task
@@ -51,11 +71,13 @@ def _cost(attributes: Attributes, low: float, high: float) -> None:
 
 
 def step_attributes(step: ModelStep) -> Attributes:
-    """A model step's span attributes: the GenAI names where the conventions have one."""
+    """A model step's span attributes: the GenAI names where the conventions have one.
+    `gen_ai.conversation.id` is the run's id: every call of a run is one conversation's."""
     a: Attributes = {
         OPERATION: "chat",
         PROVIDER: step.provider,
         REQUEST_MODEL: step.model,
+        CONVERSATION_ID: step.run_id,
         "ssw.step": step.step,
         "ssw.step_type": step.step_type,
         "ssw.worker": step.worker,
@@ -67,6 +89,16 @@ def step_attributes(step: ModelStep) -> Attributes:
     }
     if step.served_model is not None:
         a[RESPONSE_MODEL] = step.served_model
+    if step.request_id is not None:
+        a[RESPONSE_ID] = step.request_id
+    if step.max_output_tokens is not None:
+        a[MAX_TOKENS] = step.max_output_tokens
+    if step.server_address is not None:
+        a[SERVER_ADDRESS] = step.server_address
+    if step.server_port is not None:
+        a[SERVER_PORT] = step.server_port
+    if step.error_type is not None:
+        a[ERROR_TYPE] = step.error_type
     if step.usage_reported:  # otherwise the counts are unknown, not zero
         a[INPUT_TOKENS] = step.prompt_tokens
         a[OUTPUT_TOKENS] = step.completion_tokens
@@ -88,10 +120,24 @@ def step_attributes(step: ModelStep) -> Attributes:
     return a
 
 
+def tool_attributes(call: ToolCallRecord) -> Attributes:
+    """A tool call's span attributes: its name and id, never its arguments or output. A call
+    that did not do its work (refused, or failed) says which in `error.type`."""
+    a: Attributes = {OPERATION: "execute_tool", TOOL_NAME: call.name, TOOL_TYPE: "function"}
+    if call.call_id:
+        a[TOOL_CALL_ID] = call.call_id
+    if call.exit_code is not None:
+        a["ssw.tool.exit_code"] = call.exit_code
+    if not call.ok:
+        a[ERROR_TYPE] = "refused" if call.refused else "failed"
+    return a
+
+
 def run_attributes(run: RunRecord) -> Attributes:
     a: Attributes = {
         AGENT_NAME: "stepswitch",
         OPERATION: "invoke_agent",
+        CONVERSATION_ID: run.run_id,
         "ssw.run_id": run.run_id,
         "ssw.task_id": run.ids.task_id,
         "ssw.branch": run.branch,
@@ -130,14 +176,18 @@ def final_attributes(run: RunRecord) -> Attributes:
 
 class TraceExport:
     """The sink that makes a run's spans on `provider` and, at the run's end (every end sends
-    the final RunUpdate), flushes and shuts the provider down: it owns it, for one run."""
+    the final RunUpdate), flushes and shuts the provider down: it owns it, for one run, whose
+    span begins when this sink is made."""
 
     def __init__(self, provider: TracerProvider) -> None:
         self.provider = provider
         self.tracer = provider.get_tracer("stepswitch", __version__)
+        self._made = time.time_ns()  # the run's set-up (its worktree, the pre-flight) from here
         self._run: Span | None = None
         self._last_ns = 0  # when the event before this one arrived
-        self._review_began: int | None = None  # the first review step since the last verdict
+        self._step_began: int | None = None  # the model call under way, said by its Progress
+        self._tools_began: list[int] = []  # each of its tool calls, in the order they ran
+        self._review: Span | None = None  # begun at the first review step since the last verdict
 
     def on_event(self, event: Event) -> None:
         now = time.time_ns()
@@ -146,6 +196,8 @@ class TraceExport:
                 self._start(event.run, now)
             else:
                 self._end(event.run, now)
+        elif isinstance(event, Progress):
+            self._progress(event, now)
         elif self._run is None:
             pass  # no run span to hang it on (a library caller's events without a RunUpdate)
         elif isinstance(event, ModelStep):
@@ -153,7 +205,7 @@ class TraceExport:
         elif isinstance(event, GateVerdicts):
             self._gates(self._run, event, now)
         elif isinstance(event, ReviewVerdicts):
-            self._review(self._run, event, now)
+            self._review_ends(self._run, event, now)
         elif isinstance(event, Escalation):
             self._run.add_event(
                 "escalation",
@@ -166,10 +218,20 @@ class TraceExport:
             )
         self._last_ns = now
 
+    def _progress(self, event: Progress, now: int) -> None:
+        """A model call or one of its step's tool calls began now (its text is not read)."""
+        if event.what == "step":
+            self._step_began, self._tools_began = now, []
+        elif event.what == "tool":
+            self._tools_began.append(now)
+
     def _start(self, run: RunRecord, now: int) -> Span:
+        """The run's span, from when this sink was made, and the pre-flight's in it."""
         self._run = self.tracer.start_span(
-            RUN_SPAN, kind=SpanKind.INTERNAL, attributes=run_attributes(run), start_time=now
+            RUN_SPAN, kind=SpanKind.INTERNAL, attributes=run_attributes(run), start_time=self._made
         )
+        if run.baseline_gates:
+            self._preflight(self._run, run.baseline_gates, now)
         return self._run
 
     def _child(
@@ -196,19 +258,67 @@ class TraceExport:
             span.end(end_time=end)
         return span
 
+    def _gate_children(self, parent: Span, gates: list[GateRecord], start: int, end: int) -> None:
+        """A span per gate under `parent`, one after another from `start`, none past `end`."""
+        cursor = start
+        for gate in gates:  # in the order they ran
+            ends = min(end, cursor + _ns(gate.duration_s))
+            self._child(
+                parent,
+                f"gate {gate.name}",
+                {"ssw.gate.name": gate.name, "ssw.gate.passed": gate.passed},
+                cursor,
+                ends,
+            )
+            cursor = ends
+
+    def _preflight(self, run: Span, gates: list[GateRecord], now: int) -> None:
+        """The pre-flight ended before the run's first record (`now`): its span is as long as
+        its gates took, and never begins before the run's."""
+        start = max(self._made, now - sum(_ns(g.duration_s) for g in gates))
+        a: Attributes = {
+            "ssw.gates.names": [g.name for g in gates],
+            "ssw.gates.passed": all(g.passed for g in gates),
+        }
+        span = self._child(run, "preflight", a, start)
+        self._gate_children(span, gates, start, now)
+        span.end(end_time=now)
+
     def _step(self, run: Span, step: ModelStep, now: int) -> None:
+        """A review's call goes under its `review` span; any other step is a `step` span
+        holding its call and the tool calls it made, each as long as it ran."""
         length = _ns(step.duration_s)
-        # A step is recorded after its tool calls ran: its call began about when the event
-        # before it was recorded, and it cannot have ended after now.
-        start = min(self._last_ns, now - length)
-        if step.step_type == "review" and self._review_began is None:
-            self._review_began = start
+        began = self._step_began
+        if began is None:  # no Progress said when: the call cannot have ended after now
+            began = min(self._last_ns, now - length)
+        tools_began, self._step_began, self._tools_began = self._tools_began, None, []
+        if step.step_type == "review":
+            if self._review is None:
+                self._review = self._child(run, "review", {}, began)
+            self._chat(self._review, step, began, length)
+            return
+        a: Attributes = {
+            "ssw.step": step.step,
+            "ssw.step_type": step.step_type,
+            "ssw.worker": step.worker,
+        }
+        span = self._child(run, f"step {step.step_type}", a, began)
+        self._chat(span, step, began, length)
+        call_end = began + length
+        starts = [max(call_end, t) for t in tools_began[: len(step.tool_calls)]]
+        starts += [now] * (len(step.tool_calls) - len(starts))  # not said: nothing to place
+        ends = [*starts[1:], now][: len(starts)]  # each until the next began, the last now
+        for call, start, end in zip(step.tool_calls, starts, ends, strict=True):
+            self._child(span, f"execute_tool {call.name}", tool_attributes(call), start, end)
+        span.end(end_time=max(now, call_end))
+
+    def _chat(self, parent: Span, step: ModelStep, began: int, length: int) -> None:
         self._child(
-            run,
+            parent,
             f"chat {step.model}",
             step_attributes(step),
-            start,
-            start + length,
+            began,
+            began + length,
             kind=SpanKind.CLIENT,
             error=step.error,
         )
@@ -229,32 +339,26 @@ class TraceExport:
         if isinstance(first, float):
             a["ssw.gates.first_verdict_s"] = first
         span = self._child(run, "gates", a, start)
-        cursor = start
-        for gate in verdicts.gates:  # in the order they ran, one after another
-            end = min(now, cursor + _ns(gate.duration_s))
-            self._child(
-                span,
-                f"gate {gate.name}",
-                {"ssw.gate.name": gate.name, "ssw.gate.passed": gate.passed},
-                cursor,
-                end,
-            )
-            cursor = end
+        self._gate_children(span, verdicts.gates, start, now)
         span.end(end_time=now)
 
-    def _review(self, run: Span, verdicts: ReviewVerdicts, now: int) -> None:
+    def _review_ends(self, run: Span, verdicts: ReviewVerdicts, now: int) -> None:
         r = verdicts.review
         a: Attributes = {"ssw.review.verdict": r.verdict, "ssw.escalation": verdicts.escalation}
         if r.second_opinion is not None:
             a["ssw.review.second_opinion"] = r.second_opinion
         if r.agree is not None:
             a["ssw.review.agree"] = r.agree
-        start = self._review_began if self._review_began is not None else now
-        self._review_began = None
-        self._child(run, "review", a, start, now)
+        span = self._review or self._child(run, "review", {}, now)
+        self._review = None
+        span.set_attributes(a)
+        span.end(end_time=now)
 
     def _end(self, run: RunRecord, now: int) -> None:
         span = self._run or self._start(run, now)
+        if self._review is not None:  # the run ended before the review's verdict
+            self._review.end(end_time=now)
+            self._review = None
         span.set_attributes(final_attributes(run))
         if run.outcome in ERROR_OUTCOMES:
             span.set_status(Status(StatusCode.ERROR, run.reason))

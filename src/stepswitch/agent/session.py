@@ -22,7 +22,9 @@ from stepswitch.agent.step_facts import (
     OutputFailure,
     account,
     check_cut_replies,
+    error_type,
     output_failure,
+    server_of,
     tool_record,
 )
 from stepswitch.agent.tools.base import ToolResult
@@ -270,6 +272,7 @@ class Session:
             prompt_repeat_share=common_prefix_len(prompt, previous) / max(1, len(prompt)),
             fallback_from=came_from[0] if came_from else None,
             fallback_reason=came_from[1] if came_from else None,
+            max_output_tokens=max_out,
         )
         intent = CallIntent(
             run_id=self.ids.run_id,
@@ -299,6 +302,9 @@ class Session:
                 facts.duration_s = time.monotonic() - began
                 tracker.close(f"the call raised {type(exc).__name__}")
                 account(facts, tracker.rows, None)
+                facts.error_type = error_type(exc)
+                if isinstance(exc, ProviderError):
+                    facts.request_id = exc.request_id
                 if not isinstance(exc, Exception):
                     raise  # a signal: the step stays open and `close` writes it, signals held
                 if isinstance(exc, ProviderError):  # say which worker, whatever failed
@@ -336,6 +342,7 @@ class Session:
         budget, resend it with that cap (the refused attempt never left the machine)."""
         w = choice.worker
         provider = self.providers(choice.name, w)
+        facts.server_address, facts.server_port = server_of(provider)
         asked = request.max_output_tokens
         for lowered in range(MAX_LOWERINGS + 1):
             try:
@@ -348,6 +355,7 @@ class Session:
                     raise
                 tracker.lower_cap(cap)
                 request = replace(request, max_output_tokens=cap)
+                facts.max_output_tokens = cap
                 facts.note = (
                     f"output cap lowered from {asked:,} to {cap:,} tokens to fit "
                     f"{refused.budget.describe()}"

@@ -1,14 +1,16 @@
 """What a model step's record says, made from what happened: what its call cost and used
 (`account`: dollars from the ledger's rows, retries included; tokens and the answer from the
 final completion), whether its answer gave the phase anything to act on (`output_failure`), and
-each tool call it made (`tool_record`)."""
+each tool call it made (`tool_record`), where its call went (`server_of`) and what kind of
+error ended a failed one (`error_type`)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 from stepswitch.agent.tools.base import ToolResult
-from stepswitch.errors import RunStopped
+from stepswitch.errors import ProviderError, RunStopped
 from stepswitch.ledger import CallRow
 from stepswitch.records.money import CostRange
 from stepswitch.records.steps import ARGUMENT_CHARS, ModelStep, ToolCallRecord, cut
@@ -98,9 +100,43 @@ def output_failure(completion: Completion) -> OutputFailure | None:
 def tool_record(call: ToolCall, result: ToolResult) -> ToolCallRecord:
     return ToolCallRecord(
         name=call.name,
+        call_id=call.id,
         arguments=call.arguments[:ARGUMENT_CHARS],
         ok=result.ok,
         refused=result.refused,
         exit_code=result.exit_code,
         output=cut(result.output),
     )
+
+
+@runtime_checkable
+class _AtUrl(Protocol):
+    """A provider that says its base URL (the wire's HTTP providers)."""
+
+    base_url: str
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def server_of(provider: object) -> tuple[str | None, int | None]:
+    """The host a provider's calls go to, and its port when the URL names one other than its
+    scheme's default: never the URL's path, query or user part. (None, None): not known."""
+    if not isinstance(provider, _AtUrl):
+        return None, None
+    try:
+        url = urlsplit(provider.base_url)
+        host, port = url.hostname, url.port
+    except ValueError:  # not a URL a call could have gone to
+        return None, None
+    if not host:
+        return None, None
+    return host, None if port == DEFAULT_PORTS.get(url.scheme) else port
+
+
+def error_type(exc: BaseException) -> str:
+    """What kind of error ended a call: the HTTP status the provider answered with, else the
+    exception's class name (never its message)."""
+    if isinstance(exc, ProviderError) and exc.status is not None:
+        return str(exc.status)
+    return type(exc).__name__

@@ -26,6 +26,7 @@ def cut(text: str, limit: int = TEXT_CHARS) -> str:
 
 class ToolCallRecord(Record):
     name: str
+    call_id: str = ""  # the id the model gave the call ("": not said, or an older record)
     arguments: str  # as the model sent them, cut to ARGUMENT_CHARS
     ok: bool
     refused: bool = False
@@ -81,13 +82,21 @@ class ModelStep(_Event):
     # Share of this prompt that repeats the previous prompt sent to the same worker, from its start.
     prompt_repeat_share: float = 0.0
     finish_reason: str | None = None
-    request_id: str | None = None
+    request_id: str | None = None  # the provider's id of the response (or of the request)
+    max_output_tokens: int | None = None  # the output cap the call was sent with (last lowered)
+    # Where the call went: the provider's host, and its port when the URL names one that is not
+    # the scheme's default; None: not known (a provider that is no HTTP client of ssw's).
+    server_address: str | None = None
+    server_port: int | None = None
     text: str = ""  # the assistant's answer, cut to TEXT_CHARS (never its reasoning state)
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     model_output_failure: str | None = None
     review: ReviewRecord | None = None  # on review steps: the verdict parsed from `text`
     note: str = ""
     error: str | None = None
+    # The failed call's kind of error: the HTTP status when the provider answered with one,
+    # else the exception's class name (OpenTelemetry's `error.type`).
+    error_type: str | None = None
     # A fallback's step: the worker the step was routed to, and why it (and any fallback tried
     # before this one) failed (ADR 0038).
     fallback_from: str | None = None
