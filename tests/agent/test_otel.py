@@ -344,3 +344,19 @@ def test_a_model_call_span_names_its_providers_host_and_a_port_only_when_not_the
 
     assert server_of(AtUrl(base_url)) == server
     assert server_of(object()) == (None, None)  # a provider that says no URL
+
+
+def test_a_trace_that_fails_never_ends_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    # A trace is an observer: an exporter or a bug of the trace's own raising in the middle of a
+    # run stops the trace, said once, and the run finishes as it would untraced.
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the collector went away")
+
+    monkeypatch.setattr(TraceExport, "_step", broken)
+    traced = traced_run(tmp_path, whole_fix())
+    assert (traced.run.outcome, traced.run.exit_code) == ("done", 0)
+    err = capsys.readouterr().err
+    assert err.count("ssw: the trace stopped") == 1
+    assert "RuntimeError: the collector went away" in err

@@ -12,6 +12,7 @@ explicitly: a step's from the `Progress` that said it began, its tools' from the
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping
 
@@ -188,8 +189,24 @@ class TraceExport:
         self._step_began: int | None = None  # the model call under way, said by its Progress
         self._tools_began: list[int] = []  # each of its tool calls, in the order they ran
         self._review: Span | None = None  # begun at the first review step since the last verdict
+        self.failed: str | None = None  # why the trace stopped, when it did
 
     def on_event(self, event: Event) -> None:
+        """Trace `event`. A trace that fails never ends the run: the first failure is said once
+        on standard error, the trace stops there, and the run and its records go on."""
+        if self.failed is not None:
+            return
+        try:
+            self._on_event(event)
+        except Exception as exc:  # the trace is an observer: the run is not its to end
+            self.failed = f"{type(exc).__name__}: {exc}"
+            print(
+                f"ssw: the trace stopped ({self.failed}); the run goes on, its records whole",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def _on_event(self, event: Event) -> None:
         now = time.time_ns()
         if isinstance(event, RunUpdate):
             if not event.final:
