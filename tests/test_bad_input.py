@@ -21,6 +21,8 @@ from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import git, sample_repo
 from tests.harness.task import DEFAULT_POLICY, done, explore, write_policy, write_script
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
 # What each kind of bad file holds, and the words the error must have for it.
 KINDS = {
     "missing": (None, "no such"),
@@ -376,3 +378,21 @@ def test_a_read_only_repository_is_refused_in_one_line_and_nothing_is_written(se
         "keeps .ssw/ there (fix: run it on a writable clone of the repository)\n"
     )
     assert_refused_leaving_nothing(result, setup)
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "device", "too large", "binary", "not UTF-8"])
+def test_a_bad_task_toml_in_a_suite_is_one_line_exit_2_not_a_hang(tmp_path: Path, kind: str):
+    # Issue 45: a FIFO or /dev/zero as a task's task.toml hung `ssw bench validate` and `run`.
+    suite = tmp_path / "suite"
+    shutil.copytree(REPO_ROOT / "bench" / "suites" / "general" / "bulk-discount",
+                    suite / "bulk-discount")  # fmt: skip
+    task_toml = suite / "bulk-discount" / "task.toml"
+    task_toml.unlink()
+    make_bad(task_toml, kind)
+    for command in (["bench", "validate", suite], ["bench", "run", "--suite", suite,
+                    "--contestant", "null", "--out", tmp_path / "out"]):  # fmt: skip
+        result = ssw(*command)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "Traceback" not in result.stderr
+        assert result.stderr.startswith(f"ssw: {task_toml}: ") and result.stderr.count("\n") == 1
+        assert KINDS[kind][1] in result.stderr

@@ -33,6 +33,7 @@ says why the layout is Harbor's and what grading does with it.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import shlex
 import tomllib
 from collections.abc import Sequence
@@ -46,6 +47,7 @@ from stepswitch.bench.task_data import _data_globs, _files_of, covers
 from stepswitch.errors import ConfigError
 from stepswitch.gates.config import OWN_FILE, GateConfig, _parse_gates, read_gate_config
 from stepswitch.util.config_model import Strict, validate
+from stepswitch.util.inputs import read_text_input
 from stepswitch.util.toml import parse_toml
 
 TASK_FILE = "task.toml"
@@ -185,21 +187,11 @@ def junit_name(node: str) -> str:
 
 
 def _text(path: Path, what: str) -> str:
-    """A UTF-8 text file, or a ConfigError saying why it is not one."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise ConfigError(str(path), "(file)", "missing", f"add {what} (see {DOCS})") from exc
-    except OSError as exc:
-        raise ConfigError(str(path), "(file)", f"cannot read: {exc.strerror}", "check it") from exc
-    if b"\0" in data:
-        raise ConfigError(str(path), "(file)", "binary, not a text file", f"write {what} as text")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            str(path), "(file)", f"not UTF-8 (byte {exc.start})", "save it as UTF-8"
-        ) from exc
+    """A UTF-8 text file, or a ConfigError saying why it is not one: the one input reader's
+    (a FIFO or a device refused, never waited on; the size bounded; binary or not UTF-8 named)."""
+    if not os.path.lexists(path):
+        raise ConfigError(str(path), "(file)", "missing", f"add {what} (see {DOCS})")
+    return read_text_input(path, what, f"make {what} a regular text file (see {DOCS})")
 
 
 def _key_of(loc: tuple[int | str, ...]) -> str:
