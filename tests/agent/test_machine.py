@@ -195,7 +195,7 @@ def test_after_two_failed_gates_the_next_rung_takes_over_and_its_fix_passes(
 
 
 def test_each_gate_run_forks_from_a_warm_pytest_and_none_is_started_after_the_last(
-    tmp_path: Path, bug_repo: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, bug_repo: Path
 ):
     started: list[WarmPytest] = []
 
@@ -204,7 +204,6 @@ def test_each_gate_run_forks_from_a_warm_pytest_and_none_is_started_after_the_la
             super().__init__(*args, **kwargs)
             started.append(self)
 
-    monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", CountedWarmPytest)
     replies = [
         *explore(),
         *tried_plus_two(),
@@ -212,7 +211,7 @@ def test_each_gate_run_forks_from_a_warm_pytest_and_none_is_started_after_the_la
         done("divide by len(values)"),
         *approve_and_summarize(),
     ]
-    run = run_ssw(tmp_path, bug_repo, replies)
+    run = run_ssw(tmp_path, bug_repo, replies, start_warm=CountedWarmPytest)
 
     assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
     assert [g.note for g in run.of("gates")] == ["failed: tests:covered", "passed"]
@@ -255,10 +254,9 @@ def test_the_pre_flight_collects_and_traces_in_the_warm_pytest_the_first_gate_ru
             fresh.append(gate.name)
         return real_run_gate(gate, *args, **kwargs)
 
-    monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", RecordingWarmPytest)
     monkeypatch.setattr("stepswitch.gates.context.run_gate", counted_run_gate)
     monkeypatch.setattr("stepswitch.gates.callmap_tracer.run_gate", counted_run_gate)
-    run = run_ssw(tmp_path, bug_repo, whole_fix())
+    run = run_ssw(tmp_path, bug_repo, whole_fix(), start_warm=RecordingWarmPytest)
 
     assert (run.record.outcome, run.record.exit_code) == ("done", 0), run.lines
     assert [g.note for g in run.of("gates")] == ["passed"]

@@ -21,7 +21,7 @@ from stepswitch.errors import ConfigError
 from stepswitch.gates.config import CommandGate, GateConfig, read_gate_config
 from stepswitch.gates.preflight import Baseline, GateUnusable, missing_command, preflight_gates
 from stepswitch.gates.suite import GateSuite
-from stepswitch.gates.warm import WarmPytest
+from stepswitch.gates.warm import WarmPytest, WarmStarter
 from tests.gates import left_out_plugins
 from tests.harness.repo import git, write_repo
 
@@ -34,13 +34,18 @@ CALC = {
 }
 
 
-def repo_with(root: Path, gates: str, files: dict[str, str] | None = None) -> GateSuite:
+def repo_with(
+    root: Path,
+    gates: str,
+    files: dict[str, str] | None = None,
+    start_warm: WarmStarter = WarmPytest,
+) -> GateSuite:
     """A committed repository with `gates` as its [tool.stepswitch.gates.*] tables."""
     pyproject = textwrap.dedent(gates).replace("$PYTEST", PYTEST).replace("$PY", PY)
     write_repo(root, {**CALC, **(files or {}), "pyproject.toml": pyproject}, commit=True)
     config = read_gate_config(root)
     assert config is not None
-    return GateSuite(config, root, dict(os.environ))
+    return GateSuite(config, root, dict(os.environ), start_warm=start_warm)
 
 
 def preflight(suite: GateSuite) -> Baseline:
@@ -107,7 +112,7 @@ def test_a_hanging_gate_is_refused_naming_its_timeout(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # a real warm pytest
 def test_a_refusal_after_the_collection_ends_the_warm_pytest_it_forked_from(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     servers: list[int] = []
 
@@ -117,7 +122,6 @@ def test_a_refusal_after_the_collection_ends_the_warm_pytest_it_forked_from(
             assert self._proc is not None
             servers.append(self._proc.pid)
 
-    monkeypatch.setattr("stepswitch.gates.pytest_runs.WarmPytest", NotedWarmPytest)
     gates = """
         [tool.stepswitch.gates.tests]
         kind = "tests"
@@ -127,7 +131,7 @@ def test_a_refusal_after_the_collection_ends_the_warm_pytest_it_forked_from(
         command = "sleep 60"
         timeout_s = 0.5
     """
-    suite = repo_with(tmp_path, gates)
+    suite = repo_with(tmp_path, gates, start_warm=NotedWarmPytest)
     assert refusal(suite).startswith("gates: slow: timed out after 0.5 s on the untouched tree")
     # The collection ran in the warm pytest the pre-flight started (ADR 0044); the refusal ended
     # it, so nothing the pre-flight started outlives it.

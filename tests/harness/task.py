@@ -34,6 +34,7 @@ from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.cli.run import RunOptions, run_local
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.suite import SuiteResult
+from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.ledger import Budget, CallRow, open_ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RunFolder, load_run
@@ -318,8 +319,10 @@ def run_ssw(
     max_steps: int | None = None,
     budget_usd: float | None = None,
     tags: tuple[tuple[str, str], ...] = (),
+    start_warm: WarmStarter = WarmPytest,
 ) -> Finished:
-    """One full run as `ssw run` does it (run_local, then run_task), and what it left behind."""
+    """One full run as `ssw run` does it (run_local, then run_task), and what it left behind;
+    `start_warm` starts the gates' warm pytest (a subclass that counts or records them)."""
     lines: list[str] = []
     options = RunOptions(
         repo=repo,
@@ -329,6 +332,7 @@ def run_ssw(
         max_steps=max_steps,
         budget_usd=budget_usd,
         tags=tags,
+        start_warm=start_warm,
     )
     record = run_local(options, lines.append)
     loaded = load_run(repo / ".ssw" / "runs" / record.run_id)

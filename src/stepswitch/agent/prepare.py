@@ -24,6 +24,7 @@ from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import find_interpreter, gate_environment
 from stepswitch.gates.test_config import config_folder
+from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.registry.presets import ProviderSpec, key_variables
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.keys import secrets_notice
@@ -63,6 +64,7 @@ def prepare_run(
     log_dir: Path | None = None,
     network: bool = False,
     preflight: bool = True,
+    start_warm: WarmStarter = WarmPytest,
 ) -> PreparedRun[RepoGates]:
     """Prepare a run in `checkout`: a work tree of `repo` whose git `tree` names (a run's), a
     fresh copy where both are the same folder (a bench's), or with `tree=None` a checkout judged
@@ -89,7 +91,9 @@ def prepare_run(
         env=gate_environment(checkout, env, find_interpreter(checkout, env)),
     )
     base = tree.base_commit if tree is not None else "HEAD"
-    gates = RepoGates(config, checkout, env, base, log_dir, confinement, tree=tree)
+    gates = RepoGates(
+        config, checkout, env, base, log_dir, confinement, tree=tree, start_warm=start_warm
+    )
     cleanup.callback(gates.close)
     baseline = gates.preflight() if config.gates and preflight else None
     records = list(baseline.records()) if baseline else []

@@ -13,6 +13,7 @@ from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.preflight import preflight_gates
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.suite_result import SuiteResult
+from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement
 
@@ -30,11 +31,18 @@ class RepoGates:
         log_dir: Path | None = None,
         confinement: Confinement | None = None,
         tree: TreeGit | None = None,  # the run's work tree, its git named outright
+        start_warm: WarmStarter = WarmPytest,  # what starts the gates' warm pytest
     ) -> None:
         self.config = config
         self.base_commit = base_commit
         self._suite = GateSuite(
-            config, root, dict(env), log_dir, confinement=confinement, tree=tree
+            config,
+            root,
+            dict(env),
+            log_dir,
+            confinement=confinement,
+            tree=tree,
+            start_warm=start_warm,
         )
         self.baseline: Baseline | None = None  # set by preflight
 

@@ -53,6 +53,7 @@ from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.recording import Recorder, RecordingProviders, check_record_path
 from stepswitch.fakes.scripted import Script, load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
+from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.policy.model import Policy
 from stepswitch.records.folder import RunFolder
@@ -86,6 +87,7 @@ class RunOptions:
     replan: bool = False  # with continue_from: plan and explore again instead of going on
     record: Path | None = None  # write the replies as a script that replays the run (ADR 0036)
     trust: Trust = field(default_factory=Trust)  # hosts the user trusts with a key (ADR 0048)
+    start_warm: WarmStarter = WarmPytest  # what starts the gates' warm pytest (a library hook)
 
 
 def new_run_id() -> str:
@@ -310,6 +312,7 @@ def _prepare(
         cleanup=cleanup,
         log_dir=folder.logs,
         network=options.network,
+        start_warm=options.start_warm,
     )
     for notice in checked.keys.settle():
         show(notice)

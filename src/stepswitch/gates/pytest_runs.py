@@ -19,7 +19,7 @@ from stepswitch.gates.context import GateContext
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import LOG_CAP_CHARS, Gate, GateResult, gate_result
 from stepswitch.gates.test_config import pin_test_config
-from stepswitch.gates.warm import WarmPytest, pytest_args
+from stepswitch.gates.warm import WarmPytest, WarmStarter, pytest_args
 
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
 TEST_COLUMNS = 200
@@ -38,6 +38,7 @@ class PytestRuns:
     context: GateContext
     warm: WarmPytest | None = None  # started for the next gate run's stages
     warm_off: str = ""  # why no warm pytest is started any more
+    start_warm: WarmStarter = WarmPytest  # what starts one (injectable: tests count the starts)
 
     def pytest_env(self) -> dict[str, str]:
         """The environment of every test stage but the two names each stage sets."""
@@ -91,7 +92,7 @@ class PytestRuns:
         if self.warm_args(gate) is not None:
             env = self.pytest_env()
             context = self.context
-            self.warm = WarmPytest(
+            self.warm = self.start_warm(
                 context.interpreter.python, env, context.root, context.confinement
             )
 

@@ -63,6 +63,7 @@ from stepswitch.gates.shadowing import SHADOW_CHECK
 from stepswitch.gates.staged_tests import StagedTests
 from stepswitch.gates.suite_result import SuiteResult
 from stepswitch.gates.test_config import TEST_CONFIG_CHECK, check_test_config
+from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement
 
@@ -94,6 +95,7 @@ class GateSuite:
         state_dir: Path | None = None,
         confinement: Confinement | None = None,  # the run's sandbox, for every gate command
         tree: TreeGit | None = None,  # a run's work tree; else the checkout holding root
+        start_warm: WarmStarter = WarmPytest,  # what starts the warm pytest test stages fork from
     ) -> None:
         self.config = config
         self.log_dir = log_dir
@@ -120,7 +122,7 @@ class GateSuite:
         self.keep_warm = False  # `ssw run`: a warm pytest is started ahead of each gate run
         # Command gates that failed before any edit, and what they found then (the pre-flight).
         self.known_findings: dict[str, KnownFindings] = {}
-        self.pytest_runs = PytestRuns(self.context)
+        self.pytest_runs = PytestRuns(self.context, start_warm=start_warm)
         self.tracer = CallMapTracer(
             self.context, durations, self.pytest_runs, self.state_dir, persist
         )

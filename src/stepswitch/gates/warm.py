@@ -38,7 +38,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from stepswitch.util.proc import DRAIN_S, HeadTail, ProcResult, kill_group, pump, track_group
@@ -97,6 +97,10 @@ def _hello(line: bytes | None) -> dict[str, object]:
     except ValueError:
         return {}
     return hello if isinstance(hello, dict) else {}
+
+
+# What starts a warm pytest: WarmPytest itself, or a caller's subclass (tests count the starts).
+WarmStarter = Callable[[Path, Mapping[str, str], Path, "Confinement | None"], "WarmPytest"]
 
 
 class WarmPytest:
