@@ -130,7 +130,7 @@ def test_a_digit_changed_inside_a_marker_names_the_claim_and_the_line(real: Path
 def test_a_state_changed_in_the_claims_index_names_the_claim_and_its_row(real: Path) -> None:
     readme = real / "README.md"
     text = readme.read_text(encoding="utf-8")
-    row = re.search(r"^\| (C-\d+) \|.*\| rejected[;|]", text, re.M)  # any rejected claim
+    row = re.search(r"^\| (C-\d+) \|.*\| rejected[;| ]", text, re.M)  # any rejected claim
     assert row is not None
     line = text.count("\n", 0, row.start()) + 1
     readme.write_text(text.replace(row.group(0), row.group(0).replace("| rejected", "| accepted")))

@@ -129,6 +129,8 @@ def index_text(
         state = evidence.shown
         if evidence.verdict == "withdrawn":
             state = f"withdrawn: {evidence.reason} ({evidence.adr})"
+        elif evidence.verdict == "rejected" and evidence.why:
+            state = f"{state} ({'; '.join(evidence.why)})"  # which bound failed, at what value
         state = "; ".join([state, *(notes or {}).get(cid, ())]).replace("|", "\\|")
         title = evidence.title.replace("|", "\\|")
         rows.append(f"| {cid} | {title} | {state} | {_link(readme, cid)} |")
