@@ -26,12 +26,9 @@ from stepswitch.agent.worker_prices import price_workers
 from stepswitch.agent.workers import check_keys, is_scripted, worker_models
 from stepswitch.agent.workspace.continued import (
     Continued,
-    Resume,
     find_continued,
-    restore_earlier_work,
-    resume_notice,
-    resume_point,
     spent_notice,
+    take_up,
 )
 from stepswitch.agent.workspace.runs import abandoned_notice
 from stepswitch.agent.workspace.stops import run_ending, sigterm_interrupts
@@ -244,7 +241,7 @@ def _run(
     providers = _providers(options, checked, cleanup)
     prepared, worktree = _prepare(options, checked, folder, cleanup, left, show, sinks)
     # After the pre-flight, which judges the base commit's files.
-    resume = _resume(continued, worktree, options.replan, policy, show) if continued else None
+    resume = take_up(continued, worktree.git, options.replan, policy, show) if continued else None
     # Modules, registry, policy and gate config live as long as the process: no garbage
     # collection needs to walk them again during the run (about 40,000 objects).
     gc.freeze()
@@ -349,30 +346,6 @@ def _providers(options: RunOptions, checked: _Checked, cleanup: ExitStack) -> Pr
     if options.record is None:
         return http
     return RecordingProviders(http, Recorder(options.record, checked.policy, checked.task))
-
-
-def _resume(
-    continued: Continued,
-    worktree: Worktree,
-    replan: bool,
-    policy: Policy,
-    show: Callable[[str], None],
-) -> Resume:
-    """`--continue`: the earlier run's change in the tree, and where its steps stopped."""
-    changed = restore_earlier_work(worktree.git, continued.tip)
-    resume = resume_point(continued, changed, replan)
-    if continued.carried:
-        show(
-            f"run {continued.run_id}'s process was gone: its record now says interrupted, and "
-            f"what it left uncommitted ({some_paths(continued.carried)}) is committed on its "
-            "branch and in this tree"
-        )
-    show(
-        f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
-        f"change ({len(changed)} files) is in the tree; this run's branch starts after it"
-    )
-    show(resume_notice(resume, policy))
-    return resume
 
 
 def _leave(worktree: Worktree, folder: RunFolder, show: Callable[[str], None], left: _Left) -> None:

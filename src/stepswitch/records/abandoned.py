@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from stepswitch.records.dollars import RunDollars
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import Totals
 
@@ -29,3 +30,14 @@ def mark_abandoned(folder: Path, reason: str, found: CostRange | None) -> bool:
         staged.unlink(missing_ok=True)  # a half-written copy only takes space
         raise
     return True
+
+
+def mark_abandoned_run(
+    folder: Path, dollars: RunDollars | None = None, found_by: str = "ssw runs clean"
+) -> None:
+    """run.json of a run whose process is gone: interrupted, its dollars the ledger's."""
+    found = None
+    if dollars is not None and dollars.not_read is None:
+        found = dollars.ledger.cost if dollars.ledger is not None else CostRange()
+    why = f"its ssw process ended without finishing the run (killed?); found by `{found_by}`"
+    mark_abandoned(folder, why, found)

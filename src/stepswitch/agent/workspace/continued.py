@@ -9,19 +9,25 @@ for again, and it starts on the rung the earlier run stood on (ADR 0051)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.agent.workspace.runs import (
     ABANDONED,
     find_run,
-    mark_abandoned_run,
     valid_run_id,
 )
-from stepswitch.agent.workspace.worktree import changed_paths, commit_all, open_worktree
+from stepswitch.agent.workspace.worktree import (
+    changed_paths,
+    commit_all,
+    open_worktree,
+    some_paths,
+)
 from stepswitch.errors import UsageError
 from stepswitch.ledger.book import Ledger, counted
 from stepswitch.policy.model import Policy
+from stepswitch.records.abandoned import mark_abandoned_run
 from stepswitch.records.folder import load_run
 from stepswitch.records.run import RunRecord
 from stepswitch.records.steps import GateVerdicts, ModelStep, StepEvent
@@ -207,3 +213,27 @@ def spent_notice(continued: Continued, ledger: Ledger, limit: float | None) -> s
             f"${limit:g} budget: nothing is left (fix: a larger --budget-usd)"
         )
     return f"{head} of its ${limit:g} budget: ${limit - spent:.4f} left for this run"
+
+
+def take_up(
+    continued: Continued,
+    tree: TreeGit,
+    replan: bool,
+    policy: Policy,
+    show: Callable[[str], None],
+) -> Resume:
+    """`--continue`: the earlier run's change in the tree, and where its steps stopped, said."""
+    changed = restore_earlier_work(tree, continued.tip)
+    resume = resume_point(continued, changed, replan)
+    if continued.carried:
+        show(
+            f"run {continued.run_id}'s process was gone: its record now says interrupted, and "
+            f"what it left uncommitted ({some_paths(continued.carried)}) is committed on its "
+            "branch and in this tree"
+        )
+    show(
+        f"continuing run {continued.run_id} ({continued.record.outcome}): its branch's "
+        f"change ({len(changed)} files) is in the tree; this run's branch starts after it"
+    )
+    show(resume_notice(resume, policy))
+    return resume

@@ -24,7 +24,7 @@ from stepswitch.agent.workspace.worktree import (
     state_path,
 )
 from stepswitch.errors import SswError, UsageError
-from stepswitch.records.abandoned import mark_abandoned
+from stepswitch.records.abandoned import mark_abandoned_run
 from stepswitch.records.dollars import RunDollars
 from stepswitch.records.links import not_followed
 from stepswitch.records.money import CostRange
@@ -308,17 +308,6 @@ def _forget_worktree(repo: Path, path: Path) -> None:
             continue
         if points_to.resolve() == (path / ".git").resolve():
             shutil.rmtree(entry)
-
-
-def mark_abandoned_run(
-    folder: Path, dollars: RunDollars | None = None, found_by: str = "ssw runs clean"
-) -> None:
-    """run.json of a run whose process is gone: interrupted, its dollars the ledger's."""
-    found = None
-    if dollars is not None and dollars.not_read is None:
-        found = dollars.ledger.cost if dollars.ledger is not None else CostRange()
-    why = f"its ssw process ended without finishing the run (killed?); found by `{found_by}`"
-    mark_abandoned(folder, why, found)
 
 
 def _some(items: list[str]) -> str:
