@@ -180,6 +180,9 @@ def test_ctrl_c_during_a_command_ends_its_output_reader_quietly(tmp_path: Path, 
     gc.collect()
     stop.mkdir()  # a folder, not a file: no descriptor that could take the closed one's number
     for thread in set(threading.enumerate()) - before:
+        # Ctrl-C can land while Thread.start() waits for the new thread to run (a loaded machine):
+        # the thread is then listed but not yet started, and join() would refuse it.
+        assert thread._started.wait(timeout=30), thread
         thread.join(timeout=30)
         assert not thread.is_alive(), thread
     assert [f"{f.exc_type.__name__}: {f.exc_value}" for f in failures] == []
