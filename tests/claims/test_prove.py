@@ -120,17 +120,29 @@ def test_a_registered_claim_without_evidence_shows_no_number(make_repo):
     )
 
 
-def test_a_withdrawn_claim_stays_in_the_readme_with_its_reason_and_record(make_repo):
-    claims = CLAIMS.replace(
-        "    status: accepted\n",
+def _rejected_then_recorded(make_repo, record: str):
+    """C-001 rejected by its evidence (a bound of a quarter) and committed; then `record`, a
+    decision record, committed after it; the repository."""
+    rejecting = CLAIMS.replace('"ratio <= 1/3"', '"ratio <= 1/4"').replace(
+        "    status: accepted\n", "    status: rejected\n", 1
+    )
+    repo = make_repo(claims=rejecting)
+    commit_all(repo, "C-001 rejected by its evidence")
+    (repo / "docs/decisions").mkdir(parents=True)
+    (repo / "docs/decisions/0099-x.md").write_text(record)
+    commit_all(repo, "the record")
+    withdrawn = rejecting.replace(
+        "    status: rejected\n",
         "    status: withdrawn\n    reason: measured without the sandbox\n"
         "    adr: docs/decisions/0099-x.md\n",
         1,
     )
-    repo = make_repo(claims=CLAIMS, prove=False)
-    (repo / "docs/decisions").mkdir(parents=True)
-    (repo / "docs/decisions/0099-x.md").write_text("# x\n")
-    (repo / "claims/claims.yaml").write_text(claims)
+    (repo / "claims/claims.yaml").write_text(withdrawn)
+    return repo
+
+
+def test_a_withdrawn_claim_stays_in_the_readme_with_its_reason_and_record(make_repo):
+    repo = _rejected_then_recorded(make_repo, "# 0099: C-001 is withdrawn: no sandbox\n")
     code, out = ssw(repo, "prove")
     assert code == 0, out
     text = (repo / "README.md").read_text()
@@ -140,6 +152,39 @@ def test_a_withdrawn_claim_stays_in_the_readme_with_its_reason_and_record(make_r
     )
     assert "<!-- claim C-001 ratio -->withdrawn<!-- /claim -->" in text
     assert "| C-001 | Overhead per step is at most a third of the peer's | withdrawn:" in text
+
+
+def test_a_withdrawal_by_a_record_that_does_not_name_the_claim_is_refused(make_repo):
+    repo = _rejected_then_recorded(make_repo, "# 0099: something else\n")
+    code, out = ssw(repo, "prove")
+    assert code == 1
+    assert (
+        "problem: C-001: withdrawn by docs/decisions/0099-x.md, which does not name C-001: the "
+        "record that withdraws a claim says which claim and why"
+    ) in out.splitlines()
+
+
+def test_a_claim_never_rejected_cannot_be_withdrawn(make_repo):
+    # Withdrawal is not a way to drop an accepted claim that a re-measurement might fail.
+    repo = make_repo()
+    (repo / "docs/decisions").mkdir(parents=True)
+    (repo / "docs/decisions/0099-x.md").write_text("# 0099: C-001 is withdrawn\n")
+    claims = (
+        (repo / "claims/claims.yaml")
+        .read_text()
+        .replace(
+            "    status: accepted\n",
+            "    status: withdrawn\n    reason: x\n    adr: docs/decisions/0099-x.md\n",
+            1,
+        )
+    )
+    (repo / "claims/claims.yaml").write_text(claims)
+    code, out = ssw(repo, "prove")
+    assert code == 1
+    assert (
+        "problem: C-001: withdrawn, but no committed claims/evidence/C-001.json ever rejected it: "
+        "a claim is withdrawn after its evidence rejects it, never instead"
+    ) in out.splitlines()
 
 
 def test_deleting_a_proved_claim_fails_the_check(repo: Path):

@@ -275,8 +275,14 @@ def test_an_earlier_entry_edited_fails_the_check(copy: Path) -> None:
     ]
 
 
+WITHDRAWING = "docs/decisions/0999-c007-withdrawn.md"
+
+
 def test_a_withdrawn_claim_stays_registered_and_shown_with_its_reason(copy: Path) -> None:
-    withdrawn = f"    status: withdrawn\n    adr: {ADR}\n    reason: >-\n"
+    # The record that withdraws it names it and comes after the commit of its rejection.
+    (copy / WITHDRAWING).write_text("# 0999: C-007 is withdrawn\n")
+    commit_all(copy, "the record withdrawing C-007")
+    withdrawn = f"    status: withdrawn\n    adr: {WITHDRAWING}\n    reason: >-\n"
     edit_claim(copy, "C-007", C007_STATUS, withdrawn)
     code, out = ssw(copy, "prove", "--claim", "C-007")
     assert code == 0, out
@@ -288,3 +294,21 @@ def test_a_withdrawn_claim_stays_registered_and_shown_with_its_reason(copy: Path
         "| C-007 | A real run reaches its first model call in under half a second | withdrawn: "
         in text
     )
+
+
+def test_a_withdrawal_by_a_record_older_than_the_rejection_is_refused(copy: Path) -> None:
+    # ADR 0016 was committed with the rejection, not after it: withdrawing by it hides nothing
+    # it decided. The control is the test above.
+    withdrawn = f"    status: withdrawn\n    adr: {ADR}\n    reason: >-\n"
+    edit_claim(copy, "C-007", C007_STATUS, withdrawn)
+    code, out = ssw(copy, "prove", "--claim", "C-007")
+    assert code == 1
+    problems = [line for line in out.splitlines() if line.startswith("problem: C-007: withdrawn")]
+    start = git(copy, "rev-parse", "HEAD").strip()
+    assert problems == [
+        f"problem: C-007: withdrawn by {ADR}, which does not name C-007: the record that "
+        "withdraws a claim says which claim and why",
+        f"problem: C-007: withdrawn by {ADR}, added at commit {start[:12]}, not after the "
+        f"rejection committed at {start[:12]}: write the record that withdraws it after the "
+        "rejection",
+    ]

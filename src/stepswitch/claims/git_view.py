@@ -71,3 +71,15 @@ class GitView:
             if text is not None:
                 found.append((commit, text))
         return found
+
+    def has_history(self) -> bool:
+        """A git checkout whose history is whole (not shallow): what it does not show, was not."""
+        if git_answer(self.root, "rev-parse", "--git-dir") is None:
+            return False
+        return git_answer(self.root, "rev-parse", "--is-shallow-repository") == "false"
+
+    def added_in(self, rel: str) -> str | None:
+        """The commit that first added `rel` (reachable from HEAD); None when none did."""
+        listed = git_answer(self.root, "log", "--diff-filter=A", "--format=%H", "--", rel)
+        found = (listed or "").split()
+        return found[-1] if found else None

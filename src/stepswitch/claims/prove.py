@@ -42,6 +42,7 @@ from stepswitch.claims.numbers import Value, canonical
 from stepswitch.claims.refusals import refusals
 from stepswitch.claims.registration import History, bound_notes, load_log
 from stepswitch.claims.scope import EvidenceKind, shown_problems, word_problems
+from stepswitch.claims.withdrawal import withdrawal_problems
 from stepswitch.errors import ConfigError, HarnessError, UsageError
 from stepswitch.util.hashing import hash_path
 
@@ -269,6 +270,8 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
             for stale in _stale_inputs(root, stored) if stored is not None else ():
                 done.problems.append(f"{lc.id}: {stale} since {rel} was written")
         evidence, problems = prove_claim(claims, lc, log.of(lc.id))
+        if lc.claim.status == "withdrawn":
+            problems = [*problems, *withdrawal_problems(root, lc.claim, rel, git)]
         recoded = changed_code(stored.code, evidence.code) if stored and stored.code else []
         if check and recoded:
             done.problems.append(
