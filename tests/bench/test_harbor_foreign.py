@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.bench.harbor import export_suite, import_harbor
+from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import load_suite, load_task
 from stepswitch.bench.validate import validate_tasks
 from tests.harness.cli import run_ssw_cli
@@ -219,3 +220,22 @@ def test_a_solution_that_writes_or_removes_outside_the_work_folder_touches_nothi
     assert sorted(tmp_path.rglob("escaped.txt")) == sorted(set(kept))
     assert all(path.read_text() == "keep" for path in kept)
     assert found.folder is None and "outside the work folder" in found.why, found.why
+
+
+def test_a_start_and_solution_without_a_last_newline_give_a_patch_that_applies_exactly(
+    tmp_path: Path,
+) -> None:
+    """The reference patch is git's own diff: right already before issue 46; kept so."""
+    fixed = FIXED.removesuffix("\n")
+    write_task(
+        tmp_path / "harbor/t",
+        **{
+            "environment/src/wordcount.py": STUB.removesuffix("\n"),
+            "solution/wordcount.py": fixed,
+            "solution/solve.sh": "#!/bin/bash\ncp /solution/wordcount.py /app/wordcount.py\n",
+        },
+    )
+    [found] = import_harbor(tmp_path / "harbor", tmp_path / "back")
+    assert found.folder is not None, found.why
+    task = load_task(found.folder)
+    assert reference_change(task, task.repo, tmp_path / "scratch").writes == {"wordcount.py": fixed}
