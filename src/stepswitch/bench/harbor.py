@@ -10,7 +10,9 @@ A task exports as OUT/<id>/:
     tests/test.sh            run in a separate verifier container, the agent's /app collected
                              into it: the start's test files and declared data put back, the
                              hidden tests copied to /app/.ssw_hidden, the task's command run;
-                             reward 1 or 0 in /logs/verifier/reward.txt
+                             reward 1 in /logs/verifier/reward.txt only as ssw grades a pass
+                             (its JUnit report, junit.xml beside it: tests ran, none failed,
+                             errored or was skipped or xfailed), else 0
     tests/hidden/, tests/start/   the hidden tests; the start's test files and declared data
     solution/solve.sh        the reference: its files copied over /app, its deletions made
     solution/files/          the files the reference writes, whole
@@ -70,17 +72,33 @@ def _dockerfile(task: Task) -> str:
     )
 
 
+# ssw's verdict (bench/verdict.py) read from pytest's JUnit report as ssw reads it: tests ran,
+# none failed, errored or was skipped (pytest reports an xfail as skipped), and pytest exited 0.
+_VERDICT = """\
+import sys, xml.etree.ElementTree as ET
+suites = list(ET.parse(sys.argv[1]).getroot().iter("testsuite"))
+counts = [int(s.get(k) or 0) for s in suites for k in ("tests", "failures", "errors", "skipped")]
+sys.exit(0 if len(counts) == 4 and counts[0] > 0 and counts[1:] == [0, 0, 0] else 1)
+"""
+
+
 def _test_sh(task: Task) -> str:
     command = task.spec.tests.command
     return f"""#!/bin/bash
 # The hidden tests of the ssw task {task.name}, run as its grading runs them: the start's test
 # files and declared test data put back over the change, the hidden tests in /app/{HIDDEN}.
+# Reward 1 only as ssw grades a pass: pytest exits 0 and its report has tests, none skipped.
 mkdir -p /logs/verifier
 cd /app || exit 1
 cp -a /tests/start/. /app/
 rm -rf /app/{HIDDEN}
 cp -a /tests/hidden /app/{HIDDEN}
-if timeout {int(task.spec.tests.timeout_s)} {command}; then
+report=/logs/verifier/junit.xml
+rm -f "$report"
+if timeout {int(task.spec.tests.timeout_s)} {command} --junitxml="$report" \\
+  && [ -s "$report" ] && python3 - "$report" <<'EOF'
+{_VERDICT}EOF
+then
   echo 1 > /logs/verifier/reward.txt
 else
   echo 0 > /logs/verifier/reward.txt
