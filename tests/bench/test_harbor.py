@@ -205,3 +205,19 @@ def test_a_skipped_or_xfailed_hidden_test_fails_the_export_as_it_fails_ssw(
     assert solved.returncode == 0, solved.stderr
     assert reward(tmp_path / "solved") == "0"
     assert 'skipped="1"' in (tmp_path / "solved/logs/verifier/junit.xml").read_text()
+
+
+def test_an_export_with_a_task_it_cannot_write_leaves_no_folder(tmp_path: Path) -> None:
+    """The second of three tasks has a reference that does not apply. Control: before issue 46
+    the export stopped there and left `out` holding the first task."""
+    suite = tmp_path / "suite"
+    for name in TASKS:
+        shutil.copytree(GENERAL / name, suite / name)
+    (suite / "interval-merge/solution/solution.patch").write_text(
+        "diff --git a/nowhere.py b/nowhere.py\n--- a/nowhere.py\n+++ b/nowhere.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+    )
+    done = run_ssw_cli(["bench", "export", "suite", "out", "--format", "harbor"], cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "interval-merge cannot be exported" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]  # no out, no half folder

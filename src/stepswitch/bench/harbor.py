@@ -190,12 +190,29 @@ def _test_files(repo: Path) -> set[str]:
 
 
 def export_suite(suite: Path, out: Path) -> list[Path]:
+    """Every task of `suite` in `out`, or none: the tasks are written into a folder beside `out`
+    and moved into it once all are written, so a task that cannot be exported, or an export
+    stopped halfway, leaves nothing behind."""
     tasks = load_suite(suite)  # a ConfigError names the file
     there = sorted(t.spec.id for t in tasks if (out / t.spec.id).exists())
     if there:
         raise UsageError(f"{out} already holds {', '.join(there[:3])}: export into a new folder")
-    out.mkdir(parents=True, exist_ok=True)
-    return [export_task(task, out) for task in tasks]
+    out.absolute().parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.ssw-export-", dir=out.absolute().parent))
+    try:
+        for task in tasks:
+            try:
+                export_task(task, staging)
+            except (SswError, OSError) as exc:
+                raise UsageError(f"{task.name} cannot be exported, so none was: {exc}") from None
+        if not out.exists() or not any(out.iterdir()):
+            staging.replace(out)  # one rename: the whole export appears at once
+        else:  # beside what the folder holds already: each task whole, once all are written
+            for task in tasks:
+                (staging / task.spec.id).rename(out / task.spec.id)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out / task.spec.id for task in tasks]
 
 
 # --- import ---
