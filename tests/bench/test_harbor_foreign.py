@@ -254,8 +254,10 @@ REWARD = "/logs/verifier/reward.txt"
         f"echo 1 > {REWARD}\n{RUN}\n" + IF_PASSED.format(r=REWARD),
         f"{RUN}\n" + IF_PASSED.format(r=REWARD) + f"echo 1 > {REWARD}\n",
         f"{RUN}\nif [ $? -eq 0 ]; then echo 0 > {REWARD}; else echo 1 > {REWARD}; fi\n",
-        # the status tested is tee's
+        # the status tested is tee's, or turned round, or true's
         f"{RUN} 2>&1 | tee /logs/verifier/out.txt\n" + IF_PASSED.format(r=REWARD),
+        f"if ! {RUN}; then echo 1 > {REWARD}; else echo 0 > {REWARD}; fi\n",
+        f"true || {RUN}\n" + IF_PASSED.format(r=REWARD),
     ],
 )
 def test_a_test_sh_whose_reward_is_not_pytests_exit_is_refused_naming_the_task(
@@ -267,7 +269,7 @@ def test_a_test_sh_whose_reward_is_not_pytests_exit_is_refused_naming_the_task(
     assert done.returncode == 1, done.stderr
     [line] = done.stderr.splitlines()
     assert line.startswith("refused scored: tests/test.sh"), line
-    assert "reward is not pytest's exit status" in line or "pipes pytest into" in line, line
+    assert "exit status" in line, line
     assert not (tmp_path / "b/scored").exists()
 
 

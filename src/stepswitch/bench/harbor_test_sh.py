@@ -87,6 +87,10 @@ def pytest_run(test_sh: Path) -> tuple[list[str], list[str]]:
         )
     at, words = runs[0]
     before = words[: words.index("pytest")]
+    if turned := [w for w in before if w in ("!", "||", "|", "&")]:
+        raise Refused(
+            f"{WHERE}: {turned[0]!r} before pytest: its exit status would not be the reward"
+        )
     for flag, value in itertools.pairwise(before):
         if flag in ("-w", "--with"):
             plugins += [r for r in [requirement(value, WHERE)] if r is not None]
