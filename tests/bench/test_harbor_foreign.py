@@ -284,13 +284,15 @@ def test_a_test_sh_whose_reward_is_not_pytests_exit_is_refused_naming_the_task(
         f'{RUN} --tb=short\nstatus=$?\nif [ "$status" -eq 0 ]; then\n  echo 1 > {REWARD}\n'
         f"else\n  echo 0 > {REWARD}\nfi\nexit 0\n",
         f"if timeout 60 {RUN}; then\n  echo 1 > {REWARD}\nelse\n  echo 0 > {REWARD}\nfi\n",
+        f"{RUN}  # the tests\nif [ $? -eq 0 ]; then  # passed\n  echo 1 > {REWARD}\n"
+        f"else\n  echo 0 > {REWARD}  # failed\nfi # done\n",
     ],
 )
 def test_ordinary_options_and_redirections_of_the_pytest_run_are_read(
     tmp_path: Path, test_sh: str
 ) -> None:
     """Control: before issue 46 all but the `status=$?` one were refused (`--ctrf=FILE`, `2>&1`,
-    `>`, a pipe, `if pytest`)."""
+    `>`, a pipe, `if pytest`, a comment after the pytest run)."""
     write_task(tmp_path / "harbor/t", **{"tests/test.sh": "#!/bin/bash\n" + test_sh})
     [found] = import_harbor(tmp_path / "harbor", tmp_path / "back")
     assert found.folder is not None, found.why

@@ -39,12 +39,12 @@ _ECHO = re.compile(rf"echo ['\"]?([01])['\"]? ?> ?{re.escape(REWARD)}")
 
 
 def statements(text: str) -> list[str]:
-    """The script's logical lines cut at each `;` outside quotes, `then` and `else` parted from
-    the command they start, whitespace collapsed."""
+    """The script's logical lines cut at each `;` outside quotes, a trailing `# comment` left out,
+    `then` and `else` parted from the command they start, whitespace collapsed."""
     found = []
     for line in logical_lines(text):
-        parts, quote, start, i = [], "", 0, 0
-        while i < len(line):
+        parts, quote, start, i, end = [], "", 0, 0, len(line)
+        while i < end:
             char = line[i]
             if char == "\\" and quote != "'":
                 i += 1  # the next character is taken as it is
@@ -55,8 +55,10 @@ def statements(text: str) -> list[str]:
             elif char == ";":
                 parts.append(line[start:i])
                 start = i + 1
+            elif char == "#" and line[i - 1] in " \t":
+                end = i  # a comment, to the end of the line
             i += 1
-        parts.append(line[start:])
+        parts.append(line[start:end])
         for part in (" ".join(p.split()) for p in parts):
             keyword, _, rest = part.partition(" ")
             found += [keyword, rest] if keyword in ("then", "else") and rest else [part]
