@@ -10,6 +10,7 @@ from pathlib import Path
 
 from stepswitch.bench.exercism import import_exercism
 from stepswitch.bench.import_source import LINKS_NOT_FOLLOWED
+from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
 from tests.harness.cli import run_ssw_cli
@@ -136,3 +137,25 @@ def test_a_config_that_names_a_file_outside_the_exercise_or_a_link_is_refused(
         ("outside", "../../secret.py: a path outside the exercise"),
     ]
     assert not (tmp_path / "suite").exists() or not any((tmp_path / "suite").iterdir())
+
+
+def test_a_stub_or_example_without_a_last_newline_gives_a_patch_that_applies_exactly(
+    tmp_path: Path,
+) -> None:
+    """As Exercism's react and say: the stub ends without a newline. Control: before the
+    fix the reference patch did not apply."""
+    example = "def say(number):\n    return str(number)"  # nor has the example
+    _exercise(
+        tmp_path / "src",
+        "say",
+        {
+            ".docs/instructions.md": "Say a number.\n",
+            "say.py": "def say(number):\n    pass",
+            "say_test.py": "from say import say\n\n\ndef test_one():\n    assert say(1) == '1'\n",
+            ".meta/example.py": example,
+        },
+    )
+    [found] = import_exercism(tmp_path / "src", tmp_path / "suite")
+    [task] = load_suite(tmp_path / "suite")
+    change = reference_change(task, task.repo, tmp_path / "scratch")
+    assert found.why == "" and change.writes == {"say.py": example}

@@ -182,3 +182,42 @@ def test_export_and_import_mistakes_are_one_line_and_exit_2(tmp_path: Path) -> N
     assert done.returncode == 0 and "1 tasks written in Harbor's layout" in done.stdout
     done = ssw("import", "harbor", "out", "--out", "back")
     assert done.returncode == 0 and "1 of 1 tasks written" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "marked",
+    ["@pytest.mark.skip(reason='later')", "@pytest.mark.xfail(reason='known')"],
+)
+def test_a_skipped_or_xfailed_hidden_test_fails_the_export_as_it_fails_ssw(
+    tmp_path: Path, marked: str
+) -> None:
+    """As Exercism's alphametics: one hidden test skipped. ssw fails the reference; the
+    exported test.sh must give reward 0 too. Control: before issue 46 it gave reward 1."""
+    task = tmp_path / "suite/paginate-last-page"
+    shutil.copytree(GENERAL / "paginate-last-page", task)
+    later = f"import pytest\n\n\n{marked}\ndef test_later():\n    assert False\n"
+    (task / "tests/test_later.py").write_text(later)
+    [verdict] = validate_tasks(load_suite(task))
+    assert not verdict.valid and "skipped" in str(verdict.problem), verdict.problem
+    folder = export_task(load_suite(task)[0], tmp_path / "out")
+    solved = container(folder, tmp_path / "solved", "/solution/solve.sh", "/tests/test.sh")
+    assert solved.returncode == 0, solved.stderr
+    assert reward(tmp_path / "solved") == "0"
+    assert 'skipped="1"' in (tmp_path / "solved/logs/verifier/junit.xml").read_text()
+
+
+def test_an_export_with_a_task_it_cannot_write_leaves_no_folder(tmp_path: Path) -> None:
+    """The second of three tasks has a reference that does not apply. Control: before issue 46
+    the export stopped there and left `out` holding the first task."""
+    suite = tmp_path / "suite"
+    for name in TASKS:
+        shutil.copytree(GENERAL / name, suite / name)
+    (suite / "interval-merge/solution/solution.patch").write_text(
+        "diff --git a/nowhere.py b/nowhere.py\n--- a/nowhere.py\n+++ b/nowhere.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+    )
+    done = run_ssw_cli(["bench", "export", "suite", "out", "--format", "harbor"], cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "interval-merge cannot be exported" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]  # no out, no half folder

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from stepswitch.bench.harbor import export_suite, import_harbor
+from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.task import load_suite, load_task
 from stepswitch.bench.validate import validate_tasks
 from tests.harness.cli import run_ssw_cli
@@ -219,3 +220,81 @@ def test_a_solution_that_writes_or_removes_outside_the_work_folder_touches_nothi
     assert sorted(tmp_path.rglob("escaped.txt")) == sorted(set(kept))
     assert all(path.read_text() == "keep" for path in kept)
     assert found.folder is None and "outside the work folder" in found.why, found.why
+
+
+def test_a_start_and_solution_without_a_last_newline_give_a_patch_that_applies_exactly(
+    tmp_path: Path,
+) -> None:
+    """The reference patch is git's own diff: right already before issue 46; kept so."""
+    fixed = FIXED.removesuffix("\n")
+    write_task(
+        tmp_path / "harbor/t",
+        **{
+            "environment/src/wordcount.py": STUB.removesuffix("\n"),
+            "solution/wordcount.py": fixed,
+            "solution/solve.sh": "#!/bin/bash\ncp /solution/wordcount.py /app/wordcount.py\n",
+        },
+    )
+    [found] = import_harbor(tmp_path / "harbor", tmp_path / "back")
+    assert found.folder is not None, found.why
+    task = load_task(found.folder)
+    assert reference_change(task, task.repo, tmp_path / "scratch").writes == {"wordcount.py": fixed}
+
+
+RUN = "pytest /tests/test_outputs.py -rA"
+IF_PASSED = "if [ $? -eq 0 ]; then echo 1 > {r}; else echo 0 > {r}; fi\n"
+REWARD = "/logs/verifier/reward.txt"
+
+
+@pytest.mark.parametrize(
+    "test_sh",
+    [
+        # the reward written whatever pytest says (issue 46)
+        f"{RUN}\necho 1 > {REWARD}\n",
+        f"echo 1 > {REWARD}\n{RUN}\n" + IF_PASSED.format(r=REWARD),
+        f"{RUN}\n" + IF_PASSED.format(r=REWARD) + f"echo 1 > {REWARD}\n",
+        f"{RUN}\nif [ $? -eq 0 ]; then echo 0 > {REWARD}; else echo 1 > {REWARD}; fi\n",
+        # the status tested is tee's, or turned round, or true's
+        f"{RUN} 2>&1 | tee /logs/verifier/out.txt\n" + IF_PASSED.format(r=REWARD),
+        f"if ! {RUN}; then echo 1 > {REWARD}; else echo 0 > {REWARD}; fi\n",
+        f"true || {RUN}\n" + IF_PASSED.format(r=REWARD),
+    ],
+)
+def test_a_test_sh_whose_reward_is_not_pytests_exit_is_refused_naming_the_task(
+    tmp_path: Path, test_sh: str
+) -> None:
+    """Control: before issue 46 each of these was imported as a task graded by pytest."""
+    write_task(tmp_path / "harbor/scored", **{"tests/test.sh": "#!/bin/bash\n" + test_sh})
+    done = run_ssw_cli(["bench", "import", "harbor", "harbor", "--out", "b"], cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("refused scored: tests/test.sh"), line
+    assert "exit status" in line, line
+    assert not (tmp_path / "b/scored").exists()
+
+
+@pytest.mark.parametrize(
+    "test_sh",
+    [
+        f"{RUN} --ctrf=/logs/verifier/ctrf.json 2>&1\n" + IF_PASSED.format(r=REWARD),
+        f"{RUN} --junitxml /logs/verifier/junit.xml > /logs/verifier/out.txt 2>&1\n"
+        + IF_PASSED.format(r=REWARD),
+        f"set -euo pipefail\n{RUN} -v 2>&1 | tee -a /logs/verifier/out.txt\n"
+        + IF_PASSED.format(r=REWARD),
+        f'{RUN} --tb=short\nstatus=$?\nif [ "$status" -eq 0 ]; then\n  echo 1 > {REWARD}\n'
+        f"else\n  echo 0 > {REWARD}\nfi\nexit 0\n",
+        f"if timeout 60 {RUN}; then\n  echo 1 > {REWARD}\nelse\n  echo 0 > {REWARD}\nfi\n",
+        f"{RUN}  # the tests\nif [ $? -eq 0 ]; then  # passed\n  echo 1 > {REWARD}\n"
+        f"else\n  echo 0 > {REWARD}  # failed\nfi # done\n",
+    ],
+)
+def test_ordinary_options_and_redirections_of_the_pytest_run_are_read(
+    tmp_path: Path, test_sh: str
+) -> None:
+    """Control: before issue 46 all but the `status=$?` one were refused (`--ctrf=FILE`, `2>&1`,
+    `>`, a pipe, `if pytest`, a comment after the pytest run)."""
+    write_task(tmp_path / "harbor/t", **{"tests/test.sh": "#!/bin/bash\n" + test_sh})
+    [found] = import_harbor(tmp_path / "harbor", tmp_path / "back")
+    assert found.folder is not None, found.why
+    command = load_task(found.folder).spec.tests.command
+    assert command == "python -m pytest -q -p no:cacheprovider .ssw_hidden/test_outputs.py"

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from stepswitch.bench.humaneval import import_humaneval, read_problems
+from stepswitch.bench.gitops import apply_patches
+from stepswitch.bench.humaneval import import_humaneval, patch_of, read_problems
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
 from stepswitch.cli.bench import bench_app
@@ -98,3 +100,24 @@ def test_a_sample_of_the_committed_suite_validates():
     sample = [tasks[i] for i in (38, 121)]  # 38 calls a helper; 121's function is `solution`
     invalid = [f"{r.task}: {r.problem}" for r in validate_tasks(sample, jobs=2) if not r.valid]
     assert invalid == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("def f():\n    return 1", "def f():\n    return 2\n"),  # the start has no last newline
+        ("def f():\n    return 1\n", "def f():\n    return 2"),  # the reference has none
+        ("x = 1\ny = 2", "x = 1\ny = 3"),  # neither has
+        ("x = 1\n\x0cy = 2\n", "x = 1\n\x0cy = 3\n"),  # a form feed ends no line for git
+    ],
+)
+def test_the_reference_patch_applies_exactly_whatever_the_last_newline(
+    tmp_path: Path, before: str, after: str
+) -> None:
+    """Control: before the fix each of these patches was corrupt or applied wrong."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "solution.py").write_text(before, encoding="utf-8")
+    (tmp_path / "solution.patch").write_text(patch_of(before, after), encoding="utf-8")
+    apply_patches(repo, (tmp_path / "solution.patch",))
+    assert (repo / "solution.py").read_bytes() == after.encode()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.pairs import import_pairs
 from stepswitch.bench.task import load_suite
 from stepswitch.bench.validate import validate_tasks
@@ -80,3 +81,17 @@ def test_the_command_names_what_is_missing_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1  # three refused
     assert done.stderr.count("refused ") == 3
     assert done.stdout.endswith("2 of 5 tasks written; check them with ssw bench validate\n")
+
+
+def test_a_program_without_a_last_newline_gives_a_patch_that_applies_exactly(
+    tmp_path: Path,
+) -> None:
+    """Control: before the fix the reference patch of such a pair did not apply."""
+    buggy, correct, tests = _sets(tmp_path / "src")
+    after = "def is_even(n):\n    return n % 2 == 0"
+    (buggy / "is_even.py").write_text("def is_even(n):\n    return n % 2 == 1", encoding="utf-8")
+    (correct / "is_even.py").write_text(after, encoding="utf-8")
+    import_pairs(buggy, correct, tests, tmp_path / "suite")
+    task = next(t for t in load_suite(tmp_path / "suite") if t.spec.id == "is-even")
+    change = reference_change(task, task.repo, tmp_path / "scratch")
+    assert change.writes == {"is_even.py": after}

@@ -10,7 +10,9 @@ A task exports as OUT/<id>/:
     tests/test.sh            run in a separate verifier container, the agent's /app collected
                              into it: the start's test files and declared data put back, the
                              hidden tests copied to /app/.ssw_hidden, the task's command run;
-                             reward 1 or 0 in /logs/verifier/reward.txt
+                             reward 1 in /logs/verifier/reward.txt only as ssw grades a pass
+                             (its JUnit report, junit.xml beside it: tests ran, none failed,
+                             errored or was skipped or xfailed), else 0
     tests/hidden/, tests/start/   the hidden tests; the start's test files and declared data
     solution/solve.sh        the reference: its files copied over /app, its deletions made
     solution/files/          the files the reference writes, whole
@@ -70,17 +72,33 @@ def _dockerfile(task: Task) -> str:
     )
 
 
+# ssw's verdict (bench/verdict.py) read from pytest's JUnit report as ssw reads it: tests ran,
+# none failed, errored or was skipped (pytest reports an xfail as skipped), and pytest exited 0.
+_VERDICT = """\
+import sys, xml.etree.ElementTree as ET
+suites = list(ET.parse(sys.argv[1]).getroot().iter("testsuite"))
+counts = [int(s.get(k) or 0) for s in suites for k in ("tests", "failures", "errors", "skipped")]
+sys.exit(0 if len(counts) == 4 and counts[0] > 0 and counts[1:] == [0, 0, 0] else 1)
+"""
+
+
 def _test_sh(task: Task) -> str:
     command = task.spec.tests.command
     return f"""#!/bin/bash
 # The hidden tests of the ssw task {task.name}, run as its grading runs them: the start's test
 # files and declared test data put back over the change, the hidden tests in /app/{HIDDEN}.
+# Reward 1 only as ssw grades a pass: pytest exits 0 and its report has tests, none skipped.
 mkdir -p /logs/verifier
 cd /app || exit 1
 cp -a /tests/start/. /app/
 rm -rf /app/{HIDDEN}
 cp -a /tests/hidden /app/{HIDDEN}
-if timeout {int(task.spec.tests.timeout_s)} {command}; then
+report=/logs/verifier/junit.xml
+rm -f "$report"
+if timeout {int(task.spec.tests.timeout_s)} {command} --junitxml="$report" \\
+  && [ -s "$report" ] && python3 - "$report" <<'EOF'
+{_VERDICT}EOF
+then
   echo 1 > /logs/verifier/reward.txt
 else
   echo 0 > /logs/verifier/reward.txt
@@ -172,12 +190,29 @@ def _test_files(repo: Path) -> set[str]:
 
 
 def export_suite(suite: Path, out: Path) -> list[Path]:
+    """Every task of `suite` in `out`, or none: the tasks are written into a folder beside `out`
+    and moved into it once all are written, so a task that cannot be exported, or an export
+    stopped halfway, leaves nothing behind."""
     tasks = load_suite(suite)  # a ConfigError names the file
     there = sorted(t.spec.id for t in tasks if (out / t.spec.id).exists())
     if there:
         raise UsageError(f"{out} already holds {', '.join(there[:3])}: export into a new folder")
-    out.mkdir(parents=True, exist_ok=True)
-    return [export_task(task, out) for task in tasks]
+    out.absolute().parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.ssw-export-", dir=out.absolute().parent))
+    try:
+        for task in tasks:
+            try:
+                export_task(task, staging)
+            except (SswError, OSError) as exc:
+                raise UsageError(f"{task.name} cannot be exported, so none was: {exc}") from None
+        if not out.exists() or not any(out.iterdir()):
+            staging.replace(out)  # one rename: the whole export appears at once
+        else:  # beside what the folder holds already: each task whole, once all are written
+            for task in tasks:
+                (staging / task.spec.id).rename(out / task.spec.id)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out / task.spec.id for task in tasks]
 
 
 # --- import ---

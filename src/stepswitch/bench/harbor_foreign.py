@@ -6,10 +6,11 @@ A task is taken when each of its parts has a shape whose effect can be read:
   the work folder, `RUN pip install` of packages (names, `name==version`, `-r FILE`), and
   `ENV PYTHON...`, `LABEL`, `CMD` as no-ops. The copied files are the start (repo/); the
   packages, pytest and its reporting plugins aside, become `requires`.
-- tests/test.sh: one pytest run over files of /tests, its exit status the reward in reward.txt;
-  what its `pip install` / `uv pip install` / `uvx --with` lines add, pytest aside, is required
-  too. The other files of tests/ are the hidden tests; their string literals naming the work folder
-  or /tests are made relative to the checkout and to .ssw_hidden/.
+- tests/test.sh: one pytest run over files of /tests, its exit status the reward in reward.txt
+  (harbor_test_sh reads it: a reward written otherwise is refused); what its `pip install` /
+  `uv pip install` / `uvx --with` lines add, pytest aside, is required too. The other files
+  of tests/ are the hidden tests; their string literals naming the work folder or /tests are
+  made relative to the checkout and to .ssw_hidden/.
 - solution/solve.sh: only writes of files: `cat > FILE <<'EOF'` (a quoted delimiter, or a body
   with nothing to expand), `cp` from /solution, `rm -f`, `mkdir -p`, `cd` to the work folder,
   `set`. Its effect, applied to the start, is the reference patch.
@@ -19,7 +20,6 @@ Anything else is refused with the reason, task by task: a script is never run on
 
 from __future__ import annotations
 
-import itertools
 import re
 import shlex
 import shutil
@@ -40,11 +40,11 @@ from stepswitch.bench.harbor_shell import (
     split_words,
 )
 from stepswitch.bench.harbor_solution import reference_patch, solution_writes
+from stepswitch.bench.harbor_test_sh import pytest_run
 from stepswitch.bench.task import HIDDEN_FOLDER, load_task
 
 _PIP = (["pip", "install"], ["pip3", "install"], ["python", "-m", "pip", "install"])
 _PIP_FLAGS = {"--no-cache-dir", "-q", "--quiet", "-U", "--upgrade", "--break-system-packages"}
-_PYTEST_FLAGS = re.compile(r"^(-rA|-r\w+|-v+|-q|-s|-x|--tb=\w+|--color=\w+|-p|no:cacheprovider)$")
 _NO_OP_ENV = re.compile(r"^PYTHON(UNBUFFERED|DONTWRITEBYTECODE)=\S+$")
 _TASK_ID = re.compile(r"[^a-z0-9_-]+")
 
@@ -130,46 +130,7 @@ def _lay_out_start(environment: Path, image: _Image, repo: Path) -> None:
             shutil.copy2(path, target)
 
 
-# --- tests/test.sh ---
-
-
-def _pytest_run(test_sh: Path) -> tuple[list[str], list[str]]:
-    """The test paths (relative to tests/) of test.sh's one pytest run, and the packages it adds."""
-    where = "tests/test.sh"
-    text = test_sh.read_text("utf-8")
-    if "reward.json" in text or "reward.txt" not in text:
-        raise Refused(f"{where} does not write its reward as reward.txt")
-    runs, plugins = [], []
-    for line in logical_lines(text):
-        words = split_words(line, where) if "<<" not in line else line.split()
-        installer = words[: words.index("install")] if "install" in words else []
-        if any(w in ("pip", "pip3", "uv") for w in installer):  # the tests' own packages
-            specs = [w for w in words[len(installer) + 1 :] if not w.startswith("-")]
-            plugins += [r for spec in specs if (r := requirement(spec, where)) is not None]
-        elif "pytest" in words:
-            runs.append(words)
-        elif words[0] in ("python", "python3"):
-            raise Refused(f"{where} runs Python beside pytest ({line[:60]!r}): a scored reward")
-    if len(runs) != 1:
-        raise Refused(
-            f"{where} runs pytest {len(runs)} times: only one run, its exit status the "
-            "reward, is read"
-        )
-    words = runs[0]
-    before, after = words[: words.index("pytest")], words[words.index("pytest") + 1 :]
-    for flag, value in itertools.pairwise(before):
-        if flag in ("-w", "--with"):
-            plugins += [r for r in [requirement(value, where)] if r is not None]
-    paths, args = [], list(after)
-    while args:
-        arg = args.pop(0)
-        if arg.startswith("/tests/"):
-            paths.append(arg.removeprefix("/tests/"))
-        elif arg == "--ctrf" and args:
-            args.pop(0)
-        elif not _PYTEST_FLAGS.match(arg):
-            raise Refused(f"{where}: pytest argument {arg!r} is not read")
-    return paths, plugins
+# --- the hidden tests ---
 
 
 def _relocate(text: str, root: PurePosixPath, where: str) -> str:
@@ -200,7 +161,7 @@ def import_foreign(folder: Path, config: dict[str, Any], out: Path) -> Path:
     image = _read_image(folder / "environment")
     if not (folder / "tests/test.sh").is_file():
         raise Refused("no tests/test.sh")
-    paths, plugins = _pytest_run(folder / "tests/test.sh")
+    paths, plugins = pytest_run(folder / "tests/test.sh")
     hidden_files = sorted(
         p for p in (folder / "tests").rglob("*") if p.is_file() and p.name != "test.sh"
     )

@@ -27,6 +27,8 @@ from stepswitch.errors import ConfigError, UsageError
 
 MODULE = "solution.py"
 KEYS = ("task_id", "prompt", "entry_point", "canonical_solution", "test")
+NO_NEWLINE = "\\ No newline at end of file"  # git's mark on a last line without one
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")  # git's lines: only \n ends one (not \r, \f, ...)
 
 INSTRUCTION = """\
 Implement `{entry}` in `solution.py`: its docstring says what it must do. Keep its name and
@@ -118,14 +120,16 @@ def stub_and_reference(problem: dict[str, Any]) -> tuple[str, str]:
 
 
 def patch_of(before: str, after: str, path: str = MODULE) -> str:
-    """`path` (solution.py) from `before` to `after`, as a diff `git apply` takes."""
+    """`path` (solution.py) from `before` to `after`, as a diff `git apply` takes: a last line
+    without a newline is marked as git marks it, or the patch would add one (or not apply)."""
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        _LINE.findall(before),
+        _LINE.findall(after),
         f"a/{path}",
         f"b/{path}",
     )
-    return f"diff --git a/{path} b/{path}\n" + "".join(lines)
+    marked = (line if line.endswith("\n") else f"{line}\n{NO_NEWLINE}\n" for line in lines)
+    return f"diff --git a/{path} b/{path}\n" + "".join(marked)
 
 
 def task_files(problem: dict[str, Any]) -> dict[str, str]:
