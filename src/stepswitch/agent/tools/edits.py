@@ -11,7 +11,7 @@ from stepswitch.agent.tools.base import FunctionTool, ToolResult, numbered, refu
 from stepswitch.agent.tools.files import (
     ToolFunction,
     is_folder,
-    not_a_file,
+    on_one_file,
     refusing_links,
     text_lines,
 )
@@ -87,41 +87,37 @@ def _not_found(path: str, text: str, old: str) -> ToolResult:
 
 @refusing_links
 @refusing_protected
-def _edit(ws: Workspace, args: dict[str, Any]) -> ToolResult:
+@on_one_file("; edit changes one file. Use list_dir to pick a file.")
+def _edit(ws: Workspace, tree: Beneath, rel: str, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
     old: str = args["old"]
     new: str = args["new"]
-    rel = ws.lexical(path)
-    with Beneath(ws.root) as tree:
-        advice = "; edit changes one file. Use list_dir to pick a file."
-        if (refusal := not_a_file(tree.stat(rel), path, rel, advice)) is not None:
-            return refusal
-        if not old:
-            return refuse(
-                "old is empty. Copy the exact text to replace from read's output; "
-                "to create a file or replace all of it, use write_file."
-            )
-        text = load(tree, rel)
-        if old not in text and carries_read_prefixes(old):
-            old = strip_read_prefixes(old)
-            new = strip_read_prefixes(new) if carries_read_prefixes(new) else new
-        if old not in text and "\r\n" in text and "\r" not in old:  # a CRLF file edited with "\n"
-            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        count = text.count(old)
-        if count == 0:
-            return _not_found(path, text, old)
-        if count > 1:
-            starts = [m.start() for m in re.finditer(re.escape(old), text)][:10]
-            where = ", ".join(str(_line_of(text, i)) for i in starts)
-            return refuse(
-                f"old matches {count} places in {path!r} (lines {where}). Include more of the "
-                "surrounding lines in old so that it matches exactly one place."
-            )
-        if old == new:
-            return refuse("old and new are the same, so nothing would change. Send the new text.")
-        at = text.index(old)
-        updated = text.replace(old, new, 1)
-        save(tree, rel, updated)
+    if not old:
+        return refuse(
+            "old is empty. Copy the exact text to replace from read's output; "
+            "to create a file or replace all of it, use write_file."
+        )
+    text = load(tree, rel)
+    if old not in text and carries_read_prefixes(old):
+        old = strip_read_prefixes(old)
+        new = strip_read_prefixes(new) if carries_read_prefixes(new) else new
+    if old not in text and "\r\n" in text and "\r" not in old:  # a CRLF file edited with "\n"
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    count = text.count(old)
+    if count == 0:
+        return _not_found(path, text, old)
+    if count > 1:
+        starts = [m.start() for m in re.finditer(re.escape(old), text)][:10]
+        where = ", ".join(str(_line_of(text, i)) for i in starts)
+        return refuse(
+            f"old matches {count} places in {path!r} (lines {where}). Include more of the "
+            "surrounding lines in old so that it matches exactly one place."
+        )
+    if old == new:
+        return refuse("old and new are the same, so nothing would change. Send the new text.")
+    at = text.index(old)
+    updated = text.replace(old, new, 1)
+    save(tree, rel, updated)
     first = _line_of(text, at)
     new_lines = text_lines(updated)[first - 1 :]
     shown = new_lines[: min(len(text_lines(new)) or 1, _SNIPPET_LINES)]
