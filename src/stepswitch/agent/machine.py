@@ -16,7 +16,7 @@ verdict never approves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from stepswitch.agent.ladder import EscalationRule, RungExhausted
@@ -69,21 +69,14 @@ class MachineResult:
     review_verdict: ReviewVerdict | None = None
 
 
+@dataclass(eq=False)
 class StepMachine:
-    def __init__(
-        self,
-        session: Session,
-        ws: Workspace,
-        brief: TaskBrief,
-        gates: GateRunner,
-        read_diff: DiffReader,
-    ) -> None:
-        self.session = session
-        self.ws = ws
-        self.brief = brief
-        self.gates = gates
-        self.read_diff = read_diff
-        self.result = MachineResult()
+    session: Session
+    ws: Workspace
+    brief: TaskBrief
+    gates: GateRunner
+    read_diff: DiffReader
+    result: MachineResult = field(default_factory=MachineResult, init=False)
 
     def _escalate(self, reason: str, outcome_at_top: StopOutcome, rule: EscalationRule) -> None:
         s = self.session

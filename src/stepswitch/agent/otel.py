@@ -88,18 +88,18 @@ def step_attributes(step: ModelStep) -> Attributes:
         "ssw.usage_reported": step.usage_reported,
         "ssw.tool_calls": [c.name for c in step.tool_calls],  # names only, never arguments
     }
-    if step.served_model is not None:
-        a[RESPONSE_MODEL] = step.served_model
-    if step.request_id is not None:
-        a[RESPONSE_ID] = step.request_id
-    if step.max_output_tokens is not None:
-        a[MAX_TOKENS] = step.max_output_tokens
-    if step.server_address is not None:
-        a[SERVER_ADDRESS] = step.server_address
-    if step.server_port is not None:
-        a[SERVER_PORT] = step.server_port
-    if step.error_type is not None:
-        a[ERROR_TYPE] = step.error_type
+    said: dict[str, AttributeValue | None] = {  # each only when the step has it
+        RESPONSE_MODEL: step.served_model,
+        RESPONSE_ID: step.request_id,
+        MAX_TOKENS: step.max_output_tokens,
+        SERVER_ADDRESS: step.server_address,
+        SERVER_PORT: step.server_port,
+        ERROR_TYPE: step.error_type,
+        "ssw.effort": step.effort,
+        "ssw.model_output_failure": step.model_output_failure,
+        "ssw.fallback_from": step.fallback_from,  # the worker only: the reason names its URL
+    }
+    a |= {key: value for key, value in said.items() if value is not None}
     if step.usage_reported:  # otherwise the counts are unknown, not zero
         a[INPUT_TOKENS] = step.prompt_tokens
         a[OUTPUT_TOKENS] = step.completion_tokens
@@ -108,16 +108,10 @@ def step_attributes(step: ModelStep) -> Attributes:
         a[REASONING_TOKENS] = step.reasoning_tokens
     if step.finish_reason is not None:
         a[FINISH_REASONS] = [step.finish_reason]
-    if step.effort is not None:
-        a["ssw.effort"] = step.effort
     if step.cost is not None:
         _cost(a, step.cost.low, step.cost.high)
-    if step.model_output_failure is not None:
-        a["ssw.model_output_failure"] = step.model_output_failure
     if step.review is not None:
         a["ssw.review.verdict"] = step.review.verdict
-    if step.fallback_from is not None:  # the worker only: the reason names the provider's URL
-        a["ssw.fallback_from"] = step.fallback_from
     return a
 
 

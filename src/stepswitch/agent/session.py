@@ -12,7 +12,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import InitVar, dataclass, field, replace
 
 from stepswitch.agent.events import Events
 from stepswitch.agent.ladder import Ladder
@@ -108,40 +108,33 @@ def prompt_text(spec: CallSpec) -> str:
     return json.dumps([spec.messages[0].content if spec.messages else "", tools, turns[1:]])
 
 
+@dataclass(eq=False, kw_only=True)
 class Session:
-    def __init__(
-        self,
-        *,
-        ids: RunIds,
-        policy: Policy,
-        models: Mapping[str, ModelSpec],  # worker name -> its model's registry entry
-        providers: ProviderFactory,
-        ledger: Ledger,
-        budgets: tuple[Budget, ...],
-        events: Events,
-        deadline: float,
-        tags: Mapping[str, str] | None = None,
-        min_output_tokens: int = MIN_OUTPUT_TOKENS,  # the floor a cap is lowered to (ADR 0013)
-        start_level: int = 0,  # the rung the task starts on (tier memory)
-    ) -> None:
-        self.ids = ids
-        self.policy = policy
-        self.models = models
-        self.providers = providers
-        self.ledger = ledger
-        self.budgets = budgets
-        self.events = events
-        self.deadline = deadline
-        self.tags = dict(tags or {})
-        self.min_output_tokens = min_output_tokens
-        self.router = Router(policy)
-        self.ladder = Ladder(policy, start_level)
-        events.follow(self.ladder)  # each event says the rung it happened on
-        self.calls = 0  # model calls made, the one in flight included
-        self.cut_replies = 0  # replies cut at the output cap so far
-        self._open: ModelStep | None = None  # the call made and not yet recorded
-        self._down: dict[str, str] = {}  # worker -> why its provider failed, in this run
-        self._last_prompt: dict[str, str] = {}
+    ids: RunIds
+    policy: Policy
+    models: Mapping[str, ModelSpec]  # worker name -> its model's registry entry
+    providers: ProviderFactory
+    ledger: Ledger
+    budgets: tuple[Budget, ...]
+    events: Events
+    deadline: float
+    tags: Mapping[str, str] = field(default_factory=dict)  # copied: the caller's stays its own
+    min_output_tokens: int = MIN_OUTPUT_TOKENS  # the floor a cap is lowered to (ADR 0013)
+    start_level: InitVar[int] = 0  # the rung the task starts on (tier memory)
+    router: Router = field(init=False)
+    ladder: Ladder = field(init=False)
+    calls: int = field(default=0, init=False)  # model calls made, the one in flight included
+    cut_replies: int = field(default=0, init=False)  # replies cut at the output cap so far
+    _open: ModelStep | None = field(default=None, init=False)  # the call not yet recorded
+    # worker -> why its provider failed, in this run
+    _down: dict[str, str] = field(default_factory=dict, init=False)
+    _last_prompt: dict[str, str] = field(default_factory=dict, init=False)
+
+    def __post_init__(self, start_level: int) -> None:
+        self.tags = dict(self.tags)
+        self.router = Router(self.policy)
+        self.ladder = Ladder(self.policy, start_level)
+        self.events.follow(self.ladder)  # each event says the rung it happened on
 
     @property
     def totals(self) -> Totals:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TypeVar
 
 RESAMPLES = 10_000
@@ -26,13 +26,7 @@ class Interval:
     undefined: int = 0  # resamples where the statistic was undefined, left out of the interval
 
     def as_dict(self) -> dict[str, float | int | None]:
-        return {
-            "point": self.point,
-            "low": self.low,
-            "high": self.high,
-            "resamples": self.resamples,
-            "undefined": self.undefined,
-        }
+        return asdict(self)
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:

@@ -16,9 +16,9 @@ the bench writes or prints went through it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from stepswitch.bench.contestants import LABELS
 from stepswitch.bench.files import SummaryFile
@@ -27,6 +27,8 @@ from stepswitch.bench.stats import LEVEL, RESAMPLES, SEED, cluster_bootstrap, mc
 
 SCHEMA_VERSION = 1
 ALL = "all"
+
+P = ParamSpec("P")
 
 
 def _mean(total: float, n: int) -> float:
@@ -218,27 +220,6 @@ def _paired(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def summarize(
-    rows: Sequence[ResultRow],
-    *,
-    bench_id: str,
-    contestants: Sequence[tuple[str, str]],  # (name, kind), in the bench's order
-    planned: int,
-    resamples: int = RESAMPLES,
-    seed: int = SEED,
-) -> dict[str, Any]:
-    """summary.json's content, as JSON data (`summary_file`'s)."""
-    made = summary_file(
-        rows,
-        bench_id=bench_id,
-        contestants=contestants,
-        planned=planned,
-        resamples=resamples,
-        seed=seed,
-    )
-    return made.model_dump(mode="json")
-
-
 def summary_file(
     rows: Sequence[ResultRow],
     *,
@@ -296,3 +277,16 @@ def summary_file(
         "served_other_model": served,
     }
     return SummaryFile.model_validate(summary)
+
+
+def _as_json(make: Callable[P, SummaryFile]) -> Callable[P, dict[str, Any]]:
+    """`make`, with its SummaryFile given as JSON data."""
+
+    def as_json(*args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
+        return make(*args, **kwargs).model_dump(mode="json")
+
+    return as_json
+
+
+# summary.json's content, as JSON data: `summary_file`'s, with its arguments.
+summarize = _as_json(summary_file)

@@ -15,6 +15,7 @@ from stepswitch.cli.claims import claims_app, prove_command
 from stepswitch.cli.help import SswGroup
 from stepswitch.cli.init import init_command
 from stepswitch.cli.model_flags import BaseUrlOption, PriceOption, given_price
+from stepswitch.cli.options import JsonTableOption, LedgerFileOption
 from stepswitch.cli.policy import policy_app
 from stepswitch.cli.registry import _checked_url, models, prices_app, probe
 from stepswitch.cli.runs import runs_app
@@ -118,15 +119,12 @@ def _parse_tags(tags: list[str]) -> tuple[tuple[str, str], ...]:
 
 @app.command("ledger")
 def ledger_report(
-    ledger: Annotated[
-        Path | None,
-        typer.Option(help="The SQLite ledger (default: $SSW_LEDGER, else .ssw/ledger.sqlite)."),
-    ] = None,
+    ledger: LedgerFileOption = None,
     run_id: Annotated[str | None, typer.Option("--run", help="Only this run.")] = None,
     by: Annotated[
         str, typer.Option(help="Group by model, step_type, task, worker or tag.")
     ] = "model",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: JsonTableOption = False,
 ) -> None:
     """Calls, tokens (cached share) and dollars per group, with ranges where usage was lost."""
     import os

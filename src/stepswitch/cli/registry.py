@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from stepswitch.cli.options import JsonTableOption
 from stepswitch.cli.trust_option import TrustEndpoints
 from stepswitch.errors import UsageError
 
@@ -32,7 +33,7 @@ def _checked_url(flag: str, url: str | None) -> str | None:
 
 def models(
     provider: Annotated[str | None, typer.Option(help="Only this provider's models.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: JsonTableOption = False,
 ) -> None:
     """The models in the registry: prices per million tokens, efforts, context, capabilities."""
     from stepswitch.registry.table import model_rows, render_rows

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from stepswitch.cli.options import JsonTableOption
 from stepswitch.errors import UsageError
 
 if TYPE_CHECKING:
@@ -28,6 +29,9 @@ runs_app = typer.Typer(
     invoke_without_command=True,
 )
 
+RunIdArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="The run's id (`ssw runs` lists them).")
+]
 RepoOption = Annotated[
     Path | None,
     typer.Option("--repo", help="The repository (default: the one the current folder is in)."),
@@ -80,7 +84,7 @@ def runs(
     ctx: typer.Context,
     repo: RepoOption = None,
     ledger: LedgerOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: JsonTableOption = False,
 ) -> None:
     """The repository's runs: id, outcome (abandoned: its process is gone; [scripted]: its
     replies came from a script), dollars (the ledger's range where it holds more than the
@@ -159,9 +163,7 @@ def clean(
 @runs_app.command("show")
 def show(
     ctx: typer.Context,
-    run_id: Annotated[
-        str, typer.Argument(metavar="ID", help="The run's id (`ssw runs` lists them).")
-    ],
+    run_id: RunIdArgument,
     diff: Annotated[bool, typer.Option("--diff", help="Also print the whole diff.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
     repo: RepoOption = None,
@@ -189,9 +191,7 @@ def show(
 @runs_app.command("apply")
 def apply(
     ctx: typer.Context,
-    run_id: Annotated[
-        str, typer.Argument(metavar="ID", help="The run's id (`ssw runs` lists them).")
-    ],
+    run_id: RunIdArgument,
     cherry_pick: Annotated[
         bool,
         typer.Option("--cherry-pick", help="Cherry-pick the run's commits instead of merging."),

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from stepswitch.cli.options import LedgerFileOption
 from stepswitch.errors import UsageError
 from stepswitch.util.text import escape_controls
 
@@ -89,10 +90,7 @@ def serve_command(
     runs: Annotated[
         Path, typer.Option(help="The runs folder: a repository's .ssw/runs, or bench/runs.")
     ] = Path(".ssw/runs"),
-    ledger: Annotated[
-        Path | None,
-        typer.Option(help="The SQLite ledger (default: $SSW_LEDGER, else .ssw/ledger.sqlite)."),
-    ] = None,
+    ledger: LedgerFileOption = None,
     host: Annotated[
         str,
         typer.Option(help="Listen here. Anything but 127.0.0.1 lets other machines read it."),

@@ -7,20 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stepswitch.gates.config import CommandGate
-from stepswitch.gates.context import GateContext
+from stepswitch.gates.context import ConfiguredCheck
 from stepswitch.gates.findings import KnownFindings, judged
 from stepswitch.gates.runner import GateResult
 
 
 @dataclass(frozen=True)
-class CommandCheck:
-    gate: CommandGate
-    context: GateContext
+class CommandCheck(ConfiguredCheck[CommandGate]):
     known: KnownFindings | None = None  # what it found before any edit, when it failed then
-
-    @property
-    def name(self) -> str:
-        return self.gate.name
 
     def check(self, base: str) -> GateResult:
         """The command's verdict; `base` plays no part."""

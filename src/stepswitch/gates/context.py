@@ -6,16 +6,16 @@ source first on sys.path (after start-up: ADR 0019); a gate command that cannot 
 or reads a malformed file is a failing verdict with the reason.
 
 A kind of gate is a module with a class that satisfies `GateCheck`, made from the gate's table
-(`gates.config`) and the suite's `GateContext`: `gates.command_check`, `gates.golden_check`,
-`gates.protected_check`. `GateSuite._check_of` picks it by the table's type. The tests gate gives a
-verdict per stage instead of one (`gates.staged_tests`).
+(`gates.config`) and the suite's `GateContext` (a `ConfiguredCheck`): `gates.command_check`,
+`gates.golden_check`, `gates.protected_check`. `GateSuite._check_of` picks it by the table's
+type. The tests gate gives a verdict per stage instead of one (`gates.staged_tests`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from stepswitch.gates.base import BaseTree
 from stepswitch.gates.interpreter import Interpreter, Layout
@@ -68,3 +68,24 @@ class GateCheck(Protocol):
     def check(self, base: str) -> GateResult:
         """The verdict, with the base commit `base` as the truth it is compared with."""
         ...
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+G = TypeVar("G", bound=_Named)
+
+
+@dataclass(frozen=True)
+class ConfiguredCheck(Generic[G]):
+    """What a kind of gate's check is made of: the gate's table, and the suite's context it runs
+    in; its name is the gate's."""
+
+    gate: G
+    context: GateContext
+
+    @property
+    def name(self) -> str:
+        return self.gate.name

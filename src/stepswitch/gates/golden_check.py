@@ -16,7 +16,7 @@ from pathlib import Path
 
 from stepswitch.gates.base import BaseUnreadable, is_commit_id
 from stepswitch.gates.config import GoldenGate
-from stepswitch.gates.context import GateContext
+from stepswitch.gates.context import ConfiguredCheck
 from stepswitch.gates.golden import (
     NO_SUCH_FILE,
     GoldenFormatError,
@@ -30,14 +30,7 @@ from stepswitch.util.safe_fs import UnsafePath, read_beneath
 
 
 @dataclass(frozen=True)
-class GoldenCheck:
-    gate: GoldenGate
-    context: GateContext
-
-    @property
-    def name(self) -> str:
-        return self.gate.name
-
+class GoldenCheck(ConfiguredCheck[GoldenGate]):
     def expected(self, base: str) -> object:
         """The gate's expected values at the base commit (from the folder itself when there is
         no base: see `pre_checks.truth_check`). Raises GoldenFormatError saying why they cannot

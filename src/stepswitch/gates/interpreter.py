@@ -41,7 +41,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,10 +48,10 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.errors import ConfigError, UsageError
+from stepswitch.gates.probe import probe_script, run_probe
 from stepswitch.util.toml import parse_toml
 
 PYTHON_KEY = "python"
-PROBE_TIMEOUT_S = 60.0
 # The folder of the gates' start-up module, and the variable that module reads (see above).
 START_UP = Path(__file__).resolve().parent / "ssw_pytest" / "ssw_start"
 DEFERRED_PATH = "SSW_PYTHONPATH"
@@ -310,20 +309,10 @@ def check_imports(
     layout = layout or project_layout(root)
     if not layout.packages:
         return ImportCheck(interpreter, layout, {})
-    with tempfile.TemporaryDirectory(prefix="ssw-probe-") as folder:
-        script = Path(folder) / "ssw_probe.py"
-        script.write_text(_PROBE, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [str(interpreter.python), str(script), *layout.packages],
-                cwd=root,
-                env=dict(env),
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # the project's code at import: no terminal
-                capture_output=True,
-                text=True,
-                timeout=PROBE_TIMEOUT_S,
-                check=False,
+    with probe_script(_PROBE) as script:
+        try:  # the project's code runs at import: run_probe gives it no terminal
+            done = run_probe(
+                [str(interpreter.python), str(script), *layout.packages], cwd=root, env=env
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise UsageError(

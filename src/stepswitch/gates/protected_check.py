@@ -11,7 +11,7 @@ from functools import partial
 
 from stepswitch.gates.base import BaseTree, BaseUnreadable
 from stepswitch.gates.config import ProtectedGate
-from stepswitch.gates.context import GateContext
+from stepswitch.gates.context import ConfiguredCheck
 from stepswitch.gates.protected import check_constants, protected_verdict
 from stepswitch.gates.protected_values import ProtectionByValue
 from stepswitch.gates.runner import GateResult
@@ -20,14 +20,7 @@ from stepswitch.gates.value_probe import PROBE_TIMEOUT_S
 
 
 @dataclass(frozen=True)
-class ProtectedCheck:
-    gate: ProtectedGate
-    context: GateContext
-
-    @property
-    def name(self) -> str:
-        return self.gate.name
-
+class ProtectedCheck(ConfiguredCheck[ProtectedGate]):
     def check(self, base: str) -> GateResult:
         began = time.monotonic()
         notes: list[str] = []

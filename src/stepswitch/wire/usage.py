@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from stepswitch.errors import MalformedResponse
@@ -20,19 +22,24 @@ def _count(obj: Any, key: str) -> int:
     return value
 
 
-def _usage_dict(raw: Any) -> dict[str, Any] | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise MalformedResponse(f"usage is not an object: {type(raw).__name__}")
-    return raw
+def _reading_usage(read: Callable[[dict[str, Any]], Usage]) -> Callable[[Any], Usage | None]:
+    """`read` given the usage object as it came: None when the response had none, and a
+    MalformedResponse when it is not an object."""
+
+    @functools.wraps(read)
+    def reader(raw: Any) -> Usage | None:
+        if raw is None:
+            return None
+        if not isinstance(raw, dict):
+            raise MalformedResponse(f"usage is not an object: {type(raw).__name__}")
+        return read(raw)
+
+    return reader
 
 
-def usage_from_chat(raw: Any) -> Usage | None:
+@_reading_usage
+def usage_from_chat(usage: dict[str, Any]) -> Usage:
     """OpenAI chat-completions and the OpenAI-compatible servers (vLLM, llama.cpp, DeepSeek...)."""
-    usage = _usage_dict(raw)
-    if usage is None:
-        return None
     prompt_details = usage.get("prompt_tokens_details")  # may be null or missing
     completion_details = usage.get("completion_tokens_details")
     cache_hit = _count(usage, "prompt_cache_hit_tokens")
@@ -48,11 +55,9 @@ def usage_from_chat(raw: Any) -> Usage | None:
     )
 
 
-def usage_from_responses(raw: Any) -> Usage | None:
+@_reading_usage
+def usage_from_responses(usage: dict[str, Any]) -> Usage:
     """OpenAI Responses API: input_tokens / output_tokens with their *_details."""
-    usage = _usage_dict(raw)
-    if usage is None:
-        return None
     return Usage(
         prompt_tokens=_count(usage, "input_tokens"),
         cached_tokens=_count(usage.get("input_tokens_details"), "cached_tokens"),
@@ -61,11 +66,9 @@ def usage_from_responses(raw: Any) -> Usage | None:
     )
 
 
-def usage_from_anthropic(raw: Any) -> Usage | None:
+@_reading_usage
+def usage_from_anthropic(usage: dict[str, Any]) -> Usage:
     """Anthropic Messages: input_tokens excludes cache reads and cache writes, so add them."""
-    usage = _usage_dict(raw)
-    if usage is None:
-        return None
     read = _count(usage, "cache_read_input_tokens")
     write = _count(usage, "cache_creation_input_tokens")
     return Usage(
@@ -77,11 +80,9 @@ def usage_from_anthropic(raw: Any) -> Usage | None:
     )
 
 
-def usage_from_gemini(raw: Any) -> Usage | None:
+@_reading_usage
+def usage_from_gemini(usage: dict[str, Any]) -> Usage:
     """Gemini usageMetadata: candidatesTokenCount excludes thoughts, which bill as output."""
-    usage = _usage_dict(raw)
-    if usage is None:
-        return None
     thoughts = _count(usage, "thoughtsTokenCount")
     return Usage(
         prompt_tokens=_count(usage, "promptTokenCount") + _count(usage, "toolUsePromptTokenCount"),

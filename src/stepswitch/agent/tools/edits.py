@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from typing import Any
 
 from stepswitch.agent.tools.base import FunctionTool, ToolResult, numbered, refuse, schema
-from stepswitch.agent.tools.files import is_folder, not_a_file, refusing_links, text_lines
+from stepswitch.agent.tools.files import (
+    ToolFunction,
+    is_folder,
+    on_one_file,
+    refusing_links,
+    text_lines,
+)
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.util.safe_fs import Beneath
 
@@ -29,14 +36,21 @@ def save(tree: Beneath, rel: str, text: str, *, make_folders: bool = False) -> b
     return tree.write(rel, data, make_folders=make_folders)
 
 
-def protected_refusal(ws: Workspace, path: str, rel: str) -> ToolResult | None:
-    pattern = ws.protected_by(rel)
-    if pattern is None:
-        return None
-    return refuse(
-        f"{path!r} is protected (pattern {pattern!r}): this step may not change it. "
-        "Leave it as it is and change other files, such as the code it checks, instead."
-    )
+def refusing_protected(fn: ToolFunction) -> ToolFunction:
+    """fn refused, before it looks at any file, when its path is one this step may not change."""
+
+    @functools.wraps(fn)
+    def guarded(ws: Workspace, args: dict[str, Any]) -> ToolResult:
+        path: str = args["path"]
+        pattern = ws.protected_by(ws.lexical(path))
+        if pattern is None:
+            return fn(ws, args)
+        return refuse(
+            f"{path!r} is protected (pattern {pattern!r}): this step may not change it. "
+            "Leave it as it is and change other files, such as the code it checks, instead."
+        )
+
+    return guarded
 
 
 def carries_read_prefixes(text: str) -> bool:
@@ -72,43 +86,38 @@ def _not_found(path: str, text: str, old: str) -> ToolResult:
 
 
 @refusing_links
-def _edit(ws: Workspace, args: dict[str, Any]) -> ToolResult:
+@refusing_protected
+@on_one_file("; edit changes one file. Use list_dir to pick a file.")
+def _edit(ws: Workspace, tree: Beneath, rel: str, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
     old: str = args["old"]
     new: str = args["new"]
-    rel = ws.lexical(path)
-    if (refusal := protected_refusal(ws, path, rel)) is not None:
-        return refusal
-    with Beneath(ws.root) as tree:
-        advice = "; edit changes one file. Use list_dir to pick a file."
-        if (refusal := not_a_file(tree.stat(rel), path, rel, advice)) is not None:
-            return refusal
-        if not old:
-            return refuse(
-                "old is empty. Copy the exact text to replace from read's output; "
-                "to create a file or replace all of it, use write_file."
-            )
-        text = load(tree, rel)
-        if old not in text and carries_read_prefixes(old):
-            old = strip_read_prefixes(old)
-            new = strip_read_prefixes(new) if carries_read_prefixes(new) else new
-        if old not in text and "\r\n" in text and "\r" not in old:  # a CRLF file edited with "\n"
-            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        count = text.count(old)
-        if count == 0:
-            return _not_found(path, text, old)
-        if count > 1:
-            starts = [m.start() for m in re.finditer(re.escape(old), text)][:10]
-            where = ", ".join(str(_line_of(text, i)) for i in starts)
-            return refuse(
-                f"old matches {count} places in {path!r} (lines {where}). Include more of the "
-                "surrounding lines in old so that it matches exactly one place."
-            )
-        if old == new:
-            return refuse("old and new are the same, so nothing would change. Send the new text.")
-        at = text.index(old)
-        updated = text.replace(old, new, 1)
-        save(tree, rel, updated)
+    if not old:
+        return refuse(
+            "old is empty. Copy the exact text to replace from read's output; "
+            "to create a file or replace all of it, use write_file."
+        )
+    text = load(tree, rel)
+    if old not in text and carries_read_prefixes(old):
+        old = strip_read_prefixes(old)
+        new = strip_read_prefixes(new) if carries_read_prefixes(new) else new
+    if old not in text and "\r\n" in text and "\r" not in old:  # a CRLF file edited with "\n"
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    count = text.count(old)
+    if count == 0:
+        return _not_found(path, text, old)
+    if count > 1:
+        starts = [m.start() for m in re.finditer(re.escape(old), text)][:10]
+        where = ", ".join(str(_line_of(text, i)) for i in starts)
+        return refuse(
+            f"old matches {count} places in {path!r} (lines {where}). Include more of the "
+            "surrounding lines in old so that it matches exactly one place."
+        )
+    if old == new:
+        return refuse("old and new are the same, so nothing would change. Send the new text.")
+    at = text.index(old)
+    updated = text.replace(old, new, 1)
+    save(tree, rel, updated)
     first = _line_of(text, at)
     new_lines = text_lines(updated)[first - 1 :]
     shown = new_lines[: min(len(text_lines(new)) or 1, _SNIPPET_LINES)]
@@ -120,12 +129,11 @@ def _edit(ws: Workspace, args: dict[str, Any]) -> ToolResult:
 
 
 @refusing_links
+@refusing_protected
 def _write_file(ws: Workspace, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
     content: str = args["content"]
     rel = ws.lexical(path)
-    if (refusal := protected_refusal(ws, path, rel)) is not None:
-        return refusal
     with Beneath(ws.root) as tree:
         found = tree.stat(rel)
         if found is not None and is_folder(found):

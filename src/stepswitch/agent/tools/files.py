@@ -90,6 +90,29 @@ def not_a_file(
     return None
 
 
+FileToolBody = Callable[[Workspace, Beneath, str, dict[str, Any]], ToolResult]
+
+
+def on_one_file(folder_advice: str) -> Callable[[FileToolBody], ToolFunction]:
+    """A tool on the one file its `path` names: the body gets the tree beneath the root, open,
+    and the file's path in it; a missing path, or a folder (said with `folder_advice`), is
+    refused first."""
+
+    def wrap(body: FileToolBody) -> ToolFunction:
+        @functools.wraps(body)
+        def tool(ws: Workspace, args: dict[str, Any]) -> ToolResult:
+            path: str = args["path"]
+            rel = ws.lexical(path)
+            with Beneath(ws.root) as tree:
+                if (refusal := not_a_file(tree.stat(rel), path, rel, folder_advice)) is not None:
+                    return refusal
+                return body(ws, tree, rel, args)
+
+        return tool
+
+    return wrap
+
+
 def in_glob(pattern: str, rel: str, base: str, base_is_folder: bool) -> bool:
     """Whether a file matches, the pattern taken relative to the searched folder or to the root."""
     if not base_is_folder:
@@ -212,19 +235,15 @@ def _search(ws: Workspace, args: dict[str, Any]) -> ToolResult:
 
 
 @refusing_links
-def _read(ws: Workspace, args: dict[str, Any]) -> ToolResult:
+@on_one_file(". Use list_dir to see it, then read one of its files.")
+def _read(ws: Workspace, tree: Beneath, rel: str, args: dict[str, Any]) -> ToolResult:
     path: str = args["path"]
-    rel = ws.lexical(path)
-    with Beneath(ws.root) as tree:
-        advice = ". Use list_dir to see it, then read one of its files."
-        if (refusal := not_a_file(tree.stat(rel), path, rel, advice)) is not None:
-            return refusal
-        with tree.open_file(rel) as handle:
-            head = handle.read(BINARY_SNIFF_BYTES)
-            if b"\0" in head:
-                size = os.fstat(handle.fileno()).st_size
-                return refuse(f"{path!r} is a binary file ({size} bytes); read shows text.")
-            data = head + handle.read()
+    with tree.open_file(rel) as handle:
+        head = handle.read(BINARY_SNIFF_BYTES)
+        if b"\0" in head:
+            size = os.fstat(handle.fileno()).st_size
+            return refuse(f"{path!r} is a binary file ({size} bytes); read shows text.")
+        data = head + handle.read()
     lines = text_lines(text_of(data))
     if not lines:
         return ToolResult(output=f"({path} is empty)")
