@@ -28,8 +28,7 @@ from typing import Any
 from stepswitch.bench.humaneval import patch_of
 from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder
 from stepswitch.bench.imported_task import (
-    imported_pyproject,
-    imported_task_toml,
+    imported_task_head,
     write_task_folder,
 )
 from stepswitch.errors import UsageError
@@ -117,15 +116,15 @@ def exercise_files(folder: Path, source: str) -> tuple[str, dict[str, str]]:
     module = solution.removesuffix(".py")
     fields = {"slug": folder.name, "id": task_id, "source": source, "module": module}
     return task_id, {
-        "task.toml": imported_task_toml(
+        **imported_task_head(
             f"Exercism exercise {folder.name!r}, from {source} (ssw bench import exercism).",
             task_id,
             "feature",
+            _instruction(folder, solution),
+            f"exercism-{task_id}",
             timeout_s=120,
             task_timeout_s=900,
         ),
-        "instruction.md": _instruction(folder, solution),
-        "repo/pyproject.toml": imported_pyproject(f"exercism-{task_id}"),
         f"repo/{solution}": stub,
         f"repo/test_{module}_imports.py": VISIBLE_TEST.format(**fields),
         f"tests/{Path(test).name}": _read(folder / test),

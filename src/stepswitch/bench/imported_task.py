@@ -27,6 +27,27 @@ def imported_pyproject(name: str) -> str:
     )
 
 
+def imported_task_head(
+    comment: str,
+    task_id: str,
+    kind: str,
+    instruction: str,
+    project: str,
+    *,
+    timeout_s: int,
+    task_timeout_s: int,
+) -> dict[str, str]:
+    """The files every importer's task starts with: task.toml (imported_task_toml), the
+    instruction, and the start's pyproject.toml naming `project`."""
+    return {
+        "task.toml": imported_task_toml(
+            comment, task_id, kind, timeout_s=timeout_s, task_timeout_s=task_timeout_s
+        ),
+        "instruction.md": instruction,
+        "repo/pyproject.toml": imported_pyproject(project),
+    }
+
+
 def write_task_folder(dest: Path, files: dict[str, str]) -> None:
     """An importer's task folder: each file (path relative to `dest` -> text) written."""
     for rel, text in files.items():

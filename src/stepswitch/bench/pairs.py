@@ -24,8 +24,7 @@ from pathlib import Path
 from stepswitch.bench.humaneval import patch_of
 from stepswitch.bench.import_source import Allowance, SourceFolder, text_of
 from stepswitch.bench.imported_task import (
-    imported_pyproject,
-    imported_task_toml,
+    imported_task_head,
     write_task_folder,
 )
 from stepswitch.errors import UsageError
@@ -135,15 +134,15 @@ def pair_files(name: str, before: str, after: str, data: str, source: str) -> di
     cases = _cases(data, f"{name}.json")
     fields = {"name": name, "id": name.replace("_", "-"), "source": source}
     return {
-        "task.toml": imported_task_toml(
+        **imported_task_head(
             f"Program {name!r}, a buggy/correct pair from {source} (ssw bench import pairs).",
             fields["id"],
             "bugfix",
+            INSTRUCTION.format(**fields),
+            f"pairs-{fields['id']}",
             timeout_s=300,
             task_timeout_s=900,
         ),
-        "instruction.md": INSTRUCTION.format(**fields),
-        "repo/pyproject.toml": imported_pyproject(f"pairs-{fields['id']}"),
         f"repo/{name}.py": before,
         f"repo/test_{name}_defined.py": VISIBLE_TEST.format(**fields),
         f"tests/test_{name}.py": HIDDEN_TEST.format(**fields),
