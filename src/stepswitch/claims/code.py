@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +24,7 @@ JUDGES = (
 )
 
 
+@cache
 def module_file(name: str) -> Path | None:
     """The file of stepswitch module `name` (a package's __init__.py); None when there is none."""
     parts = name.split(".")
@@ -35,15 +37,23 @@ def module_file(name: str) -> Path | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Module:
+    rel: str  # stepswitch/<path>
+    sha256: str
+    imports: frozenset[str]  # the stepswitch modules its text imports (functions included)
+
+
 @cache
-def _imports(name: str) -> frozenset[str]:
-    """The stepswitch modules `name` imports, at any depth of its text (functions included)."""
+def _module(name: str) -> _Module | None:
+    """Module `name` read once per process: its hash and what it imports."""
     path = module_file(name)
     if path is None:
-        return frozenset()
+        return None
+    data = path.read_bytes()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for node in ast.walk(ast.parse(data, filename=str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -54,7 +64,9 @@ def _imports(name: str) -> frozenset[str]:
                 base = ".".join([*anchor, *([base] if base else [])])
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, maybe
-    return frozenset(m for m in found if module_file(m) is not None)
+    imports = frozenset(m for m in found if module_file(m) is not None)
+    rel = path.relative_to(PACKAGE.parent).as_posix()
+    return _Module(rel, sha256_bytes(data), imports)
 
 
 def closure(names: Iterable[str]) -> set[str]:
@@ -63,23 +75,18 @@ def closure(names: Iterable[str]) -> set[str]:
     todo = [n for n in names if module_file(n) is not None]
     while todo:
         name = todo.pop()
-        if name not in seen:
+        module = _module(name)
+        if name not in seen and module is not None:
             seen.add(name)
-            todo.extend(_imports(name) - seen)
+            todo.extend(module.imports - seen)
     return seen
 
 
 def code_hashes(metric_modules: Iterable[str]) -> dict[str, str]:
     """`stepswitch/<path>` -> sha256 of each module that computes (the metrics, followed) and
     judges (JUDGES, as they are) a claim."""
-    names = closure(metric_modules) | set(JUDGES)
-    hashes = {}
-    for name in sorted(names):
-        path = module_file(name)
-        if path is not None:
-            rel = path.relative_to(PACKAGE.parent).as_posix()
-            hashes[rel] = sha256_bytes(path.read_bytes())
-    return dict(sorted(hashes.items()))
+    modules = [_module(name) for name in closure(metric_modules) | set(JUDGES)]
+    return dict(sorted((m.rel, m.sha256) for m in modules if m is not None))
 
 
 def changed_code(stored: dict[str, str], now: dict[str, str]) -> list[str]:
