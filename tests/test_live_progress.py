@@ -5,9 +5,6 @@ tool calls and the gates' start as plain lines, with no terminal codes."""
 from __future__ import annotations
 
 import io
-import os
-import pty
-import select
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +14,7 @@ import pytest
 from stepswitch.agent.events import Progress
 from stepswitch.cli.live import CLEAR, LiveLine
 from stepswitch.records.steps import ModelStep
+from tests.harness.cli import run_on_terminal, ssw_env
 
 
 class Clock:
@@ -69,40 +67,14 @@ def test_the_status_line_holds_no_control_character_from_the_model() -> None:
         live.close()
 
 
-def _read_all(fd: int, proc: subprocess.Popen[bytes]) -> bytes:
-    out = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], 1.0)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:  # the child closed its side
-                break
-            if not chunk:
-                break
-            out += chunk
-        elif proc.poll() is not None:
-            break
-    return out
-
-
 @pytest.mark.slow
 def test_ssw_demo_on_a_terminal_redraws_one_status_line_and_in_a_pipe_prints_plain_lines(
     tmp_path: Path,
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "SSW_LEDGER"}
-    env["COLUMNS"] = "200"
+    env = ssw_env(COLUMNS="200")
     command = [sys.executable, "-m", "stepswitch", "demo", "--sandbox", "none", "--dir"]
-    main, child = pty.openpty()
-    proc = subprocess.Popen(
-        [*command, str(tmp_path / "tty")], stdin=child, stdout=child, stderr=child, env=env
-    )
-    os.close(child)
-    try:
-        on_tty = _read_all(main, proc).decode("utf-8", "replace")
-    finally:
-        os.close(main)
-    assert proc.wait(timeout=120) == 0, on_tty
+    code, on_tty = run_on_terminal([*command, str(tmp_path / "tty")], env)
+    assert code == 0, on_tty
     assert "\r\x1b[K  … step 1 plan large (scripted-large)" in on_tty
     assert "\r\x1b[K  … gates tests" in on_tty
     assert " · read {" in on_tty  # the tool call a step is in

@@ -6,9 +6,6 @@ the live line. Real `ssw run` processes against a Token Factory-shaped server on
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,10 +14,10 @@ import pytest
 from stepswitch.fakes.loopback import LoopbackServer, RecordedRequest, Reply
 from stepswitch.records.money import format_usd
 from stepswitch.util.exit_codes import BAD_INPUT
+from tests.harness.cli import run_on_terminal, ssw_env
 from tests.harness.repo import git
 from tests.harness.task import write_script
 
-from ..test_live_progress import _read_all
 from .test_any_model_any_endpoint import KIMI, listing
 from .test_run_model_flag import KEY, TokenFactoryOnLoopback, one_model_replies, ssw
 
@@ -96,21 +93,12 @@ def test_a_key_check_that_gets_no_answer_is_said_and_the_run_goes_on(
 
 @pytest.mark.slow
 def test_the_live_line_carries_the_dollars_spent_against_the_budget(tmp_path: Path, bug_repo: Path):
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.pop("SSW_LEDGER", None)
-    env.update(NEBIUS_API_KEY=KEY, COLUMNS="400")
+    env = ssw_env(NEBIUS_API_KEY=KEY, COLUMNS="400")
     serve = TokenFactoryOnLoopback(write_script(tmp_path, one_model_replies()), PRICED)
     with LoopbackServer(serve) as server:
         args = [str(a) for a in _run_args(bug_repo, server.base_url, "--budget-usd", "2")]
-        main, child = pty.openpty()
-        proc = subprocess.Popen([sys.executable, "-m", "stepswitch", *args],
-                                stdin=child, stdout=child, stderr=child, env=env)  # fmt: skip
-        os.close(child)
-        try:
-            on_tty = _read_all(main, proc).decode("utf-8", "replace")
-        finally:
-            os.close(main)
-        assert proc.wait(timeout=120) == 0, on_tty
+        code, on_tty = run_on_terminal([sys.executable, "-m", "stepswitch", *args], env)
+        assert code == 0, on_tty
 
     [run] = (bug_repo / ".ssw" / "runs").iterdir()
     steps = [json.loads(line) for line in (run / "steps.jsonl").read_text().splitlines()]

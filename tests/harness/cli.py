@@ -10,6 +10,8 @@ it kills) starts `python -m stepswitch` with subprocess.Popen itself, with `ssw_
 from __future__ import annotations
 
 import os
+import pty
+import select
 import subprocess
 import sys
 import time
@@ -17,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from tests.ssw_cli import run_ssw_cli
 
-__all__ = ["run_process", "run_pytest", "run_ssw_cli", "ssw_env", "wait_for"]
+__all__ = ["run_on_terminal", "run_process", "run_pytest", "run_ssw_cli", "ssw_env", "wait_for"]
 
 
 def ssw_env(**extra: str) -> dict[str, str]:
@@ -70,3 +72,30 @@ def wait_for(condition: Callable[[], bool], what: str, limit_s: float = 120) -> 
         if time.monotonic() > end:
             raise AssertionError(f"never happened: {what}")
         time.sleep(0.05)
+
+
+def run_on_terminal(
+    command: Sequence[str], env: Mapping[str, str], timeout: float = 120
+) -> tuple[int, str]:
+    """`command` with a pseudo-terminal as its input and output, as a user's shell starts it;
+    its exit status and everything it wrote there (terminal codes included)."""
+    main, child = pty.openpty()
+    proc = subprocess.Popen(list(command), stdin=child, stdout=child, stderr=child, env=dict(env))
+    os.close(child)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([main], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(main, 65536)
+                except OSError:  # the child closed its side
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            elif proc.poll() is not None:
+                break
+    finally:
+        os.close(main)
+    return proc.wait(timeout=timeout), out.decode("utf-8", "replace")
