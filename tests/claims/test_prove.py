@@ -120,24 +120,31 @@ def test_a_registered_claim_without_evidence_shows_no_number(make_repo):
     )
 
 
+WITHDRAWN = (
+    "    status: withdrawn\n    reason: measured without the sandbox\n"
+    "    adr: docs/decisions/0099-x.md\n"
+)
+
+
+def _withdraw(repo: Path, status: str, record: str) -> None:
+    """`record` committed as docs/decisions/0099-x.md, then C-001 withdrawn by it in claims.yaml
+    (its `status` line replaced)."""
+    (repo / "docs/decisions").mkdir(parents=True)
+    (repo / "docs/decisions/0099-x.md").write_text(record)
+    commit_all(repo, "the record")
+    claims = repo / "claims/claims.yaml"
+    claims.write_text(claims.read_text().replace(f"    status: {status}\n", WITHDRAWN, 1))
+
+
 def _rejected_then_recorded(make_repo, record: str):
     """C-001 rejected by its evidence (a bound of a quarter) and committed; then `record`, a
-    decision record, committed after it; the repository."""
+    decision record, committed after it, withdrawing C-001; the repository."""
     rejecting = CLAIMS.replace('"ratio <= 1/3"', '"ratio <= 1/4"').replace(
         "    status: accepted\n", "    status: rejected\n", 1
     )
     repo = make_repo(claims=rejecting)
     commit_all(repo, "C-001 rejected by its evidence")
-    (repo / "docs/decisions").mkdir(parents=True)
-    (repo / "docs/decisions/0099-x.md").write_text(record)
-    commit_all(repo, "the record")
-    withdrawn = rejecting.replace(
-        "    status: rejected\n",
-        "    status: withdrawn\n    reason: measured without the sandbox\n"
-        "    adr: docs/decisions/0099-x.md\n",
-        1,
-    )
-    (repo / "claims/claims.yaml").write_text(withdrawn)
+    _withdraw(repo, "rejected", record)
     return repo
 
 
@@ -167,18 +174,7 @@ def test_a_withdrawal_by_a_record_that_does_not_name_the_claim_is_refused(make_r
 def test_a_claim_never_rejected_cannot_be_withdrawn(make_repo):
     # Withdrawal is not a way to drop an accepted claim that a re-measurement might fail.
     repo = make_repo()
-    (repo / "docs/decisions").mkdir(parents=True)
-    (repo / "docs/decisions/0099-x.md").write_text("# 0099: C-001 is withdrawn\n")
-    claims = (
-        (repo / "claims/claims.yaml")
-        .read_text()
-        .replace(
-            "    status: accepted\n",
-            "    status: withdrawn\n    reason: x\n    adr: docs/decisions/0099-x.md\n",
-            1,
-        )
-    )
-    (repo / "claims/claims.yaml").write_text(claims)
+    _withdraw(repo, "accepted", "# 0099: C-001 is withdrawn\n")
     code, out = ssw(repo, "prove")
     assert code == 1
     assert (
