@@ -102,18 +102,19 @@ def startup_changes(
 def stray_pth_files(site_folders: Iterable[str]) -> list[str]:
     """`.pth` files with an `import` line (Python runs it at start-up) that no installed
     distribution lists among its files."""
-    shipped = _shipped_pth_files()
-    found = []
+    running = []
     for folder in site_folders:
         for path in sorted(Path(folder).glob("*.pth")) if Path(folder).is_dir() else []:
             try:
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
                 continue
-            runs_code = any(line.startswith(("import ", "import\t")) for line in lines)
-            if runs_code and str(path.resolve()) not in shipped:
-                found.append(str(path))
-    return found
+            if any(line.startswith(("import ", "import\t")) for line in lines):
+                running.append(path)
+    if not running:
+        return []  # no distribution's file list to read
+    shipped = _shipped_pth_files()
+    return [str(path) for path in running if str(path.resolve()) not in shipped]
 
 
 def _shipped_pth_files() -> set[str]:
