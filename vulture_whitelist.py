@@ -77,3 +77,6 @@ _.warmup
 # pytest fixtures a test asks for by parameter only for what they set up.
 _.extra_models
 _.windowed
+
+# Each language's detection, found by name in gates/lang/registry.py (DETECTORS).
+_.detect

@@ -78,7 +78,7 @@ PYPROJECT = "pyproject.toml"
 OWN_FILE = ".stepswitch.toml"
 PYPROJECT_KEY = "tool.stepswitch.gates"
 OWN_KEY = "gates"
-KINDS = ("command", "tests", "golden", "protected")
+KINDS = ("command", "tests", "suite", "golden", "protected")
 DOCS = "the docstring of stepswitch/gates/config.py"
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
@@ -127,6 +127,21 @@ class TestsGate(_Gate):
         return f"{self.command} {args}".strip()
 
 
+RunnerName = Literal["node-test", "jest", "vitest", "mocha", "cargo", "go", "make"]
+
+
+class SuiteGate(_Gate):
+    """A test suite in another language than Python, run by its own runner (`gates/lang/`): the
+    runner's reporter names the failing tests, and impacted-first runs what the runner can
+    narrow to (Jest's related tests, the Go packages a change reaches...) before the full suite."""
+
+    kind: Literal["suite"]
+    runner: RunnerName
+    command: Text  # the full suite, as the project runs it: "npm test", "cargo test"
+    timeout_s: Seconds = 1800.0
+    impacted_first: bool = Field(default=True, strict=True)
+
+
 class GoldenGate(_Gate):
     kind: Literal["golden"]
     expected: Text  # committed file of expected values, relative to the repository root
@@ -159,10 +174,11 @@ class ProtectedGate(_Gate):
         return self
 
 
-GateSpec = CommandGate | TestsGate | GoldenGate | ProtectedGate
+GateSpec = CommandGate | TestsGate | SuiteGate | GoldenGate | ProtectedGate
 _MODELS: dict[str, type[_Gate]] = {
     "command": CommandGate,
     "tests": TestsGate,
+    "suite": SuiteGate,
     "golden": GoldenGate,
     "protected": ProtectedGate,
 }
@@ -174,6 +190,10 @@ class GateConfig:
     source: str  # "pyproject.toml [tool.stepswitch.gates]", ".stepswitch.toml [gates]", "detected"
     config_file: str | None = None  # the file that holds the configuration, relative to the root
     notes: tuple[str, ...] = ()  # what detection left out and why, for the run's start
+    # Per detected gate, why detection chose it ("package.json scripts.test runs node --test").
+    reasons: tuple[tuple[str, str], ...] = ()
+    # What the detected gates check, for the lines a user reads: ("Python",), ("Node",)...
+    languages: tuple[str, ...] = ("Python",)
 
     @property
     def detected(self) -> bool:
@@ -241,6 +261,7 @@ _FIELD_HINTS = {
     "timeout_s": "seconds above 0, e.g. timeout_s = 600",
     "globs": 'a list of globs, e.g. globs = ["*.py"]',
     "impacted_first": "true or false",
+    "runner": 'one of "node-test", "jest", "vitest", "mocha", "cargo", "go", "make"',
     "expected": 'a path in the repository, e.g. expected = "tests/golden/values.json"',
     "actual": 'a path in the repository, e.g. actual = "out/values.json"',
     "format": 'one of "auto", "json", "csv"',
@@ -317,7 +338,7 @@ def _parse_gate(name: str, body: dict[str, Any], file: str, key: str, root: Path
         problem=_problem_of,
         fix=lambda error: _fix_for(error, model),
     )
-    assert isinstance(gate, CommandGate | TestsGate | GoldenGate | ProtectedGate)
+    assert isinstance(gate, CommandGate | TestsGate | SuiteGate | GoldenGate | ProtectedGate)
     _check_paths(gate, file, key)
     return gate
 

@@ -17,11 +17,14 @@ from stepswitch.gates.config import (
     CommandGate,
     GateConfig,
     GateSpec,
+    SuiteGate,
     TestsGate,
     read_gate_config,
 )
 from stepswitch.gates.impacted import is_test_file
 from stepswitch.gates.import_scan import python_files
+from stepswitch.gates.lang.base import Detection
+from stepswitch.gates.lang.registry import DETECTORS, FALLBACK_DETECTOR, detector
 from stepswitch.gates.tools import environment_tool, pytest_command
 from stepswitch.util.toml import parse_toml
 
@@ -127,7 +130,40 @@ def detect_gates(root: Path) -> GateConfig:
         gates.append(
             TestsGate(name="tests", kind="tests", command=pytest_command(root), timeout_s=1800.0)
         )
-    return GateConfig(tuple(gates), "detected", notes=tuple(notes))
+    languages = ["Python"] if gates else []
+    reasons: list[tuple[str, str]] = []
+    for found in _other_languages(root, any_tests=bool(gates)):
+        if found.gates:
+            languages.append(found.language)
+        taken = {g.name for g in gates}
+        for detected in found.gates:
+            # Two languages may both want "tests": the later one is named after its language.
+            name = detected.spec.name
+            if name in taken:
+                name = f"{found.language.lower()}-{name}"
+            gates.append(detected.spec.model_copy(update={"name": name}))
+            reasons.append((name, detected.reason))
+            taken.add(name)
+        notes += found.notes
+    return GateConfig(
+        tuple(gates),
+        "detected",
+        notes=tuple(notes),
+        reasons=tuple(reasons),
+        languages=tuple(languages) or ("Python",),
+    )
+
+
+def _other_languages(root: Path, any_tests: bool) -> list[Detection]:
+    """The gates of the other languages the repository declares (gates/lang/); a Makefile's or
+    justfile's `test` target only when no language found a test suite."""
+    found = [detector(target)(root) for target in DETECTORS]
+    has_suite = any_tests or any(
+        isinstance(d.spec, TestsGate | SuiteGate) for f in found for d in f.gates
+    )
+    if not has_suite:
+        found.append(detector(FALLBACK_DETECTOR)(root))
+    return found
 
 
 def _missing(tool: str, gates: str) -> str:

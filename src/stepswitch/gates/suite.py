@@ -37,6 +37,7 @@ from stepswitch.gates.config import (
     GateSpec,
     GoldenGate,
     ProtectedGate,
+    SuiteGate,
     TestsGate,
     protected_patterns,
 )
@@ -61,6 +62,7 @@ from stepswitch.gates.pytest_runs import PytestRuns
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.shadowing import SHADOW_CHECK
 from stepswitch.gates.staged_tests import StagedTests
+from stepswitch.gates.suite_check import SuiteCheck
 from stepswitch.gates.suite_result import SuiteResult
 from stepswitch.gates.test_config import TEST_CONFIG_CHECK, check_test_config
 from stepswitch.gates.warm import WarmPytest, WarmStarter
@@ -318,15 +320,19 @@ class GateSuite:
         else:
             progress.record(self.check(gate, base))
 
-    def _check_of(self, gate: CommandGate | GoldenGate | ProtectedGate) -> GateCheck:
+    def _check_of(self, gate: CommandGate | SuiteGate | GoldenGate | ProtectedGate) -> GateCheck:
         """The check of one gate that is not the tests gate, by its kind."""
+        if isinstance(gate, SuiteGate):
+            return SuiteCheck(gate, self.context)
         if isinstance(gate, CommandGate):
             return CommandCheck(gate, self.context, self.known_findings.get(gate.name))
         if isinstance(gate, GoldenGate):
             return GoldenCheck(gate, self.context)
         return ProtectedCheck(gate, self.context)
 
-    def check(self, gate: CommandGate | GoldenGate | ProtectedGate, base: str) -> GateResult:
+    def check(
+        self, gate: CommandGate | SuiteGate | GoldenGate | ProtectedGate, base: str
+    ) -> GateResult:
         """One gate that is not the tests gate, once, on the tree as it is; a command gate that
         already failed before any edit is judged by the findings the change adds."""
         return self._check_of(gate).check(base)
