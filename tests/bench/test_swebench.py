@@ -1,0 +1,149 @@
+"""`ssw bench import swebench FILE --repo CLONE`: SWE-bench-style instances of two real toolz
+fixes (tests/fixtures/swebench/toolz) become tasks graded by exactly their FAIL_TO_PASS and
+PASS_TO_PASS ids, the test patch hidden from the agent; validate holds the start to failing the
+first and passing the second; a bad instance is refused in one line (issue 46)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from stepswitch.bench.grading_folder import grade
+from stepswitch.bench.swebench import import_swebench
+from stepswitch.bench.task import load_task
+from stepswitch.bench.validate import validate_tasks
+from tests.harness.cli import run_ssw_cli
+from tests.harness.repo import commit_all, git
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "swebench" / "toolz"
+FIX_551, FIX_603 = "pytoolz__toolz-551", "pytoolz__toolz-603"
+TEST_FILE = "toolz/tests/test_itertoolz.py"
+
+
+def _instances() -> list[dict[str, str]]:
+    lines = (FIXTURE / "instances.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The extract as a clone with its two base commits, and the instances' file naming them."""
+    root = tmp_path_factory.mktemp("swebench")
+    repo = root / "toolz"
+    shutil.copytree(FIXTURE / "base", repo)
+    git(repo, "init", "-q")
+    made = [commit_all(repo, "toolz at 1aa72df")]
+    git(repo, "apply", str(FIXTURE / "later.patch"))
+    made.append(commit_all(repo, "toolz at 1fb2b9f"))
+    instances = _instances()
+    upstream = [i["base_commit"] for i in instances]
+    file = root / "instances.jsonl"
+    lines = [
+        json.dumps({**i, "base_commit": made[upstream.index(i["base_commit"])]}) for i in instances
+    ]
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return repo, file
+
+
+@pytest.fixture(scope="module")
+def suite(clone: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("suites") / "toolz"
+    found = import_swebench(clone[1], clone[0], out)
+    assert [(f.name, f.why) for f in found] == [(FIX_551, ""), (FIX_603, "")]
+    return out
+
+
+def test_an_instance_becomes_a_task_whose_test_patch_the_agent_never_sees(suite: Path) -> None:
+    [instance] = [i for i in _instances() if i["instance_id"] == FIX_603]
+    task = load_task(suite / FIX_603)
+    assert task.instruction == instance["problem_statement"].rstrip() + "\n" == task.brief
+    assert task.spec.tests.overlay
+    assert task.spec.tests.fail_to_pass == (f"{TEST_FILE}::test_partition_all",)
+    assert len(task.spec.tests.pass_to_pass) == 49
+    assert task.spec.tests.command.endswith(f"no:cacheprovider {TEST_FILE}")
+    hidden = (task.hidden_tests / TEST_FILE).read_text(encoding="utf-8")
+    assert "ListWithBadLength" in hidden  # the test patch, applied, hidden
+    assert "ListWithBadLength" not in (task.repo / TEST_FILE).read_text(encoding="utf-8")
+    assert [p.name for p in task.patches] == ["solution.patch"]
+    assert (task.folder / "solution/solution.patch").read_text() == instance["patch"]
+
+
+def test_it_validates_failing_fail_to_pass_and_passing_pass_to_pass_at_the_start(
+    suite: Path,
+) -> None:
+    [result] = validate_tasks([load_task(suite / FIX_603)])
+    assert result.valid, result.problem
+    found = {check.name: check.found for check in result.checks}
+    assert found["start_fails_hidden"] == (
+        "fail_to_pass: 1 failed: toolz.tests.test_itertoolz::test_partition_all; "
+        "pass_to_pass: 49 passed"
+    )
+    assert found["reference_hidden_1"] == "50 passed"
+    assert found["needs_hidden"] == f"runs the hidden {TEST_FILE}"
+
+
+def test_an_id_not_collected_fails_the_grade_named_as_such(suite: Path, tmp_path: Path) -> None:
+    task = load_task(suite / FIX_551)  # on the older base commit
+    ids = [f"{TEST_FILE}::test_isiterable", f"{TEST_FILE}::test_no_such_test"]
+    verdict = grade(task, task.repo, tmp_path, ids=ids)  # the start: the first fails too
+    assert not verdict.passed
+    assert verdict.failing == (
+        f"{TEST_FILE}::test_no_such_test (not collected)",
+        "toolz.tests.test_itertoolz::test_isiterable",
+    )
+    assert (verdict.tests, verdict.failures) == (2, 2)
+
+
+@pytest.mark.slow
+def test_the_oracle_passes_and_null_fails(suite: Path, tmp_path: Path) -> None:
+    from stepswitch.bench.contestants import BuiltinContestant
+    from stepswitch.bench.executor import inline_executor
+    from stepswitch.bench.runner import BenchSpec, run_bench
+
+    spec = BenchSpec(
+        root=tmp_path / "runs" / "b1",
+        tasks=[load_task(suite / FIX_603)],
+        contestants=[BuiltinContestant("oracle"), BuiltinContestant("null")],
+    )
+    rows = {
+        row.contestant: row for row in run_bench(spec, executor=inline_executor, resamples=50).rows
+    }
+    assert (rows["oracle"].passed, rows["oracle"].outcome, rows["oracle"].verdict) == (
+        True,
+        "done",
+        "50 passed",
+    )
+    assert (rows["null"].passed, rows["null"].verdict) == (False, "1 failed, 49 passed")
+
+
+def test_a_bad_instance_is_refused_in_one_line(clone: tuple[Path, Path], tmp_path: Path) -> None:
+    good = json.loads(clone[1].read_text(encoding="utf-8").splitlines()[1])
+    missing = {**good, "instance_id": "missing-base", "base_commit": "0" * 40}
+    no_test = {**good, "instance_id": "no-test", "FAIL_TO_PASS": [f"{TEST_FILE}::test_nope"]}
+    file = tmp_path / "bad.jsonl"
+    file.write_text(f"{json.dumps(missing)}\n{json.dumps(no_test)}\n", encoding="utf-8")
+    done = run_ssw_cli(
+        [
+            "bench",
+            "import",
+            "swebench",
+            str(file),
+            "--repo",
+            str(clone[0]),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"refused missing-base: base commit {'0' * 40} is not in the clone at {clone[0]}: fetch "
+        f"it there (git fetch origin {'0' * 40})",
+        f"refused no-test: FAIL_TO_PASS id '{TEST_FILE}::test_nope': {TEST_FILE} defines no "
+        "test test_nope",
+    ]
+    assert done.stdout.endswith("0 of 2 tasks written; check them with ssw bench validate\n")
+    assert not (tmp_path / "o" / "missing-base").exists()
