@@ -110,7 +110,9 @@ def test_a_bad_instance_is_refused_in_one_line(clone: tuple[Path, Path], tmp_pat
     missing = {**good, "instance_id": "missing-base", "base_commit": "0" * 40}
     no_test = {**good, "instance_id": "no-test", "FAIL_TO_PASS": [f"{TEST_FILE}::test_nope"]}
     file = tmp_path / "bad.jsonl"
-    file.write_text(f"{json.dumps(missing)}\n{json.dumps(no_test)}\n", encoding="utf-8")
+    unittest = {**good, "instance_id": "unittest", "PASS_TO_PASS": '["test_a (tests.T)"]'}
+    lines = [json.dumps(bad) for bad in (missing, no_test, unittest)]
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = run_ssw_cli(
         [
             "bench",
@@ -130,6 +132,8 @@ def test_a_bad_instance_is_refused_in_one_line(clone: tuple[Path, Path], tmp_pat
         f"it there (git fetch origin {'0' * 40})",
         f"refused no-test: FAIL_TO_PASS id '{TEST_FILE}::test_nope': {TEST_FILE} defines no "
         "test test_nope",
+        "refused unittest: PASS_TO_PASS: 'test_a (tests.T)' is not a pytest id "
+        "(path/test_x.py::test_y): only projects tested by pytest are taken",
     ]
-    assert done.stdout.endswith("0 of 2 tasks written; check them with ssw bench validate\n")
+    assert done.stdout.endswith("0 of 3 tasks written; check them with ssw bench validate\n")
     assert not (tmp_path / "o" / "missing-base").exists()

@@ -34,13 +34,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from stepswitch.bench.grading_layout import copy_tree
 from stepswitch.bench.imported_task import write_task_folder
-from stepswitch.bench.task import GradedId, Requirement, load_task
+from stepswitch.bench.task import GRADED_ID, Requirement, load_task
 from stepswitch.errors import SswError, UsageError
-from stepswitch.util.config_model import first_problem
+from stepswitch.util.config_model import dotted, first_error
 from stepswitch.util.git import run_git
 
 _TASK_ID = re.compile(r"[^a-z0-9_-]+")
 PER_TEST_S = 30.0
+PYTEST_ID = re.compile(GRADED_ID)
 Text = Annotated[str, Field(min_length=1)]
 
 
@@ -54,8 +55,8 @@ class Instance(BaseModel):
     base_commit: Annotated[str, Field(pattern=r"^[0-9a-fA-F]{4,64}$")]
     patch: Text
     test_patch: Text
-    FAIL_TO_PASS: Annotated[list[GradedId], Field(min_length=1)]
-    PASS_TO_PASS: list[GradedId] = []
+    FAIL_TO_PASS: Annotated[list[str], Field(min_length=1)]
+    PASS_TO_PASS: list[str] = []
     problem_statement: Text
     requirements: list[Requirement] = []
 
@@ -68,6 +69,17 @@ class Instance(BaseModel):
                 return json.loads(value)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"a string that is no JSON list ({exc.msg})") from None
+        return value
+
+    @field_validator("FAIL_TO_PASS", "PASS_TO_PASS")
+    @classmethod
+    def _pytest_ids(cls, value: list[str]) -> list[str]:
+        for node in value:
+            if not PYTEST_ID.match(node):
+                raise ValueError(
+                    f"{node!r} is not a pytest id (path/test_x.py::test_y): only projects "
+                    "tested by pytest are taken"
+                )
         return value
 
 
@@ -284,7 +296,9 @@ def import_swebench(file: Path, clone: Path, out: Path) -> list[Imported]:
         try:
             instance = Instance.model_validate(data)
         except ValidationError as exc:
-            found.append(Imported(shown, first_problem(exc)))
+            first = first_error(exc)
+            problem = str(first["msg"]).removeprefix("Value error, ")  # our own validator's
+            found.append(Imported(shown, f"{dotted(first['loc'])}: {problem}"))
             continue
         try:
             found.append(Imported(shown, "", import_instance(instance, clone, out)))

@@ -74,7 +74,8 @@ Requirement = Annotated[
 ]
 NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
 # A graded id as pytest names it (SWE-bench's FAIL_TO_PASS): a parameter may hold spaces.
-GradedId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S.*$", strict=True)]
+GRADED_ID = r"^[^\s:][^\s]*\.py::\S.*$"
+GradedId = Annotated[str, Field(pattern=GRADED_ID, strict=True)]
 MAX_FAILING = 10  # as many failing test ids as a verdict keeps (verdict.TestVerdict)
 
 
