@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 from stepswitch.bench.grading_folder import grade
+from stepswitch.bench.harbor import export_suite
 from stepswitch.bench.oracle import reference_change
 from stepswitch.bench.swebench import import_swebench
 from stepswitch.bench.task import load_task
 from stepswitch.bench.validate import validate_tasks
+from stepswitch.errors import UsageError
 from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import commit_all, git
 
@@ -59,7 +61,9 @@ def suite(clone: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) ->
     return out
 
 
-def test_an_instance_becomes_a_task_whose_test_patch_the_agent_never_sees(suite: Path) -> None:
+def test_an_instance_becomes_a_task_whose_test_patch_the_agent_never_sees(
+    suite: Path, tmp_path: Path
+) -> None:
     [instance] = [i for i in _instances() if i["instance_id"] == FIX_603]
     task = load_task(suite / FIX_603)
     assert task.instruction == instance["problem_statement"].rstrip() + "\n" == task.brief
@@ -72,6 +76,9 @@ def test_an_instance_becomes_a_task_whose_test_patch_the_agent_never_sees(suite:
     assert "ListWithBadLength" not in (task.repo / TEST_FILE).read_text(encoding="utf-8")
     assert [p.name for p in task.patches] == ["solution.patch"]
     assert (task.folder / "solution/solution.patch").read_text() == instance["patch"]
+    with pytest.raises(UsageError, match="grades by test ids"):  # Harbor's test.sh runs all
+        export_suite(suite, tmp_path / "harbor")
+    assert not (tmp_path / "harbor").exists()
 
 
 def test_it_validates_failing_fail_to_pass_and_passing_pass_to_pass_at_the_start(
