@@ -144,3 +144,36 @@ def test_a_bad_instance_is_refused_in_one_line(clone: tuple[Path, Path], tmp_pat
     ]
     assert done.stdout.endswith("0 of 3 tasks written; check them with ssw bench validate\n")
     assert not (tmp_path / "o" / "missing-base").exists()
+
+
+# At import, the graded code rewrites the hidden test file into one that passes.
+REWRITES_THE_TEST = """
+import pathlib
+
+try:
+    (pathlib.Path(__file__).parent / "tests" / "test_itertoolz.py").write_text(
+        "def test_partition_all():\\n    pass\\n"
+    )
+except OSError:
+    pass
+"""
+
+
+@pytest.mark.parametrize("backend", ["none", "bwrap"])
+def test_graded_code_cannot_rewrite_the_overlaid_tests_in_the_sandbox(
+    suite: Path, tmp_path: Path, backend: str
+) -> None:
+    from stepswitch.util.sandbox import choose_sandbox
+
+    try:
+        sandbox = None if backend == "none" else choose_sandbox(backend)
+    except UsageError as exc:
+        pytest.skip(str(exc))
+    task = load_task(suite / FIX_603)
+    tree = tmp_path / "tree"
+    shutil.copytree(task.repo, tree)
+    init = tree / "toolz/__init__.py"
+    init.write_text(init.read_text(encoding="utf-8") + REWRITES_THE_TEST, encoding="utf-8")
+    verdict = grade(task, tree, tmp_path, sandbox, ids=task.spec.tests.fail_to_pass)
+    # The control: unconfined, the rewritten file is what pytest collects, and it passes.
+    assert verdict.passed is (backend == "none"), verdict.summary()

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from stepswitch.bench.exercism import Exercise
     from stepswitch.bench.harbor import Imported
     from stepswitch.bench.pairs import Pair
-    from stepswitch.bench.swebench import Imported as Instance
+    from stepswitch.bench.swebench import Imported as SweImported
 
 
 def import_suite(
@@ -131,7 +131,7 @@ def _import_folders(kind: str, source: Path | None, out: Path | None) -> None:
     _report_import(target, found)
 
 
-def _report_import(target: Path, found: Sequence[Imported | Exercise | Pair | Instance]) -> None:
+def _report_import(target: Path, found: Sequence[Imported | Exercise | Pair | SweImported]) -> None:
     """A refused task a line on stderr, then what was written; exit 1 when any was refused."""
     for task in found:
         if task.folder is None:
