@@ -16,7 +16,7 @@ from stepswitch.util.hashing import folder_hashes, hash_path
 RECORD_SCHEMA = 1
 
 
-# TestVerdict's fields a record keeps as they are (bench/files/records.py VerdictRecord), in its order.
+# TestVerdict's fields a record keeps as they are, in its order (bench/files/records.py).
 _KEPT = ("exit_status", "report", "tests", "failures", "errors", "skipped", "timed_out")
 
 
