@@ -1,5 +1,5 @@
 """`ssw bench import swebench FILE --repo CLONE`: SWE-bench-style instances of two real toolz
-fixes (tests/fixtures/swebench/toolz) become tasks graded by exactly their FAIL_TO_PASS and
+fixes (tests/fixtures/third_party/toolz) become tasks graded by exactly their FAIL_TO_PASS and
 PASS_TO_PASS ids, the test patch hidden from the agent; validate holds the start to failing the
 first and passing the second; a bad instance is refused in one line (issue 46). A bench run of
 oracle and null through the real step machine grades as validate does (the reference's files
@@ -23,7 +23,7 @@ from stepswitch.errors import UsageError
 from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import commit_all, git
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "swebench" / "toolz"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "third_party" / "toolz"
 FIX_551, FIX_603 = "pytoolz__toolz-551", "pytoolz__toolz-603"
 TEST_FILE = "toolz/tests/test_itertoolz.py"
 
