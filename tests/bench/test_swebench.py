@@ -116,10 +116,10 @@ def test_a_bad_instance_is_refused_in_one_line(clone: tuple[Path, Path], tmp_pat
     good = json.loads(clone[1].read_text(encoding="utf-8").splitlines()[1])
     missing = {**good, "instance_id": "missing-base", "base_commit": "0" * 40}
     no_test = {**good, "instance_id": "no-test", "FAIL_TO_PASS": [f"{TEST_FILE}::test_nope"]}
-    file = tmp_path / "bad.jsonl"
+    file = tmp_path / "bad.json"
     unittest = {**good, "instance_id": "unittest", "PASS_TO_PASS": '["test_a (tests.T)"]'}
-    lines = [json.dumps(bad) for bad in (missing, no_test, unittest)]
-    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # A JSON list this time (the fixture's are JSON lines), written over many lines.
+    file.write_text(json.dumps([missing, no_test, unittest], indent=2), encoding="utf-8")
     done = run_ssw_cli(
         [
             "bench",
