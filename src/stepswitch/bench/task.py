@@ -17,6 +17,9 @@
                                              # times it in wall time, fails as timed out
     timeout_s = 300                          # default 300: the whole run, then its group is killed
     visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them
+    start_hangs = true                       # default false: the bug is a hang, so the start's
+                                             # hidden tests time out (validate accepts that only
+                                             # when declared)
     failing_at_start = ["tests/test_x.py::test_y"]  # default none: visible tests the start fails
                                              # (the bug report), up to 10; the brief names them
     data = ["expected/*.json", "fixtures"]   # default none: files of repo/ the hidden tests read;
@@ -95,6 +98,9 @@ class TestsSpec(Strict):
     # When given, the hidden run is graded by exactly these pytest ids (grading_select.py).
     fail_to_pass: tuple[GradedId, ...] = ()
     pass_to_pass: tuple[GradedId, ...] = ()
+    # The bug is a hang: the start's hidden tests pass their time limits (validate accepts that
+    # as failing, and only when declared; a run graded so fails, as any timed-out run does).
+    start_hangs: bool = Field(default=False, strict=True)
 
 
 class Limits(Strict):

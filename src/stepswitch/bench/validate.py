@@ -15,8 +15,10 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
 - the reference passes the task's gates other than tests (golden values, protected constants);
 - nothing passes its per-test or whole-run limit;
 - the task requires no package ssw's interpreter lacks (`requires`), else it cannot be judged;
-- and, a warning only, the whole-run limit covers the hidden tests times the per-test limit (so a
-  loaded machine, slowing every test to its limit, does not end the run before its tests do);
+- a start whose hidden tests time out is invalid unless task.toml declares the bug a hang
+  (`start_hangs`);
+- and, a warning only, the whole-run limit covers the hidden tests times each one's wall-clock
+  backstop (so a hanging start, or a loaded machine, does not end the run before its tests do);
 - and, a warning only, the hidden tests name no file of repo/ that `[tests] data` leaves out
   (found in their source: `undeclared_data_reads`), which the change could rewrite.
 The first problem found is the reason; a crash of the validation itself is a reason too. Each
@@ -38,6 +40,7 @@ from pathlib import Path
 from stepswitch.bench.data_reads import undeclared_data_reads
 from stepswitch.bench.grading_folder import grade, grading_env, run_task_pytest
 from stepswitch.bench.grading_layout import copy_tree, lay_out
+from stepswitch.bench.grading_timeout import WALL_FACTOR
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements
 from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
 from stepswitch.bench.validation_result import CHECKS, Check, TaskValidation
@@ -132,15 +135,18 @@ def _fails_as_declared(verdict: TestVerdict, declared: frozenset[str], found: _F
 
 
 def _whole_run_short(task: Task, tests: int) -> str | None:
-    """A warning when `tests` hidden tests, each at its per-test limit, outlast the whole run."""
+    """A warning when `tests` hidden tests, each ended by its wall-clock backstop (WALL_FACTOR
+    times its CPU limit: a test that hangs, or one slowed by a loaded machine), outlast the whole
+    run."""
     spec = task.spec.tests
-    need = tests * spec.per_test_timeout_s
+    need = tests * spec.per_test_timeout_s * WALL_FACTOR
     if need <= spec.timeout_s:
         return None
     return (
         f"warning: timeout_s = {spec.timeout_s:g} is less than {tests} test{'s' * (tests != 1)} x "
-        f"per_test_timeout_s = {spec.per_test_timeout_s:g} ({need:g} s): on a loaded machine the "
-        f"whole-run limit can end the tests before theirs do; raise it to {need:g}"
+        f"per_test_timeout_s = {spec.per_test_timeout_s:g} x {WALL_FACTOR} (a test's wall-clock "
+        f"backstop) = {need:g} s: a start whose tests hang, or a loaded machine, can end the "
+        f"run before the tests' own limits do; raise it to {need:g}"
     )
 
 
@@ -273,8 +279,14 @@ def _start_by_ids(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | N
 def _start_fails(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | None) -> None:
     """The untouched start fails its hidden tests: one failed or errored test at least."""
     start = found.start = grade(task, task.repo, scratch, sandbox)
+    if start.timed_out and task.spec.tests.start_hangs:
+        found.ok(
+            "start_fails_hidden", f"start: timed out, as start_hangs declares: {start.timed_out}"
+        )
+        return
     if start.timed_out:
-        raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}")
+        hint = " (if the bug is a hang, declare start_hangs = true under [tests])"
+        raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}{hint}")
     if start.passed:
         raise found.fail(
             "start_fails_hidden", f"the untouched start passes the hidden tests ({start.summary()})"
