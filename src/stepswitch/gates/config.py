@@ -199,6 +199,16 @@ class GateConfig:
     def detected(self) -> bool:
         return self.config_file is None
 
+    @property
+    def speaks_python(self) -> bool:
+        """Whether the lines a user reads speak of Python (its interpreter, the packages the
+        tests import): detected gates that found Python, or configured ones unless their only
+        test suites are other languages' (`kind = "suite"`)."""
+        if self.detected:
+            return "Python" in self.languages
+        kinds = {type(g) for g in self.gates}
+        return TestsGate in kinds or SuiteGate not in kinds
+
 
 # -- reading ------------------------------------------------------------------------------------
 
