@@ -1,0 +1,194 @@
+"""What the Node gates read without running anything: the gates package.json declares (each with
+its reason, a tool missing from node_modules a note), the test files a change's imports reach
+(or why none can be chosen soundly), and the failing tests in Jest's and Mocha's reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from stepswitch.gates.config import CommandGate, SuiteGate
+from stepswitch.gates.detect import detect_gates
+from stepswitch.gates.lang.node import JEST, MOCHA, NODE_TEST
+from stepswitch.gates.lang.node_project import with_args
+from tests.harness.repo import write_repo
+
+needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not on PATH")
+
+
+def _package(**fields: object) -> str:
+    return json.dumps({"name": "p", "private": True, **fields})
+
+
+@needs_npm
+def test_package_json_scripts_are_the_gates_each_with_its_reason(tmp_path: Path) -> None:
+    write_repo(
+        tmp_path,
+        {
+            "package.json": _package(
+                scripts={
+                    "format:check": "prettier --check .",
+                    "lint": "eslint .",
+                    "typecheck": "tsc --noEmit",
+                    "test": "jest --ci",
+                },
+                devDependencies={"jest": "29.7.0"},
+            ),
+            "package-lock.json": "{}",
+            "node_modules/.bin/jest": "",
+        },
+    )
+    config = detect_gates(tmp_path)
+    assert [(g.name, g.command) for g in config.gates] == [
+        ("format", "npm run format:check"),
+        ("lint", "npm run lint"),
+        ("types", "npm run typecheck"),
+        ("tests", "npm test"),
+    ]
+    tests = config.gates[-1]
+    assert isinstance(tests, SuiteGate) and tests.runner == "jest"
+    assert dict(config.reasons)["tests"] == (
+        "package.json scripts.test runs jest, through npm (package-lock.json)"
+    )
+    assert config.languages == ("Node",)
+    assert not config.speaks_python
+
+
+def test_a_runner_declared_but_not_installed_is_a_note_not_a_gate(tmp_path: Path) -> None:
+    write_repo(
+        tmp_path,
+        {
+            "package.json": _package(
+                scripts={"test": "vitest run"}, devDependencies={"vitest": "2.1.9"}
+            ),
+            "pnpm-lock.yaml": "",
+        },
+    )
+    if shutil.which("pnpm") is None:  # without pnpm the note says that instead
+        assert "pnpm (pnpm-lock.yaml), which is not on PATH" in detect_gates(tmp_path).notes[0]
+        return
+    config = detect_gates(tmp_path)
+    assert config.gates == ()
+    assert "package.json declares vitest, but node_modules/.bin has no vitest" in config.notes[0]
+    assert "run `pnpm install`" in config.notes[0]
+
+
+@needs_npm
+def test_the_placeholder_test_script_is_no_gate_and_an_unknown_runner_a_command_gate(
+    tmp_path: Path,
+) -> None:
+    placeholder = 'echo "Error: no test specified" && exit 1'
+    write_repo(tmp_path / "a", {"package.json": _package(scripts={"test": placeholder})})
+    assert detect_gates(tmp_path / "a").gates == ()
+    write_repo(tmp_path / "b", {"package.json": _package(scripts={"test": "ava"})})
+    (gate,) = detect_gates(tmp_path / "b").gates
+    assert isinstance(gate, CommandGate) and gate.command == "npm test"
+
+
+def test_the_reporter_goes_where_npm_passes_it_on() -> None:
+    assert with_args("npm test", "--json") == "npm test -- --json"
+    assert with_args("npm run unit", "--json") == "npm run unit -- --json"
+    assert with_args("pnpm test", "--json") == "pnpm test --json"
+    assert with_args("npm run build && jest", "--json") == "npm run build && jest"
+
+
+def _selection_of(root: Path, changed: str) -> tuple[str | None, tuple[str, ...], str]:
+    found = NODE_TEST.impacted(root, "npm test", [changed], root / "report")
+    return found.command, found.tests, found.why
+
+
+def test_the_import_graph_follows_esm_and_commonjs_through_the_package(tmp_path: Path) -> None:
+    write_repo(
+        tmp_path,
+        {
+            "package.json": _package(scripts={"test": "node --test --test-timeout 5000 test/"}),
+            "lib/index.js": "module.exports = require('./core');\n",
+            "lib/core.js": "const path = require('node:path');\nmodule.exports = 1;\n",
+            "lib/other.mjs": "export { x } from './leaf.mjs';\n",
+            "lib/leaf.mjs": "import 'lodash';\nexport const x = 1;\n",
+            "test/a.test.js": "const core = require('../lib');\n",
+            "test/b.test.mjs": "import { x } from '../lib/other.mjs';\n",
+        },
+    )
+    command, tests, why = _selection_of(tmp_path, "lib/core.js")
+    assert tests == ("test/a.test.js",)
+    assert why == "1 test file of 2 import a changed file"
+    assert command is not None and command.endswith(
+        "node --test --test-timeout 5000 test/a.test.js"
+    )
+    assert _selection_of(tmp_path, "lib/leaf.mjs")[1] == ("test/b.test.mjs",)
+
+
+def test_what_the_graph_cannot_follow_runs_the_full_suite_alone_saying_why(
+    tmp_path: Path,
+) -> None:
+    write_repo(
+        tmp_path,
+        {
+            "package.json": _package(scripts={"test": "node --test"}),
+            "src/a.js": "module.exports = 1;\n",
+            "test/a.test.js": "const name = './a';\nrequire('../src/' + name);\n",
+        },
+    )
+    command, _, why = _selection_of(tmp_path, "src/a.js")
+    assert command is None
+    assert why == (
+        "test/a.test.js imports a computed name (require('../src/' + name)): the full suite only"
+    )
+    (tmp_path / "test/a.test.js").write_text("require('../src/gone');\n")
+    assert "imports '../src/gone', which names no file" in _selection_of(tmp_path, "src/a.js")[2]
+    write_repo(tmp_path, {"package.json": _package(scripts={"test": "tsx --test"})})
+    assert _selection_of(tmp_path, "src/a.js")[2] == (
+        "the test script `tsx --test` is more than `node --test` and its files: the full suite only"
+    )
+
+
+def test_jest_and_mocha_reports_name_the_failing_tests(tmp_path: Path) -> None:
+    jest = tmp_path / "jest.json"
+    jest.write_text(
+        json.dumps(
+            {
+                "numTotalTests": 3,
+                "testResults": [
+                    {
+                        "name": "/repo/test/a.test.js",
+                        "status": "failed",
+                        "assertionResults": [
+                            {
+                                "ancestorTitles": ["sums"],
+                                "title": "adds",
+                                "status": "failed",
+                                "failureMessages": ["Error: expect(3).toBe(4)\n    at x (a:1)"],
+                            },
+                            {"ancestorTitles": [], "title": "ok", "status": "passed"},
+                        ],
+                    },
+                    {"name": "/repo/test/b.test.js", "status": "failed", "message": "SyntaxError"},
+                ],
+            }
+        )
+    )
+    failed = JEST.failures("", jest)
+    assert [(f.test_id, f.message) for f in failed] == [
+        ("/repo/test/a.test.js > sums > adds", "Error: expect(3).toBe(4)"),
+        ("/repo/test/b.test.js", "SyntaxError"),
+    ]
+    assert JEST.tests_run(jest) == 3
+    mocha = tmp_path / "mocha.json"
+    mocha.write_text(
+        json.dumps(
+            {
+                "stats": {"tests": 2},
+                "failures": [
+                    {"fullTitle": "sums adds", "file": "/repo/test/a.js", "err": {"message": "no"}}
+                ],
+            }
+        )
+    )
+    assert [(f.test_id, f.file) for f in MOCHA.failures("", mocha)] == [
+        ("/repo/test/a.js > sums adds", "/repo/test/a.js")
+    ]
+    assert MOCHA.tests_run(mocha) == 2
