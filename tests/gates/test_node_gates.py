@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.gates.detect import load_gates
-from stepswitch.gates.preflight import preflight_gates
-from stepswitch.gates.suite import GateSuite
 from tests.harness.cli import run_ssw_cli, ssw_env
 from tests.harness.repo import with_node_modules, write_repo
 
@@ -131,22 +130,29 @@ def test_a_suite_failing_before_any_edit_is_judged_by_the_tests_a_change_adds(
 ) -> None:
     files = {**NODE_PACKAGE, "src/add.js": "exports.add = (a, b) => a + b + (b === 0 ? 1 : 0);\n"}
     root = write_repo(tmp_path / "calc", files, commit=True)
-    suite = GateSuite(load_gates(root), root, ssw_env())
+    gates = RepoGates(load_gates(root), root, ssw_env(), "HEAD")
     try:
-        baseline = preflight_gates(suite, "HEAD")
-        assert (
-            "gates: tests already fails before any edit (1 failing test(s)), so the change is "
-            "judged by the failing tests it adds"
-        ) in baseline.lines()
+        gates.preflight()
+        start = gates.description.splitlines()
         # A change that leaves that failure alone passes...
         (root / "src/mul.mjs").write_text("export const mul = (a, b) => b * a;\n")
-        kept = suite.run(["src/mul.mjs"])
-        assert kept.passed, kept.report
+        kept = gates.run(["src/mul.mjs"])
         # ...one that breaks another test fails, naming only that one.
         (root / "src/double.js").write_text("exports.double = (a) => a * 3;\n")
-        broken = suite.run(["src/double.js"])
+        broken = gates.run(["src/double.js"])
     finally:
-        suite.close()
+        gates.close()
+    # The run's start: why the gate was chosen, the failing start, and no Python wording.
+    assert (
+        "  gates: tests: package.json scripts.test runs node --test, through npm (no lockfile)"
+        in start
+    )
+    assert (
+        "  gates: tests already fails before any edit (1 failing test(s)), so the change is "
+        "judged by the failing tests it adds"
+    ) in start
+    assert not [line for line in start if "Python" in line or "import" in line]
+    assert kept.passed, kept.report
     assert not broken.passed
     assert "the change adds 1 failing test(s) the untouched start did not have" in broken.report
     assert "FAILED test/double.test.js > doubles" in broken.report
