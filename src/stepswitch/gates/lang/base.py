@@ -86,17 +86,19 @@ class CountsTests(Protocol):
 
 
 def relative_failures(failed: Sequence[FailedTest], root: Path) -> list[FailedTest]:
-    """`failed` with the absolute paths a runner's report gives (its file, the id it starts)
-    made relative to `root`, as the model and the user know the files."""
-    prefixes = [f"{folder}/" for folder in dict.fromkeys((str(root), str(root.resolve())))]
+    """`failed` with the absolute paths a runner's report gives (its file, in its id and its
+    message) made relative to `root`, as the model and the user know the files."""
+    folders = dict.fromkeys((str(root), str(root.resolve())))
+    prefixes = [f"file://{folder}/" for folder in folders] + [f"{folder}/" for folder in folders]
     out: list[FailedTest] = []
     for test in failed:
-        test_id, file = test.test_id, test.file
+        test_id, file, message = test.test_id, test.file, test.message
         for prefix in prefixes:
             test_id = test_id.replace(prefix, "")
+            message = message.replace(prefix, "")
             if file is not None and file.startswith(prefix):
                 file = file.removeprefix(prefix)
-        out.append(FailedTest(test_id, file, test.message))
+        out.append(FailedTest(test_id, file, message))
     return out
 
 

@@ -63,7 +63,8 @@ def node_test_failures(report: Path) -> list[FailedTest]:
             continue
         names = [str(n) for n in event.get("path") or [event.get("name", "?")]]
         file = event.get("file") if isinstance(event.get("file"), str) else None
-        test_id = " > ".join([file, *names] if file else names)
+        # A file that fails as a whole is named after itself: its id is the file alone.
+        test_id = " > ".join([file, *names] if file and names != [file] else names)
         out.append(FailedTest(test_id, file, message_of(str(event.get("message") or ""))))
     return out
 
