@@ -88,6 +88,25 @@ def test_the_placeholder_test_script_is_no_gate_and_an_unknown_runner_a_command_
     assert isinstance(gate, CommandGate) and gate.command == "npm test"
 
 
+@needs_npm
+def test_typescript_beside_a_tsconfig_is_a_types_gate_for_the_files_tsc_reads(
+    tmp_path: Path,
+) -> None:
+    write_repo(
+        tmp_path,
+        {
+            "package.json": _package(devDependencies={"typescript": "5.9.3"}),
+            "tsconfig.json": "{}",
+            "node_modules/.bin/tsc": "",
+        },
+    )
+    config = detect_gates(tmp_path)
+    (types,) = config.gates
+    assert isinstance(types, CommandGate) and types.command == "node_modules/.bin/tsc --noEmit"
+    assert types.applies_to(["src/a.ts"]) and not types.applies_to(["README.md"])
+    assert config.languages == ("TypeScript",)
+
+
 def test_the_reporter_goes_where_npm_passes_it_on() -> None:
     assert with_args("npm test", "--json") == "npm test -- --json"
     assert with_args("npm run unit", "--json") == "npm run unit -- --json"

@@ -32,6 +32,12 @@ _BINARY: dict[RunnerName, str] = {"vitest": "vitest", "jest": "jest", "mocha": "
 _FORMAT_SCRIPTS = ("format:check", "check-format", "fmt:check", "format-check", "prettier:check")
 _CHECKING = re.compile(r"--check\b|--list-different\b|(?:^|\s)-l(?:\s|$)|\bformat:check\b")
 _TYPE_SCRIPTS = ("typecheck", "type-check", "types", "tsc", "check-types")
+# What `tsc --noEmit` reads: a change to none of these leaves its verdict as it was.
+TSC_GLOBS = (
+    *(f"*{suffix}" for suffix in (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")),
+    "tsconfig*.json",
+    "package.json",
+)
 
 
 def _note(text: str) -> str:
@@ -81,7 +87,8 @@ def detect(root: Path) -> Detection:
         if project.installed("tsc"):
             why = "typescript is a dependency and tsconfig.json exists: tsc --noEmit"
             command = "node_modules/.bin/tsc --noEmit"
-            gates.append(Detected(_command("types", command, 600.0), why))
+            gate = CommandGate(name="types", command=command, timeout_s=600.0, globs=TSC_GLOBS)
+            gates.append(Detected(gate, why))
         else:
             notes.append(_missing("typescript", "tsc", "types", project))
     tests = _tests(project, via, notes)
