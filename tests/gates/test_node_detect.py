@@ -12,7 +12,7 @@ import pytest
 
 from stepswitch.gates.config import CommandGate, SuiteGate
 from stepswitch.gates.detect import detect_gates
-from stepswitch.gates.lang.node import JEST, MOCHA, NODE_TEST
+from stepswitch.gates.lang.node import JEST, MOCHA, NODE_TEST, VITEST
 from stepswitch.gates.lang.node_project import with_args
 from tests.harness.repo import write_repo
 
@@ -105,6 +105,24 @@ def test_typescript_beside_a_tsconfig_is_a_types_gate_for_the_files_tsc_reads(
     assert isinstance(types, CommandGate) and types.command == "node_modules/.bin/tsc --noEmit"
     assert types.applies_to(["src/a.ts"]) and not types.applies_to(["README.md"])
     assert config.languages == ("TypeScript",)
+
+
+@needs_npm
+def test_a_runs_worktree_uses_the_checkouts_node_modules(tmp_path: Path) -> None:
+    """git leaves node_modules out of a run's worktree (<checkout>/.ssw/worktrees/<id>): the
+    checkout's own is the one node and npm find from there, and the one detection asks."""
+    package = _package(scripts={"test": "vitest run"}, devDependencies={"vitest": "2.1.9"})
+    files = {"package.json": package, "tsconfig.json": "{}"}
+    write_repo(tmp_path, {**files, "node_modules/.bin/vitest": "", "node_modules/.bin/tsc": ""})
+    worktree = write_repo(tmp_path / ".ssw/worktrees/r1", files)
+    (tests,) = detect_gates(worktree).gates
+    assert isinstance(tests, SuiteGate) and tests.runner == "vitest"
+    assert VITEST.impacted(worktree, "npm test", ["a.ts"], tmp_path / "r").why == (
+        "no changed JavaScript or TypeScript file: the full suite only"
+    )
+    (worktree / "a.ts").write_text("")
+    related = VITEST.impacted(worktree, "npm test", ["a.ts"], tmp_path / "r").command
+    assert related is not None and f"{tmp_path}/node_modules/.bin/vitest related" in related
 
 
 def test_the_reporter_goes_where_npm_passes_it_on() -> None:

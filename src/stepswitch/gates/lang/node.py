@@ -80,13 +80,22 @@ def node_options(report: Path) -> str:
     return f'NODE_OPTIONS="${{NODE_OPTIONS:-}}"{shlex.quote(" " + options)}'
 
 
+def _project(root: Path) -> NodeProject | None:
+    try:
+        return NodeProject.read(root)
+    except ManifestUnreadable:
+        return None
+
+
+def _bin(root: Path, tool: str) -> str | None:
+    project = _project(root)
+    return project.bin(tool) if project is not None else None
+
+
 def _script_words(root: Path, command: str) -> tuple[list[str] | None, str]:
     """The words of what `command` runs (the package.json script it names, or itself), and how
     it is named for the lines a user reads; None when that is more than one simple command."""
-    try:
-        project = NodeProject.read(root)
-    except ManifestUnreadable:
-        project = None
+    project = _project(root)
     script = project.script_of(command) if project is not None else None
     text = script if script is not None else command
     return words(text), f"`{text}`"
@@ -198,12 +207,13 @@ class VitestRunner:
         return f"CI=true {with_args(command, self._reporter(report))}"
 
     def impacted(self, root: Path, command: str, changed: Sequence[str], report: Path) -> Selection:
-        if not (root / "node_modules" / ".bin" / "vitest").exists():
+        binary = _bin(root, "vitest")
+        if binary is None:
             return _full_only("node_modules/.bin has no vitest to run `vitest related` with")
         sources = _changed_sources(root, changed)
         if not sources:
             return _full_only("no changed JavaScript or TypeScript file")
-        related = f"node_modules/.bin/vitest related --run {self._reporter(report)}"
+        related = f"{shlex.quote(binary)} related --run {self._reporter(report)}"
         command = f"CI=true {related} {shlex.join(sources)}"
         return Selection(command, tuple(sources), f"vitest related {' '.join(sources)}")
 
@@ -246,7 +256,9 @@ class MochaRunner:
             return _full_only(str(exc))
         if not selected:
             return _full_only("no test file imports a changed file")
-        binary = "node_modules/.bin/mocha"
+        binary = _bin(root, "mocha")
+        if binary is None:
+            return _full_only("node_modules/.bin has no mocha to run the selected files with")
         argv = shlex.join([binary, *options, *selected])
         return Selection(f"{argv} {self._reporter(report)}", tuple(selected), why)
 

@@ -9,6 +9,7 @@ installs nothing (`npm install` is the user's)."""
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -84,9 +85,10 @@ def detect(root: Path) -> Detection:
         why = f"package.json scripts.{types}, {via}"
         gates.append(Detected(_command("types", project.run(types), 600.0), why))
     elif typescript and "typescript" in project.dependencies:
-        if project.installed("tsc"):
+        tsc = project.bin("tsc")
+        if tsc is not None:
             why = "typescript is a dependency and tsconfig.json exists: tsc --noEmit"
-            command = "node_modules/.bin/tsc --noEmit"
+            command = f"{shlex.quote(tsc)} --noEmit"
             gate = CommandGate(name="types", command=command, timeout_s=600.0, globs=TSC_GLOBS)
             gates.append(Detected(gate, why))
         else:

@@ -78,7 +78,28 @@ class NodeProject:
 
     def installed(self, tool: str) -> bool:
         """Whether node_modules/.bin holds `tool` (the user installs it; ssw installs nothing)."""
-        return (self.root / "node_modules" / ".bin" / tool).exists()
+        return self.bin(tool) is not None
+
+    def bin(self, tool: str) -> str | None:
+        """`tool` in the package's node_modules/.bin as a command: relative to the root; for a
+        run's worktree, which git leaves without node_modules, the user's checkout's own (the
+        sandbox shows it read-only, and node and npm find it there as they walk up). None when
+        neither has it."""
+        if (self.root / "node_modules" / ".bin" / tool).exists():
+            return f"node_modules/.bin/{tool}"
+        lent = lent_node_modules(self.root)
+        if lent is not None and (lent / ".bin" / tool).exists():
+            return str(lent / ".bin" / tool)
+        return None
+
+
+def lent_node_modules(root: Path) -> Path | None:
+    """The user's checkout's node_modules that a run's worktree at `root` (<checkout>/.ssw/
+    worktrees/<id>) uses, as node and npm find it walking up from there; None elsewhere."""
+    if root.parent.name != "worktrees" or root.parent.parent.name != ".ssw":
+        return None
+    found = root.parent.parent.parent / "node_modules"
+    return found if found.is_dir() else None
 
 
 def _manager(root: Path, data: dict[str, object]) -> tuple[PackageManager, str]:
