@@ -5,6 +5,7 @@ its reason, a tool missing from node_modules a note), the test files a change's 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from stepswitch.gates.config import CommandGate, SuiteGate
 from stepswitch.gates.detect import detect_gates
 from stepswitch.gates.lang.node import JEST, MOCHA, NODE_TEST, VITEST
 from stepswitch.gates.lang.node_project import with_args
+from stepswitch.gates.lang.node_truth import node_config_check
+from stepswitch.gates.suite import GateSuite
 from tests.harness.repo import write_repo
 
 needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not on PATH")
@@ -123,6 +126,30 @@ def test_a_runs_worktree_uses_the_checkouts_node_modules(tmp_path: Path) -> None
     (worktree / "a.ts").write_text("")
     related = VITEST.impacted(worktree, "npm test", ["a.ts"], tmp_path / "r").command
     assert related is not None and f"{tmp_path}/node_modules/.bin/vitest related" in related
+
+
+@needs_npm
+def test_what_the_node_gates_run_is_the_base_commits(tmp_path: Path) -> None:
+    package = {"scripts": {"test": "node --test", "build": "tsc"}, "devDependencies": {}}
+    root = write_repo(tmp_path, {"package.json": _package(**package)}, commit=True)
+    config = detect_gates(root)
+    suite = GateSuite(config, root, dict(os.environ))
+    # Its dependencies and the scripts no gate runs are the change's to make...
+    package = {"scripts": {"test": "node --test", "build": "esbuild"}, "dependencies": {"a": "1"}}
+    (root / "package.json").write_text(_package(**package))
+    kept = node_config_check(suite.context, config, "HEAD")
+    assert kept is not None and kept.passed
+    # ...the test script, npm's pretest and the runner's configuration are not.
+    package["scripts"] = {"test": "exit 0", "pretest": "rm -rf test"}
+    (root / "package.json").write_text(_package(**package))
+    (root / "vitest.config.ts").write_text("export default {};\n")
+    result = node_config_check(suite.context, config, "HEAD")
+    assert result is not None and not result.passed
+    assert result.report.splitlines()[1:4] == [
+        "package.json: scripts.pretest: changed since the base commit",
+        "package.json: scripts.test: changed since the base commit",
+        "vitest.config.ts: added or removed",
+    ]
 
 
 def test_the_reporter_goes_where_npm_passes_it_on() -> None:

@@ -1,8 +1,9 @@
 """Run a repository's gates after an edit: cheap checks first, tests in two stages, one verdict.
 
 First the checks against the base commit (`gates.pre_checks`: `ssw:protected`, the files the
-gates' truth lives in; `ssw:shadowing`; `ssw:test-config`); each adds a verdict only when it
-fails, and then no gate runs. Gates run in the configured order (detected gates: format, lint,
+gates' truth lives in; `ssw:shadowing`; `ssw:test-config`; `gates.lang.node_truth`:
+`ssw:node-config`, what a Node package's gates run); each adds a verdict only when it fails,
+and then no gate runs. Gates run in the configured order (detected gates: format, lint,
 types, tests) and the first failing gate stops the rest. A gate with `globs` runs only when a
 changed file matches one.
 
@@ -55,6 +56,7 @@ from stepswitch.gates.interpreter import (
     project_layout,
 )
 from stepswitch.gates.known_failures import KnownFailures
+from stepswitch.gates.lang.node_truth import NODE_CONFIG_CHECK, node_config_check
 from stepswitch.gates.left_out import LEFT_OUT_CHECK
 from stepswitch.gates.pre_checks import TRUTH_CHECK, left_out_check, shadow_check, truth_check
 from stepswitch.gates.progress import SuiteProgress, keep
@@ -267,6 +269,7 @@ class GateSuite:
             (SHADOW_CHECK, lambda: self.shadow_check(base_commit)),
             (TEST_CONFIG_CHECK, lambda: check_test_config(self.base, self.root, base_commit)),
             (LEFT_OUT_CHECK, lambda: left_out_check(self.context)),
+            (NODE_CONFIG_CHECK, lambda: node_config_check(self.context, self.config, base_commit)),
         ]
         for name, pre_check in pre_checks:
             found = self._guarded(name, pre_check)

@@ -23,7 +23,7 @@ LOCKFILES: tuple[tuple[str, PackageManager], ...] = (
 # Shell syntax that makes a command more than one program with its arguments.
 _COMPOUND = re.compile(r"&&|\|\||[;|`<>]|\$\(")
 # `npm test`, `npm run lint`, `pnpm run test`, `yarn test`: (manager, script)
-_RUNS_SCRIPT = re.compile(
+RUNS_SCRIPT = re.compile(
     r"^(?P<pm>npm|pnpm|yarn)\s+(?:(?:run|run-script)\s+(?P<named>[\w:.-]+)|(?P<short>test|t))\s*"
 )
 
@@ -71,7 +71,7 @@ class NodeProject:
 
     def script_of(self, command: str) -> str | None:
         """The script's text a `run` command runs; None for a command that runs no script."""
-        found = _RUNS_SCRIPT.match(command.strip())
+        found = RUNS_SCRIPT.match(command.strip())
         if found is None or found["pm"] != self.manager:
             return None
         return self.scripts.get(found["named"] or "test")
@@ -122,7 +122,7 @@ def with_args(command: str, args: str) -> str:
     if is_compound(command):
         return command
     stripped = command.strip()
-    if stripped.startswith("npm ") and _RUNS_SCRIPT.match(stripped) and " -- " not in stripped:
+    if stripped.startswith("npm ") and RUNS_SCRIPT.match(stripped) and " -- " not in stripped:
         return f"{stripped} -- {args}"
     return f"{stripped} {args}"
 
