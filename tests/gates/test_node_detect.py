@@ -184,6 +184,11 @@ def test_the_import_graph_follows_esm_and_commonjs_through_the_package(tmp_path:
         "node --test --test-timeout 5000 test/a.test.js"
     )
     assert _selection_of(tmp_path, "lib/leaf.mjs")[1] == ("test/b.test.mjs",)
+    (tmp_path / "test/b.test.mjs").write_text("import '../lib/index.js';\n")
+    assert _selection_of(tmp_path, "lib/core.js")[::2] == (
+        None,
+        "every test file imports a changed file: the full suite only",
+    )
 
 
 def test_what_the_graph_cannot_follow_runs_the_full_suite_alone_saying_why(

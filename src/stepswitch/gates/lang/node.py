@@ -124,8 +124,13 @@ def _changed_sources(root: Path, changed: Sequence[str]) -> list[str]:
 
 
 def _by_graph(root: Path, tests: list[str], changed: Sequence[str]) -> tuple[list[str], str]:
-    """The test files whose imports reach `changed`, and the stage line's why. Raises Unsound."""
+    """The test files whose imports reach `changed` (none when that is every one: the impacted
+    stage would be the full suite twice), and the stage line's why. Raises Unsound."""
     selected = reaching(root, tests, changed)
+    if not selected:
+        return [], "no test file imports a changed file"
+    if len(selected) == len(tests):
+        return [], "every test file imports a changed file"
     plural = "s" if len(selected) != 1 else ""
     return selected, f"{len(selected)} test file{plural} of {len(tests)} import a changed file"
 
@@ -154,7 +159,7 @@ class NodeTestRunner:
         except Unsound as exc:
             return _full_only(str(exc))
         if not selected:
-            return _full_only("no test file imports a changed file")
+            return _full_only(why)
         argv = shlex.join(["node", *options, *selected])
         return Selection(f"{node_options(report)} {argv}", tuple(selected), why)
 
@@ -255,7 +260,7 @@ class MochaRunner:
         except Unsound as exc:
             return _full_only(str(exc))
         if not selected:
-            return _full_only("no test file imports a changed file")
+            return _full_only(why)
         binary = _bin(root, "mocha")
         if binary is None:
             return _full_only("node_modules/.bin has no mocha to run the selected files with")
