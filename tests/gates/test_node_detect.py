@@ -17,6 +17,7 @@ from stepswitch.gates.lang.node import JEST, MOCHA, NODE_TEST, VITEST
 from stepswitch.gates.lang.node_project import with_args
 from stepswitch.gates.lang.node_truth import node_config_check
 from stepswitch.gates.suite import GateSuite
+from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import write_repo
 
 needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not on PATH")
@@ -77,6 +78,19 @@ def test_a_runner_declared_but_not_installed_is_a_note_not_a_gate(tmp_path: Path
     assert config.gates == ()
     assert "package.json declares vitest, but node_modules/.bin has no vitest" in config.notes[0]
     assert "run `pnpm install`" in config.notes[0]
+
+
+@needs_npm
+def test_ssw_gates_says_why_a_package_has_no_gates(tmp_path: Path) -> None:
+    package = _package(scripts={"test": "vitest run"}, devDependencies={"vitest": "2.1.9"})
+    write_repo(tmp_path, {"package.json": package}, commit=True)
+    done = run_ssw_cli(["gates", tmp_path])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"gates for {tmp_path} (detected): none, nothing to check",
+        "gates: no tests gate: package.json declares vitest, but node_modules/.bin has no vitest "
+        "(run `npm install` in the repository, or configure the gates in .stepswitch.toml)",
+    ]
 
 
 @needs_npm

@@ -142,8 +142,9 @@ def gates_command(
             f"{path} is not in a git repository and has no gates to run "
             "(fix: name a repository, or configure its gates in .stepswitch.toml)"
         )
-    if not config.gates:
-        return escape_controls(f"gates for {root} ({config.source}): none, nothing to check"), 0
+    if not config.gates:  # what detection left out says why (a runner not installed...)
+        lines = [f"gates for {root} ({config.source}): none, nothing to check", *config.notes]
+        return escape_controls("\n".join(lines)), 0
     files = [_relative(root, c, base) for c in changed] or None
     confining = choose_sandbox(sandbox)
     with ExitStack() as cleanup:
