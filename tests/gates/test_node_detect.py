@@ -17,6 +17,7 @@ from stepswitch.gates.lang.node import JEST, MOCHA, NODE_TEST, VITEST
 from stepswitch.gates.lang.node_project import with_args
 from stepswitch.gates.lang.node_truth import node_config_check
 from stepswitch.gates.suite import GateSuite
+from stepswitch.util.git_checkouts import checkout_tree
 from tests.harness.cli import run_ssw_cli
 from tests.harness.repo import write_repo
 
@@ -164,6 +165,25 @@ def test_what_the_node_gates_run_is_the_base_commits(tmp_path: Path) -> None:
         "package.json: scripts.test: changed since the base commit",
         "vitest.config.ts: added or removed",
     ]
+
+
+@needs_npm
+def test_node_modules_a_run_leaves_out_of_its_commit_fail_the_gates(tmp_path: Path) -> None:
+    """node finds a worktree's node_modules before the checkout's: ignored, it is code the
+    commit does not show (the runners' caches there are no modules)."""
+    files = {"package.json": _package(scripts={"test": "node --test"}), ".gitignore": "node_mo*\n"}
+    root = write_repo(tmp_path, files, commit=True)
+    write_repo(root, {"node_modules/.vite/results.json": "{}", "src/node_modules/a/i.js": ""})
+    config = detect_gates(root)
+    suite = GateSuite(config, root, dict(os.environ), tree=checkout_tree(root))
+    result = node_config_check(suite.context, config, "HEAD")
+    assert result is not None and not result.passed
+    assert result.report.splitlines()[1] == (
+        "src/node_modules/a/i.js: in node_modules, and the commit leaves it out"
+    )
+    (root / "src/node_modules/a/i.js").unlink()
+    kept = node_config_check(suite.context, config, "HEAD")
+    assert kept is not None and kept.passed
 
 
 def test_the_reporter_goes_where_npm_passes_it_on() -> None:

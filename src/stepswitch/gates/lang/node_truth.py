@@ -5,17 +5,24 @@ the `pre` and `post` scripts npm runs around them), the `jest` and `mocha` table
 package.json, and the test runners' own configuration files are compared with the base commit,
 and any change fails, naming it: the Node counterpart of `ssw:test-config` (pytest's
 configuration). The rest of package.json (dependencies, other scripts) is the change's to make.
+
+In a run's worktree, which starts with no node_modules (the checkout's is found walking up),
+files in a `node_modules` folder that the commit leaves out fail it too: node would load them
+before the checkout's, so the tests would run code the change does not show (the Node side of
+`ssw:left-out`, ADR 0047). The runners' caches there (`.vite`, `.cache`) are no modules.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from stepswitch.gates.base import BaseUnreadable
-from stepswitch.gates.config import GateConfig, ProtectedGate
+from stepswitch.gates.config import GateConfig, ProtectedGate, SuiteGate
 from stepswitch.gates.context import GateContext
 from stepswitch.gates.lang.node_project import MANIFEST, RUNS_SCRIPT
 from stepswitch.gates.protected import protected_verdict
@@ -24,7 +31,8 @@ from stepswitch.gates.runner import GateResult
 NODE_CONFIG_CHECK = "ssw:node-config"
 NODE_CONFIG_FIX = (
     "Undo these changes: the gates run these scripts and read this configuration as the base "
-    "commit has them (change the code or the tests instead)."
+    "commit has them (change the code or the tests instead), and node_modules is the user's "
+    "(a dependency the change needs goes in package.json; the user installs it)."
 )
 _TABLES = ("jest", "mocha")
 _STEMS = ("jest.config", "vitest.config", "vite.config", "vitest.workspace")
@@ -77,11 +85,47 @@ def _changed_parts(base: dict[str, Any], now: dict[str, Any], scripts: Iterable[
     return problems
 
 
+# Caches the runners keep in node_modules (Vite's and Vitest's, babel's): never modules.
+_CACHES = frozenset({".vite", ".vite-temp", ".cache", ".vitest"})
+_NODE_RUNNERS = frozenset({"node-test", "jest", "vitest", "mocha"})
+
+
+def left_out_modules(root: Path, listed: set[str]) -> list[str]:
+    """Files in a `node_modules` folder of a run's worktree that its commit leaves out (git
+    ignores them; `listed` holds what it does not), the runners' caches aside: node finds them
+    before the checkout's node_modules, so the tests would load code the change does not show."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        rel_here = here.relative_to(root)
+        if rel_here.parts[:1] == (".git",):
+            dirs[:] = []
+            continue
+        inside = "node_modules" in rel_here.parts
+        if inside and rel_here.name in _CACHES and rel_here.parent.name == "node_modules":
+            dirs[:] = []
+            continue
+        if inside:
+            found += [p for f in files if (p := (rel_here / f).as_posix()) not in listed]
+        links = [d for d in dirs if (here / d).is_symlink()]
+        if inside:
+            found += [p for d in links if (p := (rel_here / d).as_posix()) not in listed]
+        dirs[:] = [d for d in sorted(dirs) if d not in links]
+    return sorted(found)
+
+
+def _runs_node(config: GateConfig, scripts: list[str]) -> bool:
+    return bool(scripts) or any(
+        isinstance(g, SuiteGate) and g.runner in _NODE_RUNNERS for g in config.gates
+    )
+
+
 def node_config_check(context: GateContext, config: GateConfig, base: str) -> GateResult | None:
-    """The scripts the gates run and the test runners' configuration against the base commit;
-    None without a base commit, or when no gate runs a script of a package.json there."""
+    """The scripts the gates run and the test runners' configuration against the base commit,
+    and in a run's worktree the node_modules files its commit leaves out; None without a base
+    commit, or when no gate is Node's."""
     scripts = scripts_run(config)
-    if context.base is None or not scripts:
+    if context.base is None or not _runs_node(config, scripts):
         return None
     began = time.monotonic()
     try:
@@ -89,11 +133,18 @@ def node_config_check(context: GateContext, config: GateConfig, base: str) -> Ga
         before = context.base.text(commit, MANIFEST)
     except BaseUnreadable:
         return None  # the truth check says why
+    problems: list[str] = []
+    if context.tree is not None and context.judges_commit:
+        listed, _ = context.tree.listed_paths()
+        problems += [
+            f"{path}: in node_modules, and the commit leaves it out"
+            for path in left_out_modules(context.root, listed)[:20]
+        ]
     if before is None:
-        return None
+        return _verdict(problems, began)
     now_path = context.root / MANIFEST
     now = now_path.read_text(encoding="utf-8", errors="replace") if now_path.is_file() else None
-    problems = _changed_parts(_manifest(before), _manifest(now), scripts)
+    problems += _changed_parts(_manifest(before), _manifest(now), scripts)
     for name in RUNNER_FILES:
         path = context.root / name
         current = path.read_bytes() if path.is_file() and not path.is_symlink() else None
@@ -103,6 +154,10 @@ def node_config_check(context: GateContext, config: GateConfig, base: str) -> Ga
             old = None
         if current != old:
             problems.append(f"{name}: {'changed' if old and current else 'added or removed'}")
+    return _verdict(problems, began)
+
+
+def _verdict(problems: list[str], began: float) -> GateResult:
     return protected_verdict(
         NODE_CONFIG_CHECK,
         problems,
