@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from stepswitch.agent.repo_gates import RepoGates
+from stepswitch.gates.config import GateConfig
 from stepswitch.gates.detect import load_gates
+from stepswitch.gates.suite import GateSuite
 from tests.harness.cli import run_ssw_cli, ssw_env
 from tests.harness.repo import with_node_modules, write_repo
 
@@ -176,8 +178,22 @@ def test_a_typescript_package_gets_tsc_and_vitest_related_first(tmp_path: Path) 
     (root / "src/mul.ts").write_text(
         "export function mul(a: number, b: number): number { return a * b + 1; }\n"
     )
-    code, output = _gates(root, "src/mul.ts")
-    assert code == 1, output
-    assert "ran 1 test: vitest related src/mul.ts" in _line(output, "FAIL  tests:impacted")
-    assert "FAILED test/mul.test.ts > multiplies (test/mul.test.ts)" in output
-    assert "expected 7 to be 6" in output
+    # The tests gate alone from here (tsc ran above): the suite as `ssw gates` runs it.
+    config = load_gates(root)
+    tests = GateConfig(tuple(g for g in config.gates if g.name == "tests"), "detected")
+    suite = GateSuite(tests, root, ssw_env())
+    try:
+        broken = suite.run(["src/mul.ts"])
+    finally:
+        suite.close()
+    (stage,) = broken.test_stages
+    assert (stage.name, stage.passed, stage.tests, stage.why) == (
+        "tests:impacted",
+        False,
+        1,
+        "vitest related src/mul.ts",
+    )
+    assert broken.report.splitlines()[1:3] == [
+        "FAILED test/mul.test.ts > multiplies (test/mul.test.ts)",
+        "    AssertionError: expected 7 to be 6 // Object.is equality",
+    ]
