@@ -1,0 +1,121 @@
+"""The failing tests of a `cargo test` run, read from libtest's output: each `---- NAME stdout
+----` block (the test's output and its panic: the message, and the file from the panic's
+location), then the `failures:` list for any test without a block. A crate that does not
+compile is one entry naming the crate, with the compiler's first error."""
+
+from __future__ import annotations
+
+import re
+
+from stepswitch.gates.lang.base import MESSAGE_CHARS, FailedTest
+
+_BLOCK = re.compile(r"^---- (.+) stdout ----$")
+# Rust 1.73 on: "thread 'tests::adds' (123) panicked at src/lib.rs:9:9:" then the message;
+# before: "thread 'tests::adds' panicked at 'message', src/lib.rs:9:9".
+_PANIC = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at (.*)$")
+_LOCATION = re.compile(r"([^\s'\"]+\.rs):(\d+):\d+:?$")
+_LIST_ENTRY = re.compile(r"^    (\S.*)$")
+_COMPILE = re.compile(r"^error: could not compile `([^`]+)`")
+_ERROR = re.compile(r"^error(\[E\d+\])?: ")
+_ARROW = re.compile(r"^\s*--> ([^\s:]+\.rs):\d+:\d+")
+# Lines of a panic's block that say nothing about the failure.
+_NOISE = ("note: run with `RUST_BACKTRACE", "note: Some details are omitted")
+
+
+def _file_of(location: str) -> str | None:
+    """The repository-relative file of a panic's location; None for the standard library's and
+    any other absolute path."""
+    found = _LOCATION.search(location)
+    if found is None or found.group(1).startswith("/"):
+        return None
+    return found.group(1).removeprefix("./")
+
+
+def _read_block(name: str, lines: list[str]) -> FailedTest:
+    file: str | None = None
+    message: list[str] = []
+    for line in lines:
+        if line.startswith("stack backtrace:"):
+            break
+        panic = _PANIC.match(line)
+        if panic:
+            file = file or _file_of(panic.group(1))
+            old_style = panic.group(1).startswith("'")  # the message is on this line
+            if old_style:
+                message.append(panic.group(1).rsplit("', ", 1)[0].removeprefix("'"))
+            continue
+        if not line.startswith(_NOISE):
+            message.append(line)
+    text = "\n".join(message).strip()
+    return FailedTest(name, file, text[:MESSAGE_CHARS])
+
+
+def _blocks(lines: list[str]) -> dict[str, FailedTest]:
+    found: dict[str, FailedTest] = {}
+    index = 0
+    while index < len(lines):
+        header = _BLOCK.match(lines[index])
+        index += 1
+        if header is None:
+            continue
+        body: list[str] = []
+        while index < len(lines):
+            line = lines[index]
+            if _BLOCK.match(line) or line == "failures:":
+                break
+            body.append(line)
+            index += 1
+        found.setdefault(header.group(1), _read_block(header.group(1), body))
+    return found
+
+
+def _listed(lines: list[str]) -> list[str]:
+    """The names under each summary `failures:` (the one followed by indented names)."""
+    names: list[str] = []
+    for index, line in enumerate(lines):
+        if line != "failures:":
+            continue
+        for after in lines[index + 1 :]:
+            entry = _LIST_ENTRY.match(after)
+            if entry is None:
+                if after.strip():
+                    break
+                continue
+            names.append(entry.group(1).strip())
+    return names
+
+
+def _compile_errors(lines: list[str]) -> list[FailedTest]:
+    """One entry per crate that did not compile: its first error and the file it points at."""
+    failed: list[FailedTest] = []
+    first_error: list[str] = []
+    file: str | None = None
+    collecting = False
+    for line in lines:
+        if _ERROR.match(line) and not _COMPILE.match(line) and not first_error:
+            collecting = True
+        if collecting:
+            arrow = _ARROW.match(line)
+            file = file or (arrow.group(1) if arrow else None)
+            if not line.strip():
+                collecting = False
+            else:
+                first_error.append(line)
+        crate = _COMPILE.match(line)
+        if crate:
+            message = "\n".join(first_error)[:MESSAGE_CHARS]
+            failed.append(FailedTest(f"{crate.group(1)} (does not compile)", file, message))
+            first_error, file, collecting = [], None, False
+    return failed
+
+
+def libtest_failures(output: str) -> list[FailedTest]:
+    """The failing tests in a `cargo test` run's output (its standard output and error)."""
+    lines = output.splitlines()
+    blocks = _blocks(lines)
+    failed = list(blocks.values())
+    for name in _listed(lines):
+        if name not in blocks:
+            blocks[name] = FailedTest(name, None, "")
+            failed.append(blocks[name])
+    return failed or _compile_errors(lines)
