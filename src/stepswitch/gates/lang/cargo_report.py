@@ -102,9 +102,10 @@ def _compile_errors(lines: list[str]) -> list[FailedTest]:
             else:
                 first_error.append(line)
         crate = _COMPILE.match(line)
+        name = f"{crate.group(1)} (does not compile)" if crate else ""
+        if crate and name not in {f.test_id for f in failed}:  # once, not per target
+            failed.append(FailedTest(name, file, "\n".join(first_error)[:MESSAGE_CHARS]))
         if crate:
-            message = "\n".join(first_error)[:MESSAGE_CHARS]
-            failed.append(FailedTest(f"{crate.group(1)} (does not compile)", file, message))
             first_error, file, collecting = [], None, False
     return failed
 

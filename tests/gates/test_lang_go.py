@@ -1,0 +1,228 @@
+"""Go gates (gates/lang/go.py): a module of three packages, `app` importing `calc` and `text`
+on its own. Detection gives gofmt, go vet and go test with their reasons; `go test -json` names
+the failing test and its message; impacted-first runs the packages a change reaches (a leaf's
+own, a package's importers) and nothing narrower when go.mod changes; `ssw gates` passes the
+untouched module and fails a broken one naming the test. Go's build cache is the test's own."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from stepswitch.gates.config import CommandGate, SuiteGate
+from stepswitch.gates.detect import detect_gates
+from stepswitch.gates.lang.go import GO
+from tests.harness.cli import run_process, run_ssw_cli
+from tests.harness.repo import write_repo
+
+needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="no go on PATH")
+
+MODULE = {
+    "go.mod": "module example.com/shapes\n\ngo 1.19\n",
+    "calc/calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+    "calc/calc_test.go": """
+        package calc
+
+        import "testing"
+
+        func TestAdd(t *testing.T) {
+        \tif got := Add(1, 2); got != 3 {
+        \t\tt.Errorf("Add(1, 2) = %d, want 3", got)
+        \t}
+        }
+        """,
+    "app/app.go": """
+        package app
+
+        import "example.com/shapes/calc"
+
+        // Twice doubles.
+        func Twice(a int) int { return calc.Add(a, a) }
+        """,
+    "app/app_test.go": """
+        package app
+
+        import "testing"
+
+        func TestTwice(t *testing.T) {
+        \tif got := Twice(2); got != 4 {
+        \t\tt.Errorf("Twice(2) = %d, want 4", got)
+        \t}
+        }
+        """,
+    "text/text.go": """
+        package text
+
+        // Shout shouts.
+        func Shout(s string) string { return s + "!" }
+        """,
+    "text/text_test.go": """
+        package text
+
+        import "testing"
+
+        func TestShout(t *testing.T) {
+        \tif Shout("a") != "a!" {
+        \t\tt.Error("no")
+        \t}
+        }
+        """,
+}
+BREAK_ADD = ("calc/calc.go", "return a + b", "return a - b")
+BREAK_TWICE = ("app/app.go", "calc.Add(a, a)", "calc.Add(a, a+1)")
+
+
+@pytest.fixture(scope="module")
+def go_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """This environment with Go's caches in a folder of the tests' own, nothing fetched."""
+    cache = tmp_path_factory.mktemp("go")
+    return {
+        **os.environ,
+        "GOCACHE": str(cache / "build"),
+        "GOPATH": str(cache / "path"),
+        "GOFLAGS": "",
+        "GOPROXY": "off",
+        "GOTOOLCHAIN": "local",
+    }
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One module for the file's tests, so Go's cache (which keys on the folder) serves them
+    all; each test's edit is undone when it ends (`edited`)."""
+    return write_repo(tmp_path_factory.mktemp("go-module") / "shapes", MODULE, commit=True)
+
+
+@contextmanager
+def edited(root: Path, path: str, old: str, new: str) -> Iterator[None]:
+    text = (root / path).read_text(encoding="utf-8")
+    assert old in text
+    (root / path).write_text(text.replace(old, new), encoding="utf-8")
+    try:
+        yield
+    finally:
+        (root / path).write_text(text, encoding="utf-8")
+
+
+def _run(root: Path, command: str, env: dict[str, str]) -> tuple[int, str]:
+    done = run_process(["bash", "-c", command], root, env)
+    return done.returncode, done.stdout + done.stderr
+
+
+def _tests_run(report: Path) -> set[str]:
+    events = [json.loads(line) for line in report.read_text().splitlines() if line[:1] == "{"]
+    return {e["Test"] for e in events if e.get("Action") == "run" and "Test" in e}
+
+
+@needs_go
+def test_a_go_module_gets_gofmt_vet_and_go_test_each_with_its_reason(module: Path):
+    config = detect_gates(module)
+    assert [g.name for g in config.gates] == ["format", "vet", "tests"]
+    fmt, vet, tests = config.gates
+    assert isinstance(fmt, CommandGate) and "gofmt -l ." in fmt.command
+    assert isinstance(vet, CommandGate) and vet.command == "go vet ./..."
+    assert isinstance(tests, SuiteGate) and (tests.runner, tests.command) == ("go", "go test ./...")
+    reasons = dict(config.reasons)
+    assert reasons["tests"] == "go.mod declares the module example.com/shapes: go test ./..."
+    assert config.languages == ("Go",)
+
+
+def test_without_go_on_path_a_module_gets_a_note_not_a_silent_skip(
+    module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    config = detect_gates(module)
+    assert config.gates == ()
+    assert any("no Go gates" in n and "go is not on PATH" in n for n in config.notes)
+
+
+@needs_go
+def test_impacted_runs_a_leaf_packages_tests_alone_and_still_fails_on_them(
+    module: Path, tmp_path: Path, go_env: dict[str, str]
+):
+    report = tmp_path / "report.json"
+    assert _run(module, GO.full_command("go test ./...", report), go_env)[0] == 0
+    everything = _tests_run(report)
+    with edited(module, *BREAK_TWICE):
+        selection = GO.impacted(module, "go test ./...", ["app/app.go"], report)
+        assert selection.tests == ("./app",)
+        assert selection.why == "1 of 3 packages with tests reach ./app"
+        assert selection.command is not None
+        code, output = _run(module, selection.command, go_env)
+    assert code != 0
+    assert _tests_run(report) == {"TestTwice"} < everything
+    failed = GO.failures(output, report)
+    assert [(f.test_id, f.file) for f in failed] == [("TestTwice", "example.com/shapes/app")]
+    assert "app_test.go:7: Twice(2) = 5, want 4" in failed[0].message
+
+
+@needs_go
+def test_the_full_suite_names_every_failing_test_with_its_message(
+    module: Path, tmp_path: Path, go_env: dict[str, str]
+):
+    report = tmp_path / "report.json"
+    with edited(module, *BREAK_ADD):
+        code, output = _run(module, GO.full_command("go test ./...", report), go_env)
+    assert code != 0
+    failed = {f.test_id: f for f in GO.failures(output, report)}
+    assert set(failed) == {"TestAdd", "TestTwice"}  # app's through calc
+    assert failed["TestAdd"].file == "example.com/shapes/calc"
+    assert "calc_test.go:7: Add(1, 2) = -1, want 3" in failed["TestAdd"].message
+
+
+@needs_go
+def test_a_package_that_does_not_build_is_named_with_the_compilers_error(
+    module: Path, tmp_path: Path, go_env: dict[str, str]
+):
+    report = tmp_path / "report.json"
+    with edited(module, "calc/calc.go", "return a + b", 'return "a + b"'):
+        code, output = _run(module, GO.full_command("go test ./...", report), go_env)
+    assert code != 0
+    failed = {f.test_id: f for f in GO.failures(output, report)}
+    assert "cannot use" in failed["example.com/shapes/calc"].message
+    assert "example.com/shapes/app" in failed  # it imports calc: it cannot build either
+
+
+def test_impacted_adds_the_packages_that_import_a_changed_one_and_nothing_else(module: Path):
+    selection = GO.impacted(module, "go test -count=1 ./...", ["calc/calc.go"], Path("r.json"))
+    assert selection.tests == ("./app", "./calc")
+    assert selection.command == "go test -json -count=1 ./app ./calc > r.json"
+
+
+def test_a_change_to_go_mod_or_outside_every_package_runs_the_full_suite_and_says_so(
+    module: Path,
+):
+    for changed in ("go.mod", "README.md"):
+        selection = GO.impacted(module, "go test ./...", [changed], Path("r.json"))
+        assert selection.command is None
+        assert (
+            selection.why == f"{changed} changed, which is in no one package: the full suite only"
+        )
+
+
+def test_a_test_files_own_import_makes_its_package_reach_the_imported_one(module: Path):
+    """text's test (not its code) imports calc: a change to calc reaches text's tests."""
+    imports = 'import (\n\t"testing"\n\n\t_ "example.com/shapes/calc" // its init\n)'
+    with edited(module, "text/text_test.go", 'import "testing"', imports):
+        selection = GO.impacted(module, "go test ./...", ["calc/calc.go"], Path("r.json"))
+    assert selection.command is None  # now every package's tests reach calc
+    assert selection.why == "every package's tests reach the change: the full suite only"
+
+
+@needs_go
+def test_ssw_gates_fails_a_broken_module_at_its_tests_naming_the_test(tmp_path: Path):
+    """One package (the sandbox's Go cache starts empty): gofmt and go vet pass, go test fails."""
+    files = {k: v for k, v in MODULE.items() if k == "go.mod" or k.startswith("calc/")}
+    files["calc/calc.go"] = files["calc/calc.go"].replace("a + b", "a - b")
+    repo = write_repo(tmp_path / "shapes", files, commit=True)
+    failed = run_ssw_cli(["gates", repo], timeout=240)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "(detected: format, vet, tests)" in failed.stdout
+    assert "FAILED at tests" in failed.stdout
+    assert "Add(1, 2) = -1, want 3" in failed.stdout

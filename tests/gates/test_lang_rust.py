@@ -1,0 +1,221 @@
+"""Rust gates (gates/lang/cargo.py): a workspace of two crates, `app` depending on
+`core-math`. Detection gives `cargo test --workspace` (and fmt and clippy where the project
+configures them) with its reasons; libtest's output names the failing test, its file and
+message; impacted-first runs the crates a change reaches (a leaf crate alone, nothing narrower
+when every crate is reached or the workspace's own files change); `ssw gates` fails a broken
+workspace naming the test. The build lives in the fixture's own target folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from stepswitch.gates.config import CommandGate, SuiteGate
+from stepswitch.gates.detect import detect_gates
+from stepswitch.gates.lang.cargo import CARGO
+from tests.harness.cli import run_process, run_ssw_cli
+from tests.harness.repo import write_repo
+
+needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="no cargo on PATH")
+
+WORKSPACE = {
+    "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\nresolver = "2"\n',
+    ".gitignore": "/target\n",
+    "crates/core/Cargo.toml": """
+        [package]
+        name = "core-math"
+        version = "0.1.0"
+        edition = "2021"
+        """,
+    "crates/core/src/lib.rs": """
+        pub fn add(a: i32, b: i32) -> i32 {
+            a + b
+        }
+
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn adds() {
+                assert_eq!(super::add(1, 2), 3, "one and two");
+            }
+        }
+        """,
+    "crates/app/Cargo.toml": """
+        [package]
+        name = "app"
+        version = "0.1.0"
+        edition = "2021"
+
+        [dependencies]
+        core-math = { path = "../core" }
+        """,
+    "crates/app/src/lib.rs": """
+        pub fn twice(a: i32) -> i32 {
+            core_math::add(a, a)
+        }
+
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn doubles() {
+                assert_eq!(super::twice(2), 4, "twice two");
+            }
+
+            #[test]
+            fn keeps_zero() {
+                assert_eq!(super::twice(0), 0);
+            }
+        }
+        """,
+}
+BREAK_TWICE = ("crates/app/src/lib.rs", "core_math::add(a, a)", "core_math::add(a, a) + 1")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One workspace for the file's tests, built once in its own target folder; each test's edit
+    is undone when it ends (`edited`)."""
+    return write_repo(tmp_path_factory.mktemp("rust") / "shapes", WORKSPACE, commit=True)
+
+
+@pytest.fixture(scope="module")
+def cargo_env(workspace: Path) -> dict[str, str]:
+    return {**os.environ, "CARGO_TARGET_DIR": str(workspace / "target"), "CARGO_NET_OFFLINE": "1"}
+
+
+@contextmanager
+def edited(root: Path, path: str, old: str, new: str) -> Iterator[None]:
+    text = (root / path).read_text(encoding="utf-8")
+    assert old in text
+    (root / path).write_text(text.replace(old, new), encoding="utf-8")
+    try:
+        yield
+    finally:
+        (root / path).write_text(text, encoding="utf-8")
+
+
+def _run(root: Path, command: str, env: dict[str, str]) -> tuple[int, str]:
+    done = run_process(["bash", "-c", command], root, env, timeout=240)
+    return done.returncode, done.stdout + done.stderr
+
+
+def _tests_run(output: str) -> int:
+    """How many tests libtest ran, over every test binary."""
+    return sum(int(n) for n in re.findall(r"^running (\d+) tests?$", output, re.M))
+
+
+@needs_cargo
+def test_a_workspace_gets_cargo_test_of_every_crate_with_its_reason(workspace: Path):
+    config = detect_gates(workspace)
+    assert [g.name for g in config.gates] == ["tests"]
+    (tests,) = config.gates
+    assert isinstance(tests, SuiteGate)
+    assert (tests.runner, tests.command) == ("cargo", "cargo test --workspace")
+    assert dict(config.reasons) == {
+        "tests": "Cargo.toml declares a workspace of 2 crates (app, core-math): cargo test"
+    }
+    assert config.languages == ("Rust",)
+
+
+@needs_cargo
+def test_fmt_and_clippy_are_gates_only_where_the_project_configures_them(tmp_path: Path):
+    crate = {
+        "Cargo.toml": '[package]\nname = "one"\n\n[lints.clippy]\nall = "warn"\n',
+        "rustfmt.toml": 'edition = "2021"\n',
+        "src/lib.rs": "pub fn one() -> i32 {\n    1\n}\n",
+    }
+    config = detect_gates(write_repo(tmp_path / "one", crate))
+    commands = {g.name: g.command for g in config.gates if isinstance(g, CommandGate | SuiteGate)}
+    if not (shutil.which("cargo-fmt") and shutil.which("cargo-clippy")):
+        pytest.skip("rustfmt or clippy is not installed")
+    assert commands == {
+        "format": "cargo fmt --check",
+        "lint": "cargo clippy --all-targets -- -D warnings",
+        "tests": "cargo test",
+    }
+    reasons = dict(config.reasons)
+    assert reasons["format"] == "rustfmt.toml: the project formats with rustfmt"
+    assert reasons["lint"] == "Cargo.toml [lints]: the project lints with clippy"
+
+
+def test_without_cargo_on_path_a_crate_gets_a_note_not_a_silent_skip(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    config = detect_gates(workspace)
+    assert config.gates == ()
+    assert any("no Rust gates" in n and "cargo is not on PATH" in n for n in config.notes)
+
+
+@needs_cargo
+def test_impacted_runs_a_leaf_crates_tests_alone_and_still_fails_on_them(
+    workspace: Path, cargo_env: dict[str, str]
+):
+    code, output = _run(workspace, "cargo test --workspace", cargo_env)
+    assert code == 0, output
+    everything = _tests_run(output)
+    with edited(workspace, *BREAK_TWICE):
+        selection = CARGO.impacted(
+            workspace, "cargo test --workspace", ["crates/app/src/lib.rs"], Path("unused")
+        )
+        assert (selection.command, selection.tests) == ("cargo test -p app", ("app",))
+        assert selection.why == "1 of 2 crates: app changed"
+        code, output = _run(workspace, selection.command, cargo_env)
+    assert code != 0
+    assert _tests_run(output) == 2 < everything
+    failed = {f.test_id: f for f in CARGO.failures(output, Path("unused"))}
+    assert set(failed) == {"tests::doubles", "tests::keeps_zero"}
+    assert failed["tests::doubles"].file == "crates/app/src/lib.rs"
+    assert "twice two" in failed["tests::doubles"].message
+    assert "left: 5" in failed["tests::doubles"].message
+
+
+@needs_cargo
+def test_a_crate_that_does_not_compile_is_named_with_the_compilers_error(
+    workspace: Path, cargo_env: dict[str, str]
+):
+    with edited(workspace, "crates/core/src/lib.rs", "a + b", '"a + b"'):
+        code, output = _run(workspace, "cargo test --workspace", cargo_env)
+    assert code != 0
+    (failed,) = CARGO.failures(output, Path("unused"))
+    assert failed.test_id == "core-math (does not compile)"
+    assert failed.file == "crates/core/src/lib.rs"
+    assert "mismatched types" in failed.message
+
+
+def test_a_change_every_crate_reaches_or_no_crate_owns_runs_the_full_suite_and_says_so(
+    workspace: Path,
+):
+    full = {
+        "crates/core/src/lib.rs": "every crate is or depends on a changed one",
+        "Cargo.toml": "Cargo.toml changed, which is no one crate's own",
+        "Cargo.lock": "Cargo.lock changed, which is no one crate's own",
+        "README.md": "README.md changed, which is no one crate's own",
+    }
+    for changed, why in full.items():
+        selection = CARGO.impacted(workspace, "cargo test --workspace", [changed], Path("r"))
+        assert (selection.command, selection.why) == (None, f"{why}: the full suite only")
+
+
+def test_a_single_crate_runs_the_full_suite_only_and_says_so(tmp_path: Path):
+    crate = write_repo(tmp_path / "one", {"Cargo.toml": '[package]\nname = "one"\n'})
+    selection = CARGO.impacted(crate, "cargo test", ["src/lib.rs"], Path("r"))
+    assert (selection.command, selection.why) == (None, "a single crate: the full suite only")
+
+
+@needs_cargo
+def test_ssw_gates_fails_a_broken_workspace_at_its_tests_naming_the_test(tmp_path: Path):
+    path, old, new = BREAK_TWICE
+    files = {**WORKSPACE, path: WORKSPACE[path].replace(old, new)}
+    repo = write_repo(tmp_path / "shapes", files, commit=True)
+    failed = run_ssw_cli(["gates", repo], timeout=240)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "(detected: tests)" in failed.stdout
+    assert "FAILED at tests" in failed.stdout
+    assert "---- tests::doubles stdout ----" in failed.stdout
