@@ -141,7 +141,7 @@ def test_fmt_and_clippy_are_gates_only_where_the_project_configures_them(tmp_pat
     }
     reasons = dict(config.reasons)
     assert reasons["format"] == "rustfmt.toml: the project formats with rustfmt"
-    assert reasons["lint"] == "Cargo.toml [lints]: the project lints with clippy"
+    assert reasons["lint"] == "Cargo.toml [lints.clippy]: the project lints with clippy"
 
 
 def test_without_cargo_on_path_a_crate_gets_a_note_not_a_silent_skip(

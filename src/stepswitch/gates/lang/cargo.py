@@ -3,7 +3,7 @@
 Detection reads the root's Cargo.toml: a package, a workspace, or both. The tests gate is `cargo
 test` (`--workspace` when there is a workspace, so every member's tests run); `cargo fmt --check`
 and `cargo clippy -- -D warnings` only where the project says it keeps them clean (a
-rustfmt.toml, a clippy.toml or a `[lints]` table, or the component in rust-toolchain.toml):
+rustfmt.toml, a clippy.toml or `[lints.clippy]`, or the component in rust-toolchain.toml):
 rustup installs both with every toolchain, so their being installed says nothing of the
 project's code. A declared tool that is missing is a note, never a silent skip.
 
@@ -41,10 +41,14 @@ def _components(root: Path) -> set[str]:
     return set()
 
 
-def _has_lints(manifest: dict[str, Any]) -> bool:
+def _lints_clippy(manifest: dict[str, Any]) -> bool:
+    """Whether the manifest's `[lints.clippy]` or `[workspace.lints.clippy]` sets a lint."""
     workspace = manifest.get("workspace")
-    shared = workspace.get("lints") if isinstance(workspace, dict) else None
-    return isinstance(manifest.get("lints"), dict) or isinstance(shared, dict)
+    tables = [
+        manifest.get("lints"),
+        workspace.get("lints") if isinstance(workspace, dict) else None,
+    ]
+    return any(isinstance(t, dict) and isinstance(t.get("clippy"), dict) for t in tables)
 
 
 def _why_configured(root: Path, files: tuple[str, ...], component: str) -> str | None:
@@ -89,8 +93,8 @@ def detect(root: Path) -> Detection:
             notes.append(missing_note("cargo-fmt", f"{why} configures rustfmt", "format gate"))
     clippy_files = ("clippy.toml", ".clippy.toml")
     why = _why_configured(root, clippy_files, "clippy")
-    if why is None and _has_lints(manifest):
-        why = f"{MANIFEST} [lints]"
+    if why is None and _lints_clippy(manifest):
+        why = f"{MANIFEST} [lints.clippy]"
     if why is not None:
         if on_path("cargo-clippy"):
             command = f"cargo clippy{everything} --all-targets -- -D warnings"

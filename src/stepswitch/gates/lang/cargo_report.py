@@ -50,8 +50,8 @@ def _read_block(name: str, lines: list[str]) -> FailedTest:
     return FailedTest(name, file, text[:MESSAGE_CHARS])
 
 
-def _blocks(lines: list[str]) -> dict[str, FailedTest]:
-    found: dict[str, FailedTest] = {}
+def _blocks(lines: list[str]) -> list[FailedTest]:
+    found: list[FailedTest] = []
     index = 0
     while index < len(lines):
         header = _BLOCK.match(lines[index])
@@ -65,7 +65,7 @@ def _blocks(lines: list[str]) -> dict[str, FailedTest]:
                 break
             body.append(line)
             index += 1
-        found.setdefault(header.group(1), _read_block(header.group(1), body))
+        found.append(_read_block(header.group(1), body))
     return found
 
 
@@ -113,10 +113,9 @@ def _compile_errors(lines: list[str]) -> list[FailedTest]:
 def libtest_failures(output: str) -> list[FailedTest]:
     """The failing tests in a `cargo test` run's output (its standard output and error)."""
     lines = output.splitlines()
-    blocks = _blocks(lines)
-    failed = list(blocks.values())
-    for name in _listed(lines):
-        if name not in blocks:
-            blocks[name] = FailedTest(name, None, "")
-            failed.append(blocks[name])
+    failed = _blocks(lines)  # two crates' tests may share a name: each block is its own
+    named = {test.test_id for test in failed}
+    for name in dict.fromkeys(_listed(lines)):
+        if name not in named:
+            failed.append(FailedTest(name, None, ""))
     return failed or _compile_errors(lines)

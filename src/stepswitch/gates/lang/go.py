@@ -91,7 +91,7 @@ class GoRunner:
     def impacted(self, root: Path, command: str, changed: Sequence[str], report: Path) -> Selection:
         """The changed packages and those whose tests reach them, as `go test -json PKG...`."""
         words = command_words(command)
-        if not runs(words, "go", "test"):
+        if not runs(words, "go", "test") or "-args" in (words or []):
             return Selection(None, (), "the command is not plain `go test`: the full suite only")
         assert words is not None
         module = read_module(root)
