@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -215,14 +216,34 @@ def test_a_test_files_own_import_makes_its_package_reach_the_imported_one(module
     assert selection.why == "every package's tests reach the change: the full suite only"
 
 
+SUM_TEST = """
+    package calc
+
+    import (
+    \t"os"
+    \t"strings"
+    \t"testing"
+    )
+
+    func TestSumFromTestdata(t *testing.T) {
+    \twant, _ := os.ReadFile("testdata/sum.txt")
+    \tif got := Add(1, 2); strings.TrimSpace(string(want)) != "3" {
+    \t\tt.Errorf("Add(1, 2) = %d, testdata/sum.txt says %s", got, want)
+    \t}
+    }
+    """
+
+
 @needs_go
-def test_ssw_gates_fails_a_broken_module_at_its_tests_naming_the_test(tmp_path: Path):
-    """One package (the sandbox's Go cache starts empty): gofmt and go vet pass, go test fails."""
-    files = {k: v for k, v in MODULE.items() if k == "go.mod" or k.startswith("calc/")}
-    files["calc/calc.go"] = files["calc/calc.go"].replace("a + b", "a - b")
+def test_ssw_gates_fails_a_change_to_test_data_naming_the_test(tmp_path: Path):
+    """One package, the sandbox's Go cache empty: gofmt and go vet skip (no Go file changed),
+    go test fails."""
+    files = {k: v for k, v in MODULE.items() if k in ("go.mod", "calc/calc.go")}
+    files |= {"calc/calc_test.go": SUM_TEST, "calc/testdata/sum.txt": "4\n"}
     repo = write_repo(tmp_path / "shapes", files, commit=True)
-    failed = run_ssw_cli(["gates", repo], timeout=240)
+    failed = run_ssw_cli(["gates", repo, "--changed", "calc/testdata/sum.txt"], timeout=240)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "(detected: format, vet, tests)" in failed.stdout
+    assert re.search(r"skip +vet", failed.stdout)
     assert "FAILED at tests" in failed.stdout
-    assert "Add(1, 2) = -1, want 3" in failed.stdout
+    assert "Add(1, 2) = 3, testdata/sum.txt says 4" in failed.stdout

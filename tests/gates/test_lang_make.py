@@ -12,7 +12,7 @@ from stepswitch.gates.config import SuiteGate
 from stepswitch.gates.detect import detect_gates
 from stepswitch.gates.lang.make import MAKE
 from tests.harness.cli import run_ssw_cli
-from tests.harness.repo import commit_all, write_repo
+from tests.harness.repo import write_repo
 
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="no make on PATH")
 
@@ -71,13 +71,9 @@ def test_a_target_runs_in_full_and_its_failure_is_the_end_of_its_output(tmp_path
 
 
 @needs_make
-def test_ssw_gates_passes_the_untouched_target_and_fails_a_broken_change(tmp_path: Path):
-    repo = write_repo(tmp_path / "p", PROJECT, commit=True)
-    passed = run_ssw_cli(["gates", repo])
-    assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert "(detected: tests)" in passed.stdout
-    (repo / "value.txt").write_text("41\n")
-    commit_all(repo, "a broken change")
+def test_ssw_gates_fails_a_broken_change_at_the_target_with_its_output(tmp_path: Path):
+    repo = write_repo(tmp_path / "p", {**PROJECT, "value.txt": "41\n"}, commit=True)
     failed = run_ssw_cli(["gates", repo])
     assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "(detected: tests)" in failed.stdout
     assert "value.txt says 41, want 42" in failed.stdout
