@@ -247,3 +247,12 @@ def test_ssw_gates_fails_a_change_to_test_data_naming_the_test(tmp_path: Path):
     assert re.search(r"skip +vet", failed.stdout)
     assert "FAILED at tests" in failed.stdout
     assert "Add(1, 2) = 3, testdata/sum.txt says 4" in failed.stdout
+
+
+def test_a_change_to_a_packages_test_file_runs_that_package_alone(module: Path):
+    """calc_test.go is compiled into calc's tests only, not into app's, which imports calc."""
+    selection = GO.impacted(module, "go test ./...", ["calc/calc_test.go"], Path("r.json"))
+    assert (selection.tests, selection.why) == (
+        ("./calc",),
+        "1 of 3 packages with tests reach ./calc",
+    )

@@ -219,3 +219,13 @@ def test_ssw_gates_fails_a_broken_workspace_at_its_tests_naming_the_test(tmp_pat
     assert "(detected: tests)" in failed.stdout
     assert "FAILED at tests" in failed.stdout
     assert "---- tests::doubles stdout ----" in failed.stdout
+
+
+def test_a_change_to_a_crates_own_tests_runs_that_crate_alone(workspace: Path):
+    """No dependent builds core-math's integration tests: app's tests cannot reach them."""
+    changed = ["crates/core/tests/sums.rs"]
+    selection = CARGO.impacted(workspace, "cargo test --workspace", changed, Path("r"))
+    assert (selection.command, selection.why) == (
+        "cargo test -p core-math",
+        "1 of 2 crates: core-math changed",
+    )

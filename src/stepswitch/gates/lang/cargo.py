@@ -109,6 +109,7 @@ def detect(root: Path) -> Detection:
 
 
 _CHOOSES_PACKAGES = ("-p", "--package", "--exclude")
+_OWN_TARGETS = ("tests/", "benches/", "examples/")
 # Files every crate reads: a change to one may change any crate's build.
 _SHARED = ("Cargo.toml", "Cargo.lock", *_TOOLCHAIN_FILES)
 
@@ -134,6 +135,20 @@ def _outside(project: Project, changed: Sequence[str]) -> str | None:
     return None
 
 
+def _reached(project: Project, changed: Sequence[str]) -> tuple[set[str], set[str]]:
+    """The folders of the crates the change touches, and of those whose tests it can reach:
+    the touched ones and their dependents, but for a crate's tests, benches and examples,
+    which no dependent builds."""
+    touched: set[str] = set()
+    own_only: set[str] = set()
+    for path in changed:
+        owner = project.owner(path)
+        assert owner is not None  # _outside returned it otherwise
+        inner = path.removeprefix(f"{owner.folder}/" if owner.folder else "")
+        (own_only if inner.startswith(_OWN_TARGETS) else touched).add(owner.folder)
+    return touched | own_only, project.dependents(touched) | own_only
+
+
 @dataclass(frozen=True)
 class CargoRunner:
     name: str = "cargo"
@@ -156,8 +171,7 @@ class CargoRunner:
         if outside is not None:
             why = f"{outside} changed, which is no one crate's own: the full suite only"
             return Selection(None, (), why)
-        touched = {owner.folder for path in changed if (owner := project.owner(path))}
-        reached = project.dependents(touched)
+        touched, reached = _reached(project, changed)
         if len(reached) == len(project.crates):
             return Selection(
                 None, (), "every crate is or depends on a changed one: the full suite only"

@@ -98,13 +98,15 @@ class GoRunner:
         if module is None:
             return Selection(None, (), f"{GO_MOD} declares no module: the full suite only")
         touched: set[str] = set()
+        tests_only: set[str] = set()  # a _test.go file is compiled into its own package's tests
         for path in changed:
             package = module.package_of(path)
             if path in _SHARED or path.startswith("vendor/") or package is None:
                 why = f"{path} changed, which is in no one package: the full suite only"
                 return Selection(None, (), why)
-            touched.add(package)
-        chosen = module.reaching(touched)
+            (tests_only if path.endswith("_test.go") else touched).add(package)
+        chosen = sorted(set(module.reaching(touched)) | (tests_only & set(module.packages)))
+        touched |= tests_only
         with_tests = sum(1 for p in module.packages.values() if p.has_tests)
         if not chosen:
             return Selection(None, (), "no package's tests reach the change: the full suite only")
