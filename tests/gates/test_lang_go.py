@@ -158,9 +158,9 @@ def test_impacted_runs_a_leaf_packages_tests_alone_and_still_fails_on_them(
         code, output = _run(module, selection.command, go_env)
     assert code != 0
     assert _tests_run(report) == {"TestTwice"} < everything
-    failed = GO.failures(output, report)
-    assert [(f.test_id, f.file) for f in failed] == [("TestTwice", "example.com/shapes/app")]
-    assert "app_test.go:7: Twice(2) = 5, want 4" in failed[0].message
+    (failed,) = GO.failures(output, report)
+    assert failed.test_id == "example.com/shapes/app.TestTwice"
+    assert "app_test.go:7: Twice(2) = 5, want 4" in failed.message
 
 
 @needs_go
@@ -172,9 +172,9 @@ def test_the_full_suite_names_every_failing_test_with_its_message(
         code, output = _run(module, GO.full_command("go test ./...", report), go_env)
     assert code != 0
     failed = {f.test_id: f for f in GO.failures(output, report)}
-    assert set(failed) == {"TestAdd", "TestTwice"}  # app's through calc
-    assert failed["TestAdd"].file == "example.com/shapes/calc"
-    assert "calc_test.go:7: Add(1, 2) = -1, want 3" in failed["TestAdd"].message
+    add, twice = "example.com/shapes/calc.TestAdd", "example.com/shapes/app.TestTwice"
+    assert set(failed) == {add, twice}  # app's through calc
+    assert "calc_test.go:7: Add(1, 2) = -1, want 3" in failed[add].message
 
 
 @needs_go

@@ -74,6 +74,7 @@ WORKSPACE = {
         }
         """,
 }
+NO_REPORT = Path("unused")  # libtest's output is cargo's report
 BREAK_TWICE = ("crates/app/src/lib.rs", "core_math::add(a, a)", "core_math::add(a, a) + 1")
 
 
@@ -101,8 +102,9 @@ def edited(root: Path, path: str, old: str, new: str) -> Iterator[None]:
 
 
 def _run(root: Path, command: str, env: dict[str, str]) -> tuple[int, str]:
-    done = run_process(["bash", "-c", command], root, env, timeout=240)
-    return done.returncode, done.stdout + done.stderr
+    """`command`'s exit status and output, its standard error merged in as the gates merge it."""
+    done = run_process(["bash", "-c", f"{command} 2>&1"], root, env, timeout=240)
+    return done.returncode, done.stdout
 
 
 def _tests_run(output: str) -> int:
@@ -157,23 +159,40 @@ def test_without_cargo_on_path_a_crate_gets_a_note_not_a_silent_skip(
 def test_impacted_runs_a_leaf_crates_tests_alone_and_still_fails_on_them(
     workspace: Path, cargo_env: dict[str, str]
 ):
-    code, output = _run(workspace, "cargo test --workspace", cargo_env)
+    code, output = _run(
+        workspace, CARGO.full_command("cargo test --workspace", NO_REPORT), cargo_env
+    )
     assert code == 0, output
     everything = _tests_run(output)
     with edited(workspace, *BREAK_TWICE):
         selection = CARGO.impacted(
-            workspace, "cargo test --workspace", ["crates/app/src/lib.rs"], Path("unused")
+            workspace, "cargo test --workspace", ["crates/app/src/lib.rs"], NO_REPORT
         )
-        assert (selection.command, selection.tests) == ("cargo test -p app", ("app",))
+        assert selection.command == "cargo test --no-fail-fast -p app"
+        assert selection.tests == ("app",)
         assert selection.why == "1 of 2 crates: app changed"
         code, output = _run(workspace, selection.command, cargo_env)
     assert code != 0
     assert _tests_run(output) == 2 < everything
-    failed = {f.test_id: f for f in CARGO.failures(output, Path("unused"))}
-    assert set(failed) == {"tests::doubles", "tests::keeps_zero"}
-    assert failed["tests::doubles"].file == "crates/app/src/lib.rs"
-    assert "twice two" in failed["tests::doubles"].message
-    assert "left: 5" in failed["tests::doubles"].message
+    failed = {f.test_id: f for f in CARGO.failures(output, NO_REPORT)}
+    assert set(failed) == {"app::tests::doubles", "app::tests::keeps_zero"}
+    assert failed["app::tests::doubles"].file == "crates/app/src/lib.rs"
+    assert "twice two" in failed["app::tests::doubles"].message
+    assert "left: 5" in failed["app::tests::doubles"].message
+
+
+@needs_cargo
+def test_the_full_suite_runs_every_crates_tests_past_a_failing_one_naming_each_by_crate(
+    workspace: Path, cargo_env: dict[str, str]
+):
+    """cargo stops at the first failing test binary unless told not to: a suite that already
+    fails in one crate would never judge the next one's tests."""
+    command = CARGO.full_command("cargo test --workspace", NO_REPORT)
+    with edited(workspace, "crates/core/src/lib.rs", "a + b", "a - b"):
+        code, output = _run(workspace, command, cargo_env)
+    assert code != 0
+    failed = {f.test_id for f in CARGO.failures(output, NO_REPORT)}
+    assert {"core_math::tests::adds", "app::tests::doubles"} <= failed
 
 
 @needs_cargo
@@ -181,9 +200,11 @@ def test_a_crate_that_does_not_compile_is_named_with_the_compilers_error(
     workspace: Path, cargo_env: dict[str, str]
 ):
     with edited(workspace, "crates/core/src/lib.rs", "a + b", '"a + b"'):
-        code, output = _run(workspace, "cargo test --workspace", cargo_env)
+        code, output = _run(
+            workspace, CARGO.full_command("cargo test --workspace", NO_REPORT), cargo_env
+        )
     assert code != 0
-    (failed,) = CARGO.failures(output, Path("unused"))
+    (failed,) = CARGO.failures(output, NO_REPORT)
     assert failed.test_id == "core-math (does not compile)"
     assert failed.file == "crates/core/src/lib.rs"
     assert "mismatched types" in failed.message
@@ -226,6 +247,6 @@ def test_a_change_to_a_crates_own_tests_runs_that_crate_alone(workspace: Path):
     changed = ["crates/core/tests/sums.rs"]
     selection = CARGO.impacted(workspace, "cargo test --workspace", changed, Path("r"))
     assert (selection.command, selection.why) == (
-        "cargo test -p core-math",
+        "cargo test --no-fail-fast -p core-math",
         "1 of 2 crates: core-math changed",
     )

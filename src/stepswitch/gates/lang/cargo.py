@@ -110,6 +110,7 @@ def detect(root: Path) -> Detection:
 
 _CHOOSES_PACKAGES = ("-p", "--package", "--exclude")
 _OWN_TARGETS = ("tests/", "benches/", "examples/")
+_NO_FAIL_FAST = "--no-fail-fast"
 # Files every crate reads: a change to one may change any crate's build.
 _SHARED = ("Cargo.toml", "Cargo.lock", *_TOOLCHAIN_FILES)
 
@@ -121,9 +122,18 @@ def _narrowed(words: list[str], crates: list[str]) -> str | None:
     own, after = rest[:split], rest[split:]
     if any(w.split("=")[0] in _CHOOSES_PACKAGES or w.startswith("-p") for w in own):
         return None
-    kept = [w for w in own if w not in ("--workspace", "--all")]
+    kept = [w for w in own if w not in ("--workspace", "--all", _NO_FAIL_FAST)]
     chosen = [arg for name in crates for arg in ("-p", name)]
-    return shlex.join(["cargo", "test", *chosen, *kept, *after])
+    return shlex.join(["cargo", "test", _NO_FAIL_FAST, *chosen, *kept, *after])
+
+
+def _every_binary(command: str) -> str:
+    """`cargo test --no-fail-fast ARGS`: a failing test binary does not stop the next one, so a
+    suite that already failed in one crate still runs (and judges) the others' tests."""
+    words = command_words(command)
+    if not runs(words, "cargo", "test") or words is None or _NO_FAIL_FAST in words:
+        return command
+    return shlex.join(["cargo", "test", _NO_FAIL_FAST, *words[2:]])
 
 
 def _outside(project: Project, changed: Sequence[str]) -> str | None:
@@ -155,8 +165,9 @@ class CargoRunner:
     language: str = LANGUAGE
 
     def full_command(self, command: str, report: Path) -> str:
-        """The command as the project runs it: libtest's own output is the report."""
-        return command
+        """The command as the project runs it, every test binary run (libtest's own output is
+        the report)."""
+        return _every_binary(command)
 
     def impacted(self, root: Path, command: str, changed: Sequence[str], report: Path) -> Selection:
         """The changed crates and their dependents, as `cargo test -p ...`."""

@@ -15,6 +15,9 @@ _BLOCK = re.compile(r"^---- (.+) stdout ----$")
 _PANIC = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at (.*)$")
 _LOCATION = re.compile(r"([^\s'\"]+\.rs):(\d+):\d+:?$")
 _LIST_ENTRY = re.compile(r"^    (\S.*)$")
+# "     Running unittests src/lib.rs (target/debug/deps/core_math-0f3a...)": the binary's name.
+_RUNNING = re.compile(r"^\s*Running .*[/\\(]([A-Za-z0-9_]+)-[0-9a-f]+(?:\.exe)?\)$")
+_DOC_TESTS = re.compile(r"^\s*Doc-tests (\S+)$")
 _COMPILE = re.compile(r"^error: could not compile `([^`]+)`")
 _ERROR = re.compile(r"^error(\[E\d+\])?: ")
 _ARROW = re.compile(r"^\s*--> ([^\s:]+\.rs):\d+:\d+")
@@ -50,38 +53,52 @@ def _read_block(name: str, lines: list[str]) -> FailedTest:
     return FailedTest(name, file, text[:MESSAGE_CHARS])
 
 
-def _blocks(lines: list[str]) -> list[FailedTest]:
+def _blocks_and_list(lines: list[str]) -> list[FailedTest]:
+    """Each `---- NAME stdout ----` block, then each name of a `failures:` list without one, in
+    the order the test binaries ran (cargo's `Running` and `Doc-tests` lines name them)."""
     found: list[FailedTest] = []
+    # What names the test's binary before its own name, as a backtrace does: two crates'
+    # `tests::it_works` stay apart (`core_math::tests::it_works`, `app::tests::it_works`).
+    prefix = ""
     index = 0
     while index < len(lines):
-        header = _BLOCK.match(lines[index])
+        line = lines[index]
         index += 1
-        if header is None:
+        if running := _RUNNING.match(line):
+            prefix = f"{running.group(1)}::"
             continue
-        body: list[str] = []
-        while index < len(lines):
-            line = lines[index]
-            if _BLOCK.match(line) or line == "failures:":
-                break
-            body.append(line)
-            index += 1
-        found.append(_read_block(header.group(1), body))
+        if doc := _DOC_TESTS.match(line):
+            prefix = f"{doc.group(1)} doctest "
+            continue
+        header = _BLOCK.match(line)
+        if header is not None:
+            body: list[str] = []
+            while index < len(lines) and lines[index] != "failures:":
+                if _BLOCK.match(lines[index]):
+                    break
+                body.append(lines[index])
+                index += 1
+            test = _read_block(header.group(1), body)
+            found.append(FailedTest(prefix + test.test_id, test.file, test.message))
+        elif line == "failures:":
+            named = {test.test_id for test in found}
+            for name in _list_after(lines, index):
+                if prefix + name not in named:
+                    found.append(FailedTest(prefix + name, None, ""))
     return found
 
 
-def _listed(lines: list[str]) -> list[str]:
-    """The names under each summary `failures:` (the one followed by indented names)."""
+def _list_after(lines: list[str], index: int) -> list[str]:
+    """The indented names right after a `failures:` line (none after the first one, which the
+    blocks follow)."""
     names: list[str] = []
-    for index, line in enumerate(lines):
-        if line != "failures:":
+    for after in lines[index:]:
+        entry = _LIST_ENTRY.match(after)
+        if entry is None:
+            if after.strip():
+                break
             continue
-        for after in lines[index + 1 :]:
-            entry = _LIST_ENTRY.match(after)
-            if entry is None:
-                if after.strip():
-                    break
-                continue
-            names.append(entry.group(1).strip())
+        names.append(entry.group(1).strip())
     return names
 
 
@@ -111,11 +128,7 @@ def _compile_errors(lines: list[str]) -> list[FailedTest]:
 
 
 def libtest_failures(output: str) -> list[FailedTest]:
-    """The failing tests in a `cargo test` run's output (its standard output and error)."""
+    """The failing tests in a `cargo test` run's output (its standard output and error, merged
+    in the order they were written)."""
     lines = output.splitlines()
-    failed = _blocks(lines)  # two crates' tests may share a name: each block is its own
-    named = {test.test_id for test in failed}
-    for name in dict.fromkeys(_listed(lines)):
-        if name not in named:
-            failed.append(FailedTest(name, None, ""))
-    return failed or _compile_errors(lines)
+    return _blocks_and_list(lines) or _compile_errors(lines)

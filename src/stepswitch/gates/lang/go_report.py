@@ -1,5 +1,6 @@
-"""The failing tests of a `go test -json` run: each test whose last event is a "fail", with the
-lines it printed (the `t.Errorf` messages, a panic), and each package that failed without a
+"""The failing tests of a `go test -json` run: each test whose last event is a "fail", named
+with its package (`example.com/shapes/calc.TestAdd`), with the lines it printed (the
+`t.Errorf` messages, a panic), and each package that failed without a
 failing test (it did not build, its TestMain or init failed, it timed out), with the package's
 own lines and the compiler's errors from the run's output. A test whose subtest failed is named
 by the subtest only. Without a JSON report, `--- FAIL: Name` lines of plain `go test` output."""
@@ -83,7 +84,8 @@ def json_failures(report: str, output: str) -> list[FailedTest]:
     for (package, name), test in tests.items():
         parent_only = any(p == package and n.startswith(name + "/") for p, n in failed_names)
         if test.failed and not parent_only:
-            out.append(FailedTest(name, package, _message(test.lines)))
+            # The package in the id: two packages' TestAdd stay apart.
+            out.append(FailedTest(f"{package}.{name}", None, _message(test.lines)))
     not_built = {m.group(1): m.group(2) for m in map(_NOT_BUILT.match, report.splitlines()) if m}
     for package in not_built:
         packages.setdefault(package, _Test()).failed = True
