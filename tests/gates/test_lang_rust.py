@@ -8,7 +8,6 @@ workspace naming the test. The build lives in the fixture's own target folder.""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -74,7 +73,6 @@ WORKSPACE = {
         }
         """,
 }
-NO_REPORT = Path("unused")  # libtest's output is cargo's report
 BREAK_TWICE = ("crates/app/src/lib.rs", "core_math::add(a, a)", "core_math::add(a, a) + 1")
 
 
@@ -105,11 +103,6 @@ def _run(root: Path, command: str, env: dict[str, str]) -> tuple[int, str]:
     """`command`'s exit status and output, its standard error merged in as the gates merge it."""
     done = run_process(["bash", "-c", f"{command} 2>&1"], root, env, timeout=240)
     return done.returncode, done.stdout
-
-
-def _tests_run(output: str) -> int:
-    """How many tests libtest ran, over every test binary."""
-    return sum(int(n) for n in re.findall(r"^running (\d+) tests?$", output, re.M))
 
 
 @needs_cargo
@@ -157,24 +150,23 @@ def test_without_cargo_on_path_a_crate_gets_a_note_not_a_silent_skip(
 
 @needs_cargo
 def test_impacted_runs_a_leaf_crates_tests_alone_and_still_fails_on_them(
-    workspace: Path, cargo_env: dict[str, str]
+    workspace: Path, tmp_path: Path, cargo_env: dict[str, str]
 ):
-    code, output = _run(
-        workspace, CARGO.full_command("cargo test --workspace", NO_REPORT), cargo_env
-    )
+    report = tmp_path / "report"
+    code, output = _run(workspace, CARGO.full_command("cargo test --workspace", report), cargo_env)
     assert code == 0, output
-    everything = _tests_run(output)
+    everything = CARGO.tests_run(report)
     with edited(workspace, *BREAK_TWICE):
-        selection = CARGO.impacted(
-            workspace, "cargo test --workspace", ["crates/app/src/lib.rs"], NO_REPORT
-        )
-        assert selection.command == "cargo test --no-fail-fast -p app"
+        changed = ["crates/app/src/lib.rs"]
+        selection = CARGO.impacted(workspace, "cargo test --workspace", changed, report)
         assert selection.tests == ("app",)
         assert selection.why == "1 of 2 crates: app changed"
+        assert selection.command is not None
+        assert "cargo test --no-fail-fast -p app" in selection.command
         code, output = _run(workspace, selection.command, cargo_env)
     assert code != 0
-    assert _tests_run(output) == 2 < everything
-    failed = {f.test_id: f for f in CARGO.failures(output, NO_REPORT)}
+    assert everything is not None and CARGO.tests_run(report) == 2 < everything
+    failed = {f.test_id: f for f in CARGO.failures(output, report)}
     assert set(failed) == {"app::tests::doubles", "app::tests::keeps_zero"}
     assert failed["app::tests::doubles"].file == "crates/app/src/lib.rs"
     assert "twice two" in failed["app::tests::doubles"].message
@@ -183,28 +175,29 @@ def test_impacted_runs_a_leaf_crates_tests_alone_and_still_fails_on_them(
 
 @needs_cargo
 def test_the_full_suite_runs_every_crates_tests_past_a_failing_one_naming_each_by_crate(
-    workspace: Path, cargo_env: dict[str, str]
+    workspace: Path, tmp_path: Path, cargo_env: dict[str, str]
 ):
     """cargo stops at the first failing test binary unless told not to: a suite that already
     fails in one crate would never judge the next one's tests."""
-    command = CARGO.full_command("cargo test --workspace", NO_REPORT)
+    report = tmp_path / "report"
+    command = CARGO.full_command("cargo test --workspace", report)
     with edited(workspace, "crates/core/src/lib.rs", "a + b", "a - b"):
         code, output = _run(workspace, command, cargo_env)
     assert code != 0
-    failed = {f.test_id for f in CARGO.failures(output, NO_REPORT)}
+    failed = {f.test_id for f in CARGO.failures(output, report)}
     assert {"core_math::tests::adds", "app::tests::doubles"} <= failed
 
 
 @needs_cargo
 def test_a_crate_that_does_not_compile_is_named_with_the_compilers_error(
-    workspace: Path, cargo_env: dict[str, str]
+    workspace: Path, tmp_path: Path, cargo_env: dict[str, str]
 ):
+    report = tmp_path / "report"
+    command = CARGO.full_command("cargo test --workspace", report)
     with edited(workspace, "crates/core/src/lib.rs", "a + b", '"a + b"'):
-        code, output = _run(
-            workspace, CARGO.full_command("cargo test --workspace", NO_REPORT), cargo_env
-        )
+        code, output = _run(workspace, command, cargo_env)
     assert code != 0
-    (failed,) = CARGO.failures(output, NO_REPORT)
+    (failed,) = CARGO.failures(output, report)
     assert failed.test_id == "core-math (does not compile)"
     assert failed.file == "crates/core/src/lib.rs"
     assert "mismatched types" in failed.message
@@ -246,7 +239,4 @@ def test_a_change_to_a_crates_own_tests_runs_that_crate_alone(workspace: Path):
     """No dependent builds core-math's integration tests: app's tests cannot reach them."""
     changed = ["crates/core/tests/sums.rs"]
     selection = CARGO.impacted(workspace, "cargo test --workspace", changed, Path("r"))
-    assert (selection.command, selection.why) == (
-        "cargo test --no-fail-fast -p core-math",
-        "1 of 2 crates: core-math changed",
-    )
+    assert (selection.tests, selection.why) == (("core-math",), "1 of 2 crates: core-math changed")

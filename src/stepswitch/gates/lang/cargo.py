@@ -8,9 +8,12 @@ rustup installs both with every toolchain, so their being installed says nothing
 project's code. A declared tool that is missing is a note, never a silent skip.
 
 Impacted-first: the crates whose folders hold a changed file, and the crates that depend on them
-(`cargo_crates`), as `cargo test -p A -p B`; a single crate, a change outside every crate (the
-workspace's manifest, Cargo.lock, .cargo/) or a command that is not plain `cargo test`: the full
-suite only, and the selection says why. Failures come from libtest's output (`cargo_report`)."""
+(`cargo_crates`), as `cargo test -p A -p B`; a change to a crate's tests/, benches/ or examples/
+reaches that crate alone. A single crate, a change outside every crate (the workspace's manifest,
+Cargo.lock, .cargo/) or a command that is not plain `cargo test`: the full suite only, and the
+selection says why. Every run is `--no-fail-fast` (a crate that already fails does not hide the
+next one's tests), its output copied to the runner's report, where `cargo_report` reads the
+failing tests and how many ran."""
 
 from __future__ import annotations
 
@@ -23,8 +26,9 @@ from typing import Any
 from stepswitch.gates.config import CommandGate, SuiteGate
 from stepswitch.gates.lang.base import Detected, Detection, FailedTest, Selection
 from stepswitch.gates.lang.cargo_crates import MANIFEST, Project, read_manifest, read_project
-from stepswitch.gates.lang.cargo_report import libtest_failures
+from stepswitch.gates.lang.cargo_report import libtest_failures, tests_started
 from stepswitch.gates.lang.command_words import command_words, runs
+from stepswitch.gates.lang.report_file import read_report
 from stepswitch.gates.lang.toolchain import missing_note, on_path
 
 LANGUAGE = "Rust"
@@ -127,6 +131,12 @@ def _narrowed(words: list[str], crates: list[str]) -> str | None:
     return shlex.join(["cargo", "test", _NO_FAIL_FAST, *chosen, *kept, *after])
 
 
+def _copied(command: str, report: Path) -> str:
+    """`command` with its output (standard error merged in, as the gates merge it) also written
+    to `report`; its own exit status kept."""
+    return f"set -o pipefail; {{ {command}; }} 2>&1 | tee {shlex.quote(str(report))}"
+
+
 def _every_binary(command: str) -> str:
     """`cargo test --no-fail-fast ARGS`: a failing test binary does not stop the next one, so a
     suite that already failed in one crate still runs (and judges) the others' tests."""
@@ -165,9 +175,9 @@ class CargoRunner:
     language: str = LANGUAGE
 
     def full_command(self, command: str, report: Path) -> str:
-        """The command as the project runs it, every test binary run (libtest's own output is
-        the report)."""
-        return _every_binary(command)
+        """The command as the project runs it, every test binary run, its output (libtest's is
+        the report) copied to `report`."""
+        return _copied(_every_binary(command), report)
 
     def impacted(self, root: Path, command: str, changed: Sequence[str], report: Path) -> Selection:
         """The changed crates and their dependents, as `cargo test -p ...`."""
@@ -196,11 +206,16 @@ class CargoRunner:
         others = [n for n in chosen if n not in changed_names]
         if others:
             why += f"; {', '.join(others)} depend{'s' if len(others) == 1 else ''} on it"
-        return Selection(narrowed, tuple(chosen), why)
+        return Selection(_copied(narrowed, report), tuple(chosen), why)
 
     def failures(self, output: str, report: Path) -> list[FailedTest]:
         """The failing tests named in libtest's output."""
-        return libtest_failures(output)
+        return libtest_failures(read_report(report) or output)
+
+    def tests_run(self, report: Path) -> int | None:
+        """The tests libtest ran, over every test binary; None without a report."""
+        text = read_report(report)
+        return tests_started(text) if text else None
 
 
 CARGO = CargoRunner()

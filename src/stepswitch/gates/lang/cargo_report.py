@@ -18,6 +18,7 @@ _LIST_ENTRY = re.compile(r"^    (\S.*)$")
 # "     Running unittests src/lib.rs (target/debug/deps/core_math-0f3a...)": the binary's name.
 _RUNNING = re.compile(r"^\s*Running .*[/\\(]([A-Za-z0-9_]+)-[0-9a-f]+(?:\.exe)?\)$")
 _DOC_TESTS = re.compile(r"^\s*Doc-tests (\S+)$")
+_STARTED = re.compile(r"^running (\d+) tests?$", re.M)
 _COMPILE = re.compile(r"^error: could not compile `([^`]+)`")
 _ERROR = re.compile(r"^error(\[E\d+\])?: ")
 _ARROW = re.compile(r"^\s*--> ([^\s:]+\.rs):\d+:\d+")
@@ -132,3 +133,8 @@ def libtest_failures(output: str) -> list[FailedTest]:
     in the order they were written)."""
     lines = output.splitlines()
     return _blocks_and_list(lines) or _compile_errors(lines)
+
+
+def tests_started(output: str) -> int:
+    """How many tests libtest started, over every test binary (`running 2 tests`)."""
+    return sum(int(n) for n in _STARTED.findall(output))

@@ -22,7 +22,8 @@ from stepswitch.gates.config import CommandGate, SuiteGate
 from stepswitch.gates.lang.base import Detected, Detection, FailedTest, Selection
 from stepswitch.gates.lang.command_words import command_words, runs
 from stepswitch.gates.lang.go_packages import GO_MOD, module_path, read_module
-from stepswitch.gates.lang.go_report import json_failures, text_failures
+from stepswitch.gates.lang.go_report import json_failures, json_tests_run, text_failures
+from stepswitch.gates.lang.report_file import read_report
 from stepswitch.gates.lang.toolchain import missing_note, on_path
 
 LANGUAGE = "Go"
@@ -121,13 +122,13 @@ class GoRunner:
 
     def failures(self, output: str, report: Path) -> list[FailedTest]:
         """The failing tests, from the JSON report when the run wrote one."""
-        try:
-            text = report.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if text.strip():
-            return json_failures(text, output)
-        return text_failures(output)
+        text = read_report(report)
+        return json_failures(text, output) if text.strip() else text_failures(output)
+
+    def tests_run(self, report: Path) -> int | None:
+        """The tests (subtests included) the JSON report says passed, failed or were skipped."""
+        text = read_report(report)
+        return json_tests_run(text) if text.strip() else None
 
 
 GO = GoRunner()

@@ -115,3 +115,13 @@ def text_failures(output: str) -> list[FailedTest]:
             body.append(after)
         out.append(FailedTest(found.group(1), None, _message(body)))
     return out
+
+
+def json_tests_run(report: str) -> int:
+    """The tests (subtests included) whose run ended: passed, failed or skipped."""
+    ended = {
+        (e["Package"], e["Test"])
+        for e in _events(report)
+        if isinstance(e.get("Test"), str) and e.get("Action") in ("pass", "fail", "skip")
+    }
+    return len(ended)
