@@ -81,10 +81,12 @@ def prepare_run(
     # ssw's own package stays readable inside: the gates load its pytest plugin from there; and
     # the copies of the base commit's pytest configuration the test stages read (ADR 0021).
     package = Path(stepswitch.__file__).resolve().parent
-    shown = (package, config_folder(), *toolchains.read_only)
+    shown = (package, config_folder())
     confinement = Confinement(
         sandbox,
-        policy_for_worktree(checkout, repo, home, env, network=network, read_only=shown),
+        policy_for_worktree(
+            checkout, repo, home, env, network=network, read_only=(*shown, *toolchains.read_only)
+        ),
     )
     workspace = Workspace(
         checkout,
