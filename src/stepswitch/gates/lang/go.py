@@ -50,7 +50,7 @@ def detect(root: Path) -> Detection:
     gates: list[Detected] = []
     if on_path("gofmt"):
         spec = CommandGate(name="format", command=GOFMT, timeout_s=120.0, globs=("*.go",))
-        gates.append(Detected(spec, f"{declared}: gofmt -l . lists no file"))
+        gates.append(Detected(spec, f"{declared}: gofmt -l ."))
     vet = CommandGate(name="vet", command="go vet ./...", timeout_s=600.0, globs=_GO_GLOBS)
     gates.append(Detected(vet, f"{declared}: go vet ./..."))
     tests = SuiteGate(name="tests", kind="suite", runner="go", command="go test ./...")
