@@ -120,12 +120,29 @@ def test_a_go_module_gets_gofmt_vet_and_go_test_each_with_its_reason(module: Pat
     config = detect_gates(module)
     assert [g.name for g in config.gates] == ["format", "vet", "tests"]
     fmt, vet, tests = config.gates
-    assert isinstance(fmt, CommandGate) and "gofmt -l ." in fmt.command
+    assert isinstance(fmt, CommandGate) and "gofmt -l" in fmt.command
     assert isinstance(vet, CommandGate) and vet.command == "go vet ./..."
     assert isinstance(tests, SuiteGate) and (tests.runner, tests.command) == ("go", "go test ./...")
     reasons = dict(config.reasons)
     assert reasons["tests"] == "go.mod declares the module example.com/shapes: go test ./..."
     assert config.languages == ("Go",)
+
+
+@needs_go
+def test_the_format_gate_lists_unformatted_go_files_but_not_test_data(
+    module: Path, go_env: dict[str, str]
+):
+    (fmt, *_) = detect_gates(module).gates
+    assert isinstance(fmt, CommandGate)
+    (module / "calc/testdata").mkdir()
+    (module / "calc/testdata/odd.go").write_text("package  odd\n")
+    try:
+        assert _run(module, fmt.command, go_env) == (0, "")
+        with edited(module, "calc/calc.go", "{ return a + b }", "{return a+b}"):
+            code, output = _run(module, fmt.command, go_env)
+    finally:
+        shutil.rmtree(module / "calc/testdata")
+    assert (code, output) == (1, "gofmt -l: not formatted:\n./calc/calc.go\n")
 
 
 def test_without_go_on_path_a_module_gets_a_note_not_a_silent_skip(

@@ -1,6 +1,7 @@
 """Go: the gates a Go module gets, and the `go` runner.
 
-Detection reads the root's go.mod: `gofmt -l .` (failing when it lists a file), `go vet ./...`
+Detection reads the root's go.mod: `gofmt -l` (failing when it lists a file; not testdata/ or
+vendor/), `go vet ./...`
 and `go test ./...`, the checks every Go project already answers to (the go tool has no file
 that turns them on or off). A missing go tool is a note, never a silent skip.
 
@@ -30,10 +31,12 @@ LANGUAGE = "Go"
 _GO_GLOBS = ("*.go", GO_MOD, "go.sum")
 # Files every package's build reads.
 _SHARED = (GO_MOD, "go.sum", "go.work", "go.work.sum")
-# Lists the files gofmt would change and fails when there is one (gofmt itself exits 0).
+# Lists the files gofmt would change and fails when there is one (gofmt itself exits 0); the
+# Go files of `./...`, so not testdata/ or vendor/ (test data may be unformatted on purpose).
 GOFMT = (
-    'unformatted=$(gofmt -l .) || exit 1; [ -z "$unformatted" ] || '
-    '{ echo "gofmt -l: not formatted:"; echo "$unformatted"; exit 1; }'
+    "unformatted=$(find . -name '*.go' -not -path '*/testdata/*' -not -path './vendor/*' "
+    "-print0 | xargs -0 -r gofmt -l) || exit 1; "
+    '[ -z "$unformatted" ] || { echo "gofmt -l: not formatted:"; echo "$unformatted"; exit 1; }'
 )
 
 
@@ -50,7 +53,7 @@ def detect(root: Path) -> Detection:
     gates: list[Detected] = []
     if on_path("gofmt"):
         spec = CommandGate(name="format", command=GOFMT, timeout_s=120.0, globs=("*.go",))
-        gates.append(Detected(spec, f"{declared}: gofmt -l ."))
+        gates.append(Detected(spec, f"{declared}: gofmt -l, but for testdata/ and vendor/"))
     vet = CommandGate(name="vet", command="go vet ./...", timeout_s=600.0, globs=_GO_GLOBS)
     gates.append(Detected(vet, f"{declared}: go vet ./..."))
     tests = SuiteGate(name="tests", kind="suite", runner="go", command="go test ./...")
