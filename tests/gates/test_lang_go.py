@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from stepswitch.gates.config import CommandGate, SuiteGate
 from stepswitch.gates.detect import detect_gates
 from stepswitch.gates.lang.go import GO
 from tests.harness.cli import run_process, run_ssw_cli
-from tests.harness.repo import write_repo
+from tests.harness.repo import edited, write_repo
 
 needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="no go on PATH")
 
@@ -97,17 +95,6 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One module for the file's tests, so Go's cache (which keys on the folder) serves them
     all; each test's edit is undone when it ends (`edited`)."""
     return write_repo(tmp_path_factory.mktemp("go-module") / "shapes", MODULE, commit=True)
-
-
-@contextmanager
-def edited(root: Path, path: str, old: str, new: str) -> Iterator[None]:
-    text = (root / path).read_text(encoding="utf-8")
-    assert old in text
-    (root / path).write_text(text.replace(old, new), encoding="utf-8")
-    try:
-        yield
-    finally:
-        (root / path).write_text(text, encoding="utf-8")
 
 
 def _run(root: Path, command: str, env: dict[str, str]) -> tuple[int, str]:

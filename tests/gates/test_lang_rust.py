@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from stepswitch.gates.config import CommandGate, SuiteGate
 from stepswitch.gates.detect import detect_gates
 from stepswitch.gates.lang.cargo import CARGO
 from tests.harness.cli import run_process, run_ssw_cli
-from tests.harness.repo import write_repo
+from tests.harness.repo import edited, write_repo
 
 needs_cargo = pytest.mark.skipif(shutil.which("cargo") is None, reason="no cargo on PATH")
 
@@ -86,17 +84,6 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def cargo_env(workspace: Path) -> dict[str, str]:
     return {**os.environ, "CARGO_TARGET_DIR": str(workspace / "target"), "CARGO_NET_OFFLINE": "1"}
-
-
-@contextmanager
-def edited(root: Path, path: str, old: str, new: str) -> Iterator[None]:
-    text = (root / path).read_text(encoding="utf-8")
-    assert old in text
-    (root / path).write_text(text.replace(old, new), encoding="utf-8")
-    try:
-        yield
-    finally:
-        (root / path).write_text(text, encoding="utf-8")
 
 
 def _run(root: Path, command: str, env: dict[str, str]) -> tuple[int, str]:
