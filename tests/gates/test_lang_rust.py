@@ -227,3 +227,37 @@ def test_a_change_to_a_crates_own_tests_runs_that_crate_alone(workspace: Path):
     changed = ["crates/core/tests/sums.rs"]
     selection = CARGO.impacted(workspace, "cargo test --workspace", changed, Path("r"))
     assert (selection.tests, selection.why) == (("core-math",), "1 of 2 crates: core-math changed")
+
+
+PRINTING_TEST = """
+     Running unittests src/lib.rs (target/debug/deps/app-0123456789abcdef)
+
+running 1 test
+test tests::doubles ... FAILED
+
+failures:
+
+---- tests::doubles stdout ----
+step 1 of a long story
+step 2 of a long story
+
+thread 'tests::doubles' (7) panicked at crates/app/src/lib.rs:9:9:
+twice two
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+
+failures:
+    tests::doubles
+
+test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out
+"""
+
+
+def test_a_panics_message_comes_before_what_the_test_printed(tmp_path: Path):
+    (failed,) = CARGO.failures(PRINTING_TEST, tmp_path / "no-report")
+    assert failed.test_id == "app::tests::doubles"
+    assert failed.message.splitlines() == [
+        "twice two",
+        "step 1 of a long story",
+        "step 2 of a long story",
+    ]

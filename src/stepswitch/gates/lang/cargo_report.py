@@ -36,21 +36,25 @@ def _file_of(location: str) -> str | None:
 
 
 def _read_block(name: str, lines: list[str]) -> FailedTest:
+    """One test's block: the panic's message first (what the test printed before it after), the
+    file from the panic's location."""
     file: str | None = None
-    message: list[str] = []
+    printed: list[str] = []
+    panicked: list[str] = []
     for line in lines:
         if line.startswith("stack backtrace:"):
             break
         panic = _PANIC.match(line)
         if panic:
             file = file or _file_of(panic.group(1))
-            old_style = panic.group(1).startswith("'")  # the message is on this line
-            if old_style:
-                message.append(panic.group(1).rsplit("', ", 1)[0].removeprefix("'"))
+            if panic.group(1).startswith("'"):  # before Rust 1.73 the message is on this line
+                panicked.append(panic.group(1).rsplit("', ", 1)[0].removeprefix("'"))
+            else:
+                panicked.append("")  # the message follows
             continue
         if not line.startswith(_NOISE):
-            message.append(line)
-    text = "\n".join(message).strip()
+            (panicked if panicked else printed).append(line)
+    text = "\n".join(line for line in [*panicked, *printed] if line.strip())
     return FailedTest(name, file, text[:MESSAGE_CHARS])
 
 
