@@ -204,6 +204,14 @@ def test_a_change_every_crate_reaches_or_no_crate_owns_runs_the_full_suite_and_s
         assert (selection.command, selection.why) == (None, f"{why}: the full suite only")
 
 
+def test_a_cargo_toml_that_does_not_parse_is_a_note(tmp_path: Path):
+    config = detect_gates(write_repo(tmp_path / "one", {"Cargo.toml": "[package\n"}))
+    assert (config.gates, config.notes) == (
+        (),
+        ("gates: Cargo.toml does not parse: no Rust gates",),
+    )
+
+
 def test_a_single_crate_runs_the_full_suite_only_and_says_so(tmp_path: Path):
     crate = write_repo(tmp_path / "one", {"Cargo.toml": '[package]\nname = "one"\n'})
     selection = CARGO.impacted(crate, "cargo test", ["src/lib.rs"], Path("r"))

@@ -67,9 +67,11 @@ def _why_configured(root: Path, files: tuple[str, ...], component: str) -> str |
 
 def detect(root: Path) -> Detection:
     """The gates of the Cargo project at root, cheapest first: format, lint, tests."""
+    if not (root / MANIFEST).is_file():
+        return Detection(LANGUAGE)
     manifest = read_manifest(root / MANIFEST)
     if not manifest:
-        return Detection(LANGUAGE)
+        return Detection(LANGUAGE, notes=(f"gates: {MANIFEST} does not parse: no Rust gates",))
     project = read_project(root)
     if not project.crates:
         return Detection(LANGUAGE, notes=(f"gates: {MANIFEST} names no crate: no Rust gates",))
