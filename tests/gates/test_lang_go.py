@@ -132,15 +132,6 @@ def test_the_format_gate_lists_unformatted_go_files_but_not_test_data(
     assert (code, output) == (1, "gofmt -l: not formatted:\n./calc/calc.go\n")
 
 
-def test_without_go_on_path_a_module_gets_a_note_not_a_silent_skip(
-    module: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    config = detect_gates(module)
-    assert config.gates == ()
-    assert any("no Go gates" in n and "go is not on PATH" in n for n in config.notes)
-
-
 @needs_go
 def test_impacted_runs_a_leaf_packages_tests_alone_and_still_fails_on_them(
     module: Path, tmp_path: Path, go_env: dict[str, str]

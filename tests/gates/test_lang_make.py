@@ -45,18 +45,6 @@ def test_a_makefile_without_a_test_rule_is_no_gate(tmp_path: Path):
     assert detect_gates(write_repo(tmp_path / "p", files)).gates == ()
 
 
-def test_a_justfiles_test_recipe_without_just_on_path_is_a_note(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    repo = write_repo(tmp_path / "p", {"justfile": "test:\n    sh check.sh\n"})
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    config = detect_gates(repo)
-    assert config.gates == ()
-    assert any(
-        "justfile has a test target" in n and "just is not on PATH" in n for n in config.notes
-    )
-
-
 def test_a_target_runs_in_full_and_its_failure_is_the_end_of_its_output(tmp_path: Path):
     selection = MAKE.impacted(tmp_path, "make test", ["value.txt"], tmp_path / "r")
     assert selection.command is None

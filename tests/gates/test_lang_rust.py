@@ -126,15 +126,6 @@ def test_fmt_and_clippy_are_gates_only_where_the_project_configures_them(tmp_pat
     assert reasons["lint"] == "Cargo.toml [lints.clippy]: the project lints with clippy"
 
 
-def test_without_cargo_on_path_a_crate_gets_a_note_not_a_silent_skip(
-    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    config = detect_gates(workspace)
-    assert config.gates == ()
-    assert any("no Rust gates" in n and "cargo is not on PATH" in n for n in config.notes)
-
-
 @needs_cargo
 def test_impacted_runs_a_leaf_crates_tests_alone_and_still_fails_on_them(
     workspace: Path, tmp_path: Path, cargo_env: dict[str, str]

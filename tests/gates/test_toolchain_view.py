@@ -1,4 +1,5 @@
-"""What the sandbox shows of a Rust or Go toolchain in the user's home (gates/lang/
+"""The toolchains the Rust, Go and Make gates run: one the repository declares but PATH lacks is
+a note, never a silent skip; what the sandbox shows of one in the user's home (gates/lang/
 toolchain_view.py): rustup's proxies and RUSTUP_HOME, named outright since HOME is a scratch
 one inside; a Go's installation folder; nothing for a toolchain outside the home, or for gates
 that run neither."""
@@ -7,8 +8,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from stepswitch.gates.config import CommandGate, GateConfig, SuiteGate
+from stepswitch.gates.detect import detect_gates
 from stepswitch.gates.lang.toolchain_view import toolchain_view
+from tests.harness.repo import write_repo
+
+DECLARED = {
+    "go": ({"go.mod": "module example.com/m\n"}, "gates: no Go gates: go.mod declares the module"),
+    "cargo": ({"Cargo.toml": '[package]\nname = "one"\n'}, "gates: no Rust gates: Cargo.toml"),
+    "just": ({"justfile": "test:\n    true\n"}, "gates: no test gate: justfile has a test target"),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(DECLARED))
+def test_a_declared_toolchain_missing_from_path_is_a_note_not_a_silent_skip(
+    tool: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    files, note = DECLARED[tool]
+    repo = write_repo(tmp_path / "repo", files)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    config = detect_gates(repo)
+    assert config.gates == ()
+    (found,) = config.notes
+    assert found.startswith(note) and f"but {tool} is not on PATH" in found
 
 
 def _program(path: Path) -> Path:
