@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,20 @@ def commit_all(root: Path, message: str = "change") -> str:
     git(root, "add", "-A")
     git(root, "commit", "-qm", message, "--allow-empty")
     return git(root, "rev-parse", "HEAD").strip()
+
+
+@contextmanager
+def edited(root: Path, path: str, old: str, new: str) -> Iterator[None]:
+    """`old` replaced by `new` in root/path while the block runs, the file as it was afterwards
+    (a test's change to a repository that later tests share, as a built workspace)."""
+    target = root / path
+    text = target.read_text(encoding="utf-8")
+    assert old in text, f"{path} does not hold {old!r}"
+    target.write_text(text.replace(old, new), encoding="utf-8")
+    try:
+        yield
+    finally:
+        target.write_text(text, encoding="utf-8")
 
 
 def write_repo(root: Path, files: dict[str, str], *, commit: bool = False) -> Path:

@@ -23,6 +23,7 @@ from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import find_interpreter, gate_environment
+from stepswitch.gates.lang.toolchain_view import toolchain_view
 from stepswitch.gates.test_config import config_folder
 from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.registry.presets import ProviderSpec, key_variables
@@ -74,6 +75,9 @@ def prepare_run(
     is the verdict). `cleanup` ends the gates' warm pytest; `home` is the commands' HOME."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
     env = child_env(os.environ, home)  # an allow-list: no key, token or password
+    # A Rust or Go toolchain in the user's home, which the sandbox hides (ADR 0073).
+    toolchains = toolchain_view(config, os.environ, Path.home())
+    env.update(toolchains.env)
     # ssw's own package stays readable inside: the gates load its pytest plugin from there; and
     # the copies of the base commit's pytest configuration the test stages read (ADR 0021).
     package = Path(stepswitch.__file__).resolve().parent
@@ -85,7 +89,9 @@ def prepare_run(
         shown += (repo / "node_modules",)
     confinement = Confinement(
         sandbox,
-        policy_for_worktree(checkout, repo, home, env, network=network, read_only=shown),
+        policy_for_worktree(
+            checkout, repo, home, env, network=network, read_only=(*shown, *toolchains.read_only)
+        ),
     )
     workspace = Workspace(
         checkout,
