@@ -28,6 +28,7 @@ class TestStage:
     first_failure: str | None = None  # the first FAILED/ERROR test id
     tests: int | None = None  # tests selected in those files; None: every test they hold
     warm: bool = False  # forked from the warm pytest (gates.warm), not a fresh one
+    ran: int | None = None  # tests pytest ran, from the session record; None: no record
 
 
 def _safe_name(name: str) -> str:

@@ -39,7 +39,7 @@ from stepswitch.gates.progress import SuiteProgress, TestStage
 from stepswitch.gates.pytest_runs import PytestRuns
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
-from stepswitch.gates.session_record import SESSION_FILE, judged_by_session
+from stepswitch.gates.session_record import SESSION_FILE, judged_by_session, tests_ran
 from stepswitch.gates.skipped_tests import OUTCOMES_FILE, read_outcomes, skipped_at_base_check
 from stepswitch.util.safe_fs import UnsafePath
 
@@ -213,6 +213,7 @@ class StagedTests:
             result, warm = self.pytest_runs.run(gate, name, selected, env, progress.warm_notes)
             one_pytest = self.pytest_runs.pytest_words(gate) is not None
             result = judged_by_session(result, record, required=one_pytest)
+            ran = tests_ran(record)
             seconds = progress.test_stage_done(began)
             self.durations.learn(durations)
             if files is None and result.passed:
@@ -234,6 +235,7 @@ class StagedTests:
                 failure.group(1) if failure and not result.passed else None,
                 len(tests) if tests is not None else None,
                 warm,
+                ran,
             )
         )
         if not result.passed and progress.first_failure_s is None:
