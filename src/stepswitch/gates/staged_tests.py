@@ -5,8 +5,10 @@ After an edit the impacted tests run first: the tests that ran a changed line on
 (the call map, `gates.callmap_tracer`), then the test files that import a changed module,
 directly or through the repository's own modules, changed test files and tests under a changed
 conftest.py (`gates.impacted`); the full suite runs only when those pass, and with nothing
-impacted it goes straight to the full suite. When the full suite passes, the base commit's test
-files the change edited or deleted run as the base commit has them (`gates.as_before`).
+impacted it goes straight to the full suite. An impacted stage that would make the stages before
+the full suite every test is skipped and said (ADR 0076): the full suite would run them again.
+When the full suite passes, the base commit's test files the change edited or deleted run as the
+base commit has them (`gates.as_before`).
 """
 
 from __future__ import annotations
