@@ -34,16 +34,23 @@ PROJECTS = {
 PROJECT_NAME = os.environ.get("BENCH_PROJECT", "packaging")
 PROJECT_VERSION, PACKAGE_DIR, EXCLUDED_MODULES = PROJECTS[PROJECT_NAME]
 PROJECT = WORK / f"{PROJECT_NAME}-{PROJECT_VERSION}"
+# BENCH_LEVEL=module seeds and measures the held-out kind instead: mutations on lines that run
+# at import (module-level statements, class bodies, decorators, default values; ADR 0076), in
+# files of their own (mutations-<project>-module.json, ...).
+LEVEL = os.environ.get("BENCH_LEVEL", "function")
+if LEVEL not in ("function", "module"):
+    raise SystemExit(f"BENCH_LEVEL={LEVEL}: function or module")
+_SUFFIX = "" if LEVEL == "function" else f"-{LEVEL}"
 if PROJECT_NAME == "packaging":
     VENV_PYTHON = WORK / "venv" / "bin" / "python"
-    MUTATIONS_JSON = HERE / "mutations.json"
-    RESULTS_CSV = HERE / "results.csv"
-    SUMMARY_JSON = HERE / "summary.json"
+    MUTATIONS_JSON = HERE / f"mutations{_SUFFIX}.json"
+    RESULTS_CSV = HERE / f"results{_SUFFIX}.csv"
+    SUMMARY_JSON = HERE / f"summary{_SUFFIX}.json"
 else:
     VENV_PYTHON = PROJECT / ".venv" / "bin" / "python"
-    MUTATIONS_JSON = HERE / f"mutations-{PROJECT_NAME}.json"
-    RESULTS_CSV = HERE / f"results-{PROJECT_NAME}.csv"
-    SUMMARY_JSON = HERE / f"summary-{PROJECT_NAME}.json"
+    MUTATIONS_JSON = HERE / f"mutations-{PROJECT_NAME}{_SUFFIX}.json"
+    RESULTS_CSV = HERE / f"results-{PROJECT_NAME}{_SUFFIX}.csv"
+    SUMMARY_JSON = HERE / f"summary-{PROJECT_NAME}{_SUFFIX}.json"
 
 # The same flags for every pytest run, with and without a selection. The project's own addopts
 # (pyproject.toml) still apply: among them `-m "not property"`, which deselects its opt-in

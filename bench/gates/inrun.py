@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import importlib.util
 import json
 import os
 import platform
@@ -103,7 +104,7 @@ def code_hashes() -> dict[str, str]:
         suite,
         warm,
     )
-    from stepswitch.gates.pytest_runs import PLUGIN_DIR
+    from stepswitch.gates.plugins import PLUGIN_DIR
 
     files = [
         Path(impacted.__file__),
@@ -116,6 +117,10 @@ def code_hashes() -> dict[str, str]:
         Path(warm.__file__),
         PLUGIN_DIR / "ssw_warm.py",
     ]
+    # What ADR 0076 leaves to the graph (absent from gate code before it).
+    found = importlib.util.find_spec("stepswitch.gates.import_time")
+    if found is not None and found.origin is not None:
+        files.append(Path(found.origin))
     return {f.name: hashlib.sha256(f.read_bytes()).hexdigest()[:16] for f in files}
 
 

@@ -3,7 +3,11 @@
 Candidates are AST-guided, one-line text edits inside function bodies, on lines the project's
 own test suite executes (measured once with coverage): flip a comparison, swap and/or, swap +/-,
 change an int constant (n -> n + 1), flip a bool constant, return None instead of a value,
-negate an if/while condition, drop a `not`. The order of the candidates is a seeded shuffle;
+negate an if/while condition, drop a `not`. With BENCH_LEVEL=module the same edits are made on
+lines that run at import instead (module-level statements and comprehensions, class bodies,
+decorators and default values of the functions defined at import: the kind ADR 0076 leaves to
+the import graph), into mutations-<project>-module.json; each mutation says its "level".
+The order of the candidates is a seeded shuffle;
 the first pass tries each module in turn so that every module with covered code gets one, the
 second takes candidates in the shuffled order. Each candidate is verified under the whole suite
 (`pytest -x`, the benchmark's flags): it is kept when a test fails or a test module no longer
@@ -168,6 +172,31 @@ def find_sites(module: str, source: bytes) -> list[Site]:
     return sorted(finder.sites.values(), key=Site.key)
 
 
+def find_module_sites(module: str, source: bytes) -> list[Site]:
+    """The same edits on lines that run at import: module-level statements, class bodies, and
+    the decorators and default values of the functions defined at import, not their bodies."""
+    finder = _Finder(module, source)
+
+    def walk(body: list[ast.stmt]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+                header: list[ast.expr] = list(stmt.decorator_list)
+                if isinstance(stmt, ast.ClassDef):
+                    header += [*stmt.bases, *(k.value for k in stmt.keywords)]
+                else:
+                    header += [*stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d)]
+                for node in header:
+                    finder.visit(node, first)
+                if isinstance(stmt, ast.ClassDef):
+                    walk(stmt.body)
+            else:
+                finder.visit(stmt, stmt.lineno)  # skips the functions and classes inside it
+
+    walk(ast.parse(source).body)
+    return sorted(finder.sites.values(), key=Site.key)
+
+
 def render(site: Site, source: bytes) -> tuple[str, str] | None:
     """(line before, line after), or None when the edit does not make a different program."""
     lines = source.splitlines(keepends=True)
@@ -233,7 +262,8 @@ def candidates() -> list[Site]:
         if module in EXCLUDED or parts & {"test", "tests"} or Path(module).name == "conftest.py":
             continue  # the code under test, not the tests inside the package
         hit = covered.get(module, set())
-        sites += [s for s in find_sites(module, path.read_bytes()) if s.stmt_line in hit]
+        find = find_module_sites if common.LEVEL == "module" else find_sites
+        sites += [s for s in find(module, path.read_bytes()) if s.stmt_line in hit]
     rng = random.Random(SEED)
     rng.shuffle(sites)
     return sites
@@ -279,6 +309,7 @@ def main() -> int:
             "module": site.module,
             "line": site.line,
             "kind": site.kind,
+            "level": common.LEVEL,
             "before": shown[0],
             "after": shown[1],
         }
@@ -323,6 +354,7 @@ def main() -> int:
         "project": common.PROJECT_NAME,
         "version": common.PROJECT_VERSION,
         "seed": SEED,
+        "level": common.LEVEL,
         "generated": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "method": "see the docstring of bench/gates/mutate.py",
         "candidate_sites": len(pool),

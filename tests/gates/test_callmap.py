@@ -97,8 +97,9 @@ def test_the_map_knows_which_tests_ran_which_line(traced: tuple[Path, GateSuite,
         "tests/test_shape_parity.py::test_odd",
         "tests/test_shape_parity.py::test_square",
     ]
-    # `def area` itself runs at import, no test runs it: the function's callers stand for it.
-    assert found.covering({"geo/shapes.py": [8]}) == (["tests/test_area.py::test_area"], True)
+    # `def area` itself runs at import (its defaults, its decorators): its callers go first,
+    # and the graph must look too, as for any line that runs at import.
+    assert found.covering({"geo/shapes.py": [8]}) == (["tests/test_area.py::test_area"], False)
     # A module-level line ran at import: the map cannot place it, so the graph must look too.
     assert found.covering({"geo/shapes.py": [1]}) == ([], False)
     # Test modules are not traced: a change to one is the graph's to place.
@@ -137,7 +138,10 @@ def test_a_change_the_map_places_passes_its_stage_and_the_full_suite_still_decid
     _edit(root, "geo/shapes.py", "LIMIT = 100", "LIMIT = 99")
     result = suite.run(["geo/shapes.py"])
     assert result.stages[0] == "tests:covered" and result.results[0].passed
-    assert result.stages[1] == "tests:impacted"  # the module-level line: not fully covered
+    # The module-level line is not fully covered, so the graph looks too; every test file
+    # imports geo.shapes, so its stage would be the whole suite again: skipped, and said.
+    assert result.stages[1] == "tests:full"
+    assert "gates: tests:impacted skipped: " in "\n".join(result.warm_notes)
     assert not result.passed
     assert result.failed is not None and "test_limit" in result.failed.report
 
@@ -234,7 +238,8 @@ def test_the_base_side_of_a_diff_gives_replaced_removed_and_surrounding_lines() 
 
 
 def test_an_insertion_is_never_fully_covered() -> None:
-    found = CallMap("c", "/r", "/r", (("t.py::a", 0.1),), ((0,),), {"m.py": {4: 0, 5: 0}}, {})
+    ran = {"m.py": {4: 0, 5: 0}}
+    found = CallMap("c", "/r", "/r", (("t.py::a", 0.1),), ((0,),), ran, {}, {"m.py": ()})
     tests, complete = found.covering({"m.py": [4, 5, INSERTED]})
     assert tests == ["t.py::a"] and not complete
 

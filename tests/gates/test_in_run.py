@@ -29,7 +29,11 @@ from tests.harness.task import (
 pytestmark = pytest.mark.slow
 
 OPS = "def add(a, b):\n    return a + b\n"
-TEST = "from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+# test_is_callable never runs add's body: the call map's stage is not the whole suite.
+TEST = (
+    "from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+    "def test_is_callable():\n    assert callable(add)\n"
+)
 GOOD, BAD, HARMLESS = "    return a + b", "    return a - b", "    return b + a"
 
 LAYOUTS = {

@@ -17,6 +17,9 @@ BASE = {
     "calc/ops.py": "def add(a, b):\n    return a - b\n",  # broken
     "calc/text.py": "def shout(s):\n    return s.upper()\n",
 }
+# A test file that does not import calc.ops: a change to it impacts some test files, not all
+# (an impacted stage of every test file is skipped: ADR 0076).
+TEXT_TEST = "from calc.text import shout\n\ndef test_shout():\n    assert shout('a') == 'A'\n"
 
 
 def suite(root: Path) -> GateSuite:
@@ -32,6 +35,7 @@ def test_files_named_by_the_projects_python_files_are_selected_and_run(tmp_path:
             "pyproject.toml": '[tool.pytest.ini_options]\npython_files = ["check_*.py"]\n',
             "tests/check_ops.py": "from calc.ops import add\n\ndef test_add():\n"
             "    assert add(1, 2) == 3\n",
+            "tests/check_text.py": TEXT_TEST,
         },
     )
     result = suite(tmp_path).run(["calc/ops.py"])
@@ -49,6 +53,7 @@ def test_a_conftest_collection_hook_applies_in_the_impacted_stage(tmp_path: Path
             "    for item in items:\n        item.add_marker(pytest.mark.skip('hook'))\n",
             "tests/test_ops.py": "from calc.ops import add\n\ndef test_add():\n"
             "    assert add(1, 2) == 3\n",
+            "tests/test_text.py": TEXT_TEST,
         },
     )
     result = suite(tmp_path).run(["calc/ops.py"])
@@ -180,6 +185,7 @@ def test_when_the_named_test_passes_the_rest_of_its_ring_runs_next_then_the_full
     files["tests/test_c.py"] = (
         "from calc.ops import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
     )
+    files["more/test_text.py"] = TEXT_TEST  # outside the conftest's folder: not in the ring
     write_repo(tmp_path, files)
     result = suite(tmp_path).run(["calc/ops.py"])
     assert result.stages == ("tests:impacted-named", "tests:impacted")

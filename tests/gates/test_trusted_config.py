@@ -189,7 +189,8 @@ def test_warm_and_fresh_test_stages_give_the_same_verdict(tmp_path: Path) -> Non
         assert [s.warm for s in result.test_stages] == [warm] * len(result.test_stages)
         verdicts.append([(s.name, s.passed, s.first_failure) for s in result.test_stages])
     assert verdicts[0] == verdicts[1]
-    assert verdicts[0][0] == ("tests:impacted", False, "tests/test_ops.py::test_add")
+    # Every test file imports the change: no impacted stage, the full suite at once (ADR 0076).
+    assert verdicts[0][0] == ("tests:full", False, "tests/test_ops.py::test_add")
 
 
 def test_a_sandbox_that_does_not_show_the_copies_gets_one_per_stage(tmp_path: Path) -> None:

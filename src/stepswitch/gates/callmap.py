@@ -7,8 +7,9 @@ and for a pure insertion the lines on either side of it. The tests that ran one 
 on the base commit are the likeliest to fail, so the tests gate runs them first, as a stage of
 their own (`tests:covered`). The map is only an order: the full suite still decides, so a map
 that is wrong (a test that reaches the change through data, a subprocess or a thread) costs
-time, never a verdict. A change the map cannot place (a test module, a module-level line that
-ran at import, a new file) is "not fully covered", and the import graph's stages run too.
+time, never a verdict. A change the map cannot place (a test module, a new file, a line that
+runs at import: module-level statements, class bodies, decorators, default values; see
+`gates.import_time` and ADR 0076) is "not fully covered", and the import graph's stages run too.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from stepswitch.errors import UsageError
+from stepswitch.gates.import_time import Spans, import_time_spans, in_spans
 from stepswitch.util.git_tree import TreeGit
 
 CALL_MAP_FILE = "call-map.json"
@@ -33,7 +35,8 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 class CallMap:
     """One traced run of the full suite at `commit` in the tree at `root`: test ids (as pytest
     names them from its `rootdir`) with their seconds, and for each project file the tests that
-    ran each line and called each function (first line, last line)."""
+    ran each line and called each function (first line, last line), and the lines that run at
+    import (`at_import`), which no trace places."""
 
     commit: str
     root: str
@@ -42,11 +45,13 @@ class CallMap:
     groups: tuple[tuple[int, ...], ...]  # lists of test indexes, shared by lines and functions
     lines: Mapping[str, Mapping[int, int]]  # file: line: group
     functions: Mapping[str, tuple[tuple[int, int, int], ...]]  # file: (first, last, group)
+    at_import: Mapping[str, Spans]  # file: the spans of its lines that run at import
 
     @classmethod
     def parse(cls, commit: str, root: str, data: Any) -> CallMap:
-        """From what the plugin wrote (or `to_json` saved). Raises ValueError (or KeyError,
-        TypeError) when it is not that."""
+        """From what the plugin wrote with `at_import` added (`import_time_of`), or what
+        `to_json` saved. Raises ValueError (or KeyError, TypeError) when it is not that: a map
+        saved before `at_import` was recorded is no map (traced again)."""
         # Lists of test indexes are most of the map (dateutil: 1,250 lists over 5,322 tests):
         # converted and bounds-checked in C, not one number at a time.
         groups = tuple(tuple(g) for g in data["groups"])
@@ -59,6 +64,10 @@ class CallMap:
             str(rel): tuple((int(a), int(b), int(g)) for a, b, g in spans)
             for rel, spans in data["functions"].items()
         }
+        at_import = {
+            str(rel): tuple((int(a), int(b)) for a, b in spans)
+            for rel, spans in data["at_import"].items()
+        }
         used = [g for g in groups if g]
         if used and (min(map(min, used)) < 0 or max(map(max, used)) >= len(tests)):
             raise ValueError("a test index is out of range")
@@ -66,7 +75,8 @@ class CallMap:
         every += [s[2] for spans in functions.values() for s in spans]
         if every and (min(every) < 0 or max(every) >= len(groups)):
             raise ValueError("a group index is out of range")
-        return cls(commit, root, str(data["rootdir"]), tests, groups, lines, functions)
+        rootdir = str(data["rootdir"])
+        return cls(commit, root, rootdir, tests, groups, lines, functions, at_import)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -78,6 +88,7 @@ class CallMap:
                 "groups": self.groups,
                 "lines": {r: {str(k): v for k, v in f.items()} for r, f in self.lines.items()},
                 "functions": self.functions,
+                "at_import": self.at_import,
             },
             separators=(",", ":"),
         )
@@ -96,8 +107,11 @@ class CallMap:
 
     def covering(self, changed: Mapping[str, list[int]]) -> tuple[list[str], bool]:
         """The tests that ran a changed line (or, for a line no test ran as a line of its own,
-        such as a `def`, called the function around it), shortest first; and whether every
-        changed file and line was placed in the map (False: the import graph must look too)."""
+        such as a comment, called the function around it), shortest first; and whether every
+        changed file and line was placed in the map (False: the import graph must look too).
+        A line that runs at import is never placed: whichever test imported the module first
+        ran it, or none did (collection imports before any test), and every importer sees it.
+        The tests that ran it still come first."""
         found: set[int] = set()
         complete = True
         for rel, lines in changed.items():
@@ -105,7 +119,10 @@ class CallMap:
             if ran is None or not lines:
                 complete = False
                 continue
+            at_import = self.at_import.get(rel)  # None: its source was not read
             for line in lines:
+                if at_import is None or in_spans(at_import, line):
+                    complete = False
                 group = ran.get(line)
                 if group is None:
                     group = self._called_around(rel, line)
@@ -137,6 +154,20 @@ class CallMap:
         if rootdir.is_relative_to(recorded):
             return root / rootdir.relative_to(recorded) / name
         return rootdir / name if recorded == root else None
+
+
+def import_time_of(root: Path, data: Any) -> dict[str, Spans]:
+    """For each project file the plugin's `data` names, the spans of its lines that run at
+    import, read from the traced tree at `root` (a file gone or unreadable is left out, and none
+    of its lines is placed)."""
+    files = {*data.get("lines", {}), *data.get("functions", {})}
+    out: dict[str, Spans] = {}
+    for rel in sorted(files):
+        try:
+            out[rel] = import_time_spans((root / rel).read_bytes())
+        except OSError:
+            continue
+    return out
 
 
 def changed_lines(tree: TreeGit | None, commit: str) -> dict[str, list[int]] | None:

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepswitch.gates.callmap import CALL_MAP_FILE, BackgroundTrace, CallMap
+from stepswitch.gates.callmap import CALL_MAP_FILE, BackgroundTrace, CallMap, import_time_of
 from stepswitch.gates.config import TestsGate
 from stepswitch.gates.context import GateContext
 from stepswitch.gates.durations import Durations
@@ -134,6 +134,7 @@ class CallMapTracer:
             except (OSError, ValueError):  # pytest ended before its session did
                 return f"gates: no call map: the traced full suite wrote none ({why})"
         try:
+            data["at_import"] = import_time_of(root, data)
             recorded = CallMap.parse(commit, str(root), data)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             return f"gates: no call map: the traced suite wrote a malformed one ({exc})"

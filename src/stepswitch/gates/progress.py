@@ -29,6 +29,7 @@ class TestStage:
     tests: int | None = None  # tests selected in those files; None: every test they hold
     warm: bool = False  # forked from the warm pytest (gates.warm), not a fresh one
     why: str = ""  # a suite gate's: what its runner selected and why, or why the full suite ran
+    ran: int | None = None  # tests pytest ran, from the session record; None: no record
 
 
 def _safe_name(name: str) -> str:

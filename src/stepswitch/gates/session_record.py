@@ -42,6 +42,12 @@ def _read(path: Path) -> dict[str, int] | None:
     return {k: int(data[k]) for k in keys}
 
 
+def tests_ran(record: Path) -> int | None:
+    """How many tests the stage's pytest ran, by its session record; None without one."""
+    seen = _read(record)
+    return None if seen is None else seen["tests"]
+
+
 def _failed(result: GateResult, why: str) -> GateResult:
     report = f"{result.name}: failed: {why}"
     return replace(result, passed=False, report=report, log=f"[ssw: {why}]\n{result.log}")

@@ -5,8 +5,10 @@ After an edit the impacted tests run first: the tests that ran a changed line on
 (the call map, `gates.callmap_tracer`), then the test files that import a changed module,
 directly or through the repository's own modules, changed test files and tests under a changed
 conftest.py (`gates.impacted`); the full suite runs only when those pass, and with nothing
-impacted it goes straight to the full suite. When the full suite passes, the base commit's test
-files the change edited or deleted run as the base commit has them (`gates.as_before`).
+impacted it goes straight to the full suite. An impacted stage that would make the stages before
+the full suite every test is skipped and said (ADR 0076): the full suite would run them again.
+When the full suite passes, the base commit's test files the change edited or deleted run as the
+base commit has them (`gates.as_before`).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from stepswitch.gates.progress import SuiteProgress, TestStage
 from stepswitch.gates.pytest_runs import PytestRuns
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
-from stepswitch.gates.session_record import SESSION_FILE, judged_by_session
+from stepswitch.gates.session_record import SESSION_FILE, judged_by_session, tests_ran
 from stepswitch.gates.skipped_tests import OUTCOMES_FILE, read_outcomes, skipped_at_base_check
 from stepswitch.util.safe_fs import UnsafePath
 
@@ -52,6 +54,13 @@ NAMED_STAGE_MIN_REST = 3
 WIDER_STAGE_SHARE = 0.5
 
 _FAILED_ID = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
+
+
+def _skipped(stage: str, what: str, total: int) -> str:
+    return (
+        f"gates: {stage} skipped: with the impacted stages before it, it would run every "
+        f"{what} of the suite ({total}), which the full suite runs next"
+    )
 
 
 def covered_first(covered: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
@@ -85,24 +94,35 @@ class StagedTests:
         self, gate: TestsGate, changed: list[str] | None, base: str, progress: SuiteProgress
     ) -> None:
         """The stages for a change to `changed` (None: unknown, so only the full suite), each
-        recorded in `progress`; pytest configured as at `base`."""
+        recorded in `progress`; pytest configured as at `base`. An impacted stage that would
+        bring the impacted stages to every test of the suite is skipped and said: the full
+        suite runs next anyway, and the tests would run twice (ADR 0076)."""
         root, measured = self.context.root, self.durations.seconds
         stages: list[tuple[str, list[str]]] = []
         nearest: list[str] = []
         wider: list[str] = []
+        total = 0  # test files in the suite, as the import graph finds them
         complete = False
+        ran_impacted = False
+        ran: list[str] = []  # the test files the impacted stages ran whole
+        skipped: list[str] = []  # those of the stages skipped: the full suite runs them first
         began_impacted = time.monotonic()
         if gate.impacted_first and changed is not None:
-            covered, complete = self._covered(base)
+            covered, complete, traced = self._covered(base)
             progress.impacted = tuple(dict.fromkeys(f for f, _ in covered))
             # The tests that ran a changed line on the base commit, alone and first: those of
             # at most two test files, then the rest (see covered_first).
-            for name, part in zip(
-                (":covered", ":covered-rest"), covered_first(covered), strict=False
-            ):
+            parts = covered_first(covered)
+            names = (":covered", ":covered-rest")
+            for index, (name, part) in enumerate(zip(names, parts, strict=False)):
+                if sum(map(len, parts[: index + 1])) >= traced:
+                    progress.warm_notes.append(_skipped(gate.name + name, "test", traced))
+                    skipped = list(dict.fromkeys(f for later in parts[index:] for f, _ in later))
+                    break
                 files = list(dict.fromkeys(f for f, _ in part))
                 tests = [t for _, t in part]
                 result = self._stage(gate, gate.name + name, files, files, progress, tests, base)
+                ran_impacted = True
                 if not result.passed:
                     progress.impacted_s = time.monotonic() - began_impacted
                     return
@@ -134,17 +154,24 @@ class StagedTests:
         for name, files in stages:
             if not [f for f in files if f in progress.impacted]:
                 continue
+            whole = {f for f in [*ran, *files] if f in progress.impacted}
+            if total and len(whole) >= total:
+                progress.warm_notes.append(_skipped(name, "test file", total))
+                skipped += files
+                continue
             result = self._stage(gate, name, files, files, progress, base=base)
+            ran += files
+            ran_impacted = True
             if not result.passed:
                 progress.impacted_s = time.monotonic() - began_impacted
                 return
-        if progress.impacted:
+        if ran_impacted:
             progress.impacted_s = time.monotonic() - began_impacted
-        # The full suite decides; what has not passed yet runs first: the wider ring, then the
-        # rest by measured time, the tests that already passed last.
-        ran = {f for _, files in stages for f in files}
+        # The full suite decides; what has not passed yet runs first: a skipped impacted stage,
+        # the wider ring, then the rest by measured time, the tests that already passed last.
         rest = sorted((f for f in measured if f not in ran), key=lambda f: (measured[f], f))
-        order = list(dict.fromkeys([*[f for f in wider if f not in ran], *rest, *nearest]))
+        wider_left = [f for f in wider if f not in ran]
+        order = list(dict.fromkeys([*skipped, *wider_left, *rest, *nearest]))
         began = time.monotonic()
         self._stage(gate, f"{gate.name}:full", None, order, progress, base=base)
         progress.full_s = time.monotonic() - began
@@ -188,6 +215,7 @@ class StagedTests:
             result, warm = self.pytest_runs.run(gate, name, selected, env, progress.warm_notes)
             one_pytest = self.pytest_runs.pytest_words(gate) is not None
             result = judged_by_session(result, record, required=one_pytest)
+            ran = tests_ran(record)
             seconds = progress.test_stage_done(began)
             self.durations.learn(durations)
             if files is None and result.passed:
@@ -209,6 +237,7 @@ class StagedTests:
                 failure.group(1) if failure and not result.passed else None,
                 len(tests) if tests is not None else None,
                 warm,
+                ran,
             )
         )
         if not result.passed and progress.first_failure_s is None:
@@ -216,29 +245,29 @@ class StagedTests:
         progress.record(result)
         return result
 
-    def _covered(self, base: str) -> tuple[list[tuple[str, str]], bool]:
+    def _covered(self, base: str) -> tuple[list[tuple[str, str]], bool, int]:
         """From the call map of `base`: the tests that ran a changed line, shortest first, each
-        with its file; and whether the map placed every change (then the import graph's stages
-        add nothing)."""
+        with its file; whether the map placed every change (then the import graph's stages
+        add nothing); and how many tests the map traced (0: no map)."""
         context = self.context
         if context.base is None:
-            return [], False
+            return [], False, 0
         try:
             commit = context.base.commit(base)
         except BaseUnreadable:
-            return [], False
+            return [], False, 0
         found = self.tracer.call_map(commit)
         lines = changed_lines(context.tree, commit) if found is not None else None
         if found is None or lines is None:
-            return [], False
+            return [], False, 0
         tests, complete = found.covering(lines)
         placed: list[tuple[str, str]] = []
         for test in tests:
             path = found.test_file(test, context.root)
             if path is None or not path.is_relative_to(context.root):
-                return [], False  # recorded where its test ids mean other files
+                return [], False, 0  # recorded where its test ids mean other files
             placed.append((path.relative_to(context.root).as_posix(), test))
-        return placed, complete
+        return placed, complete, len(found.tests)
 
     def as_before(
         self, gate: TestsGate, base: str, skipped: Sequence[str] = ()
