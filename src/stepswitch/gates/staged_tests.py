@@ -237,7 +237,7 @@ class StagedTests:
                 failure.group(1) if failure and not result.passed else None,
                 len(tests) if tests is not None else None,
                 warm,
-                ran,
+                ran=ran,
             )
         )
         if not result.passed and progress.first_failure_s is None:
