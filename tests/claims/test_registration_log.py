@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from stepswitch.claims.anchor import write_anchor
 from tests.claims.conftest import REPO, commit_all, copy_claims, git
 from tests.harness.cli import run_ssw_cli
 
@@ -55,6 +56,9 @@ def copy(tmp_path: Path) -> Path:
     root = copy_claims(tmp_path / "copy", COPIED, keep=True)
     git(root, "init", "-q")
     (root / ".git/objects/info/alternates").write_text(f"{objects}\n")
+    # The copy's history starts here, not at this repository's log start: so does its log.
+    git(root, "commit", "-q", "--allow-empty", "-m", "start")
+    write_anchor(root, git(root, "rev-parse", "HEAD"))
     commit_all(root, "copy")
     return root
 

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from stepswitch.claims.anchor import load_anchor, write_anchor
 from stepswitch.claims.git_view import head_commit, parse_time
 from stepswitch.claims.model import Claim, ClaimId
 from stepswitch.errors import ConfigError, UsageError
@@ -248,6 +249,8 @@ def register(
         retrospective=claim.retrospective,  # a re-registration's: its first's or none
         previous=log.entries[-1].sha256() if log.entries else None,
     )
+    if not log.entries and load_anchor(root) is None:
+        write_anchor(root, made.commit)  # the log starts here (ADR 0078)
     write_log(root, [*log.entries, made])
     return made, before
 
