@@ -103,8 +103,8 @@ def list_command(root: RootOption = None) -> None:
         when = "not registered" if made is None else f"registered {made.date}"
         if len(history.entries) > 1:
             when += f" ({len(history.entries)} registrations)"
-        if made is not None and made.text_sha256 != lc.claim.text_sha256():
-            when += " (text changed since)"
+        if made is not None and not made.keeps(lc.claim):
+            when += " (text or evidence changed since)"
         typer.echo(f"{lc.id}  {lc.claim.status:<10}  {when:<36}  {lc.claim.title}")
 
 
