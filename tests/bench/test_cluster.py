@@ -225,6 +225,44 @@ def test_a_worker_killed_mid_run_costs_its_reservation_and_the_run_is_not_sent_a
     assert (call.status, call.high_usd) == ("bound", CAP)
 
 
+class _LostOnTheWay:
+    """A Dask client whose every task's worker dies: the future it gives fails at once, as a
+    real one does with KilledWorker (the real kill is the test above; this one is quick)."""
+
+    class _Future:
+        def result(self) -> None:
+            raise RuntimeError("KilledWorker: the worker died")
+
+        def add_done_callback(self, callback: Any) -> None:
+            callback(self)
+
+    def submit(self, *args: Any, **kwargs: Any) -> _Future:
+        return self._Future()
+
+
+def test_a_builtin_run_lost_with_its_worker_runs_again_on_resume_and_a_paid_one_never(
+    registry: None, tmp_path: Path
+) -> None:
+    paid = ladder(tmp_path / "p")
+    root = tmp_path / "b6"
+    lost = bench(root, [ORACLE, paid], lambda workers: cluster.ClusterExecutor(_LostOnTheWay()))
+    assert lost.status == "lost" and lost.exit_code == 1
+    (row,) = lost.rows  # the paid run: counted at its whole cap, never sent again
+    assert (row.contestant, row.outcome, row.dollars_high) == (paid.name, "harness_error", CAP)
+    (released,) = [e for e in events(root) if e["event"] == "released"]
+    assert released["contestant"] == "oracle" and "nothing was spent" in released["why"]
+    with open_ledger(root / "ledger.sqlite", create=False) as ledger:
+        assert [r.high_usd for r in ledger.rows()] == [CAP]  # the oracle's $0 reservation gone
+    resumed = bench(root, [ORACLE, paid], inline_executor)
+    assert resumed.status == "complete"
+    assert sorted((r.contestant, r.passed) for r in resumed.rows) == [
+        ("ladder", False),
+        ("oracle", True),
+    ]
+    started = [e["contestant"] for e in events(root) if e["event"] == "started"]
+    assert sorted(started) == ["ladder", "oracle", "oracle"]  # the paid run went out once
+
+
 def test_a_worker_on_another_ssw_refuses_the_run(tmp_path: Path) -> None:
     (task,) = load_suite(TASK)
     job = RemoteJob(

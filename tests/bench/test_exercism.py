@@ -159,3 +159,40 @@ def test_a_stub_or_example_without_a_last_newline_gives_a_patch_that_applies_exa
     [task] = load_suite(tmp_path / "suite")
     change = reference_change(task, task.repo, tmp_path / "scratch")
     assert found.why == "" and change.writes == {"say.py": example}
+
+
+def test_helper_modules_come_along_and_unconditional_skips_go_as_exercism_runs_them(
+    tmp_path: Path,
+) -> None:
+    """Before: the helper was not copied (the hidden tests could not import it) and the skip
+    stayed (ssw fails a skipped hidden test), so the reference failed and the task was invalid."""
+    tests = (
+        "import unittest\n\nfrom meter import double\nfrom test_utils import twice\n\n\n"
+        "class MeterTest(unittest.TestCase):\n    def test_one(self):\n"
+        "        self.assertEqual(double(1), twice(1))\n\n"
+        '    @unittest.skip("extra credit")\n    def test_large(self):\n'
+        "        self.assertEqual(double(10**6), twice(10**6))\n"
+    )
+    config = {"files": {"solution": ["meter.py"], "test": ["meter_test.py"],
+                        "example": [".meta/example.py"], "editor": ["test_utils.py"]}}  # fmt: skip
+    _exercise(
+        tmp_path / "practice",
+        "meter",
+        {
+            ".docs/instructions.md": "# Meter\n\nDouble it.\n",
+            ".meta/config.json": json.dumps(config),
+            ".meta/example.py": "def double(n):\n    return 2 * n\n",
+            "meter.py": "def double(n):\n    pass\n",
+            "meter_test.py": tests,
+            "test_utils.py": "def twice(n):\n    return n + n\n",
+        },
+    )
+    import_exercism(tmp_path / "practice", tmp_path / "suite")
+    (task,) = load_suite(tmp_path / "suite")
+    hidden = (task.hidden_tests / "meter_test.py").read_text()
+    assert "unittest.skip" not in hidden and "def test_large" in hidden
+    assert (task.hidden_tests / "test_utils.py").is_file() and (
+        task.repo / "test_utils.py"
+    ).is_file()
+    (verdict,) = validate_tasks([task], jobs=1)
+    assert (verdict.valid, verdict.problem) == (True, None)

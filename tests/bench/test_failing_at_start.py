@@ -110,6 +110,8 @@ def test_a_node_id_is_named_as_the_junit_report_names_it() -> None:
         junit_name("tests/sub/test_x.py::TestA::test_b[1-2]")
         == "tests.sub.test_x.TestA::test_b[1-2]"
     )
+    # A parameter is kept whole, as pytest's junitxml keeps it (SWE-bench ids hold such).
+    assert junit_name("t/test_x.py::test_y[a/b::c d]") == "t.test_x::test_y[a/b::c d]"
 
 
 def test_the_declaration_travels_through_a_harbor_export_and_import(tmp_path: Path) -> None:

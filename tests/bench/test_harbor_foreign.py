@@ -13,7 +13,7 @@ import pytest
 
 from stepswitch.bench.harbor import export_suite, import_harbor
 from stepswitch.bench.oracle import reference_change
-from stepswitch.bench.task import load_suite, load_task
+from stepswitch.bench.task import HIDDEN_ONLY_NOTE, load_suite, load_task
 from stepswitch.bench.validate import validate_tasks
 from tests.harness.cli import run_ssw_cli
 
@@ -124,19 +124,37 @@ REFUSED = {
         {"tests/test.sh": "pytest /tests/test_outputs.py -k counts\necho 1 > reward.txt\n"},
         "pytest argument '-k' is not read",
     ),
-    "no-visible": (
-        {
-            "environment/src/test_wordcount.py": "",
-            "environment/Dockerfile": "FROM python:3.12\n"
-            "WORKDIR /app\nCOPY src/wordcount.py /app/\n",
-        },
-        "the image's files hold no tests",
-    ),
     "bad-requirement": (
         {"environment/requirements.txt": "git+https://example.com/x.git\n"},
         "requirement 'git+https://example.com/x.git' is not a name or name==version",
     ),
 }
+
+
+# Most Harbor tasks: the image holds the code alone, the tests are the verifier's.
+NO_VISIBLE = {
+    "environment/Dockerfile": "FROM python:3.12\nWORKDIR /app\nCOPY src/wordcount.py /app/\n"
+}
+
+
+def test_a_start_without_tests_is_judged_by_its_hidden_tests_and_told_so(tmp_path: Path) -> None:
+    write_task(tmp_path / "harbor/no-visible", **NO_VISIBLE)
+    [found] = import_harbor(tmp_path / "harbor", tmp_path / "back")
+    assert (found.name, found.why) == ("no-visible", "")
+    task = load_task(tmp_path / "back/no-visible")
+    assert [p.name for p in task.repo.iterdir()] == ["wordcount.py"] and not task.visible_tests
+    assert task.brief == f"{task.instruction.rstrip()}\n\n{HIDDEN_ONLY_NOTE}"
+    [result] = validate_tasks([task])
+    assert result.valid, result.problem
+    checks = {c.name: c.found for c in result.checks}
+    assert checks["start_visible"] == "no visible tests: the hidden tests alone judge the task"
+    assert checks["start_fails_hidden"].startswith("1 failed")  # test_counts
+    # Exported, a Harbor agent is told so too; imported back, the instruction is as it was.
+    export_suite(tmp_path / "back", tmp_path / "exported")
+    told = (tmp_path / "exported/no-visible/instruction.md").read_text()
+    assert told == task.brief
+    import_harbor(tmp_path / "exported", tmp_path / "again")
+    assert load_task(tmp_path / "again/no-visible").instruction == task.instruction
 
 
 def test_every_other_shape_is_refused_with_its_reason_and_the_rest_written(

@@ -136,3 +136,19 @@ def test_empty_suite_is_refused(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="no task folders"):
         load_suite(tmp_path / "empty")
+
+
+def test_declared_failing_tests_need_a_start_with_tests(tmp_path):
+    toml = TASK_TOML.format(name="task") + 'failing_at_start = ["tests/test_calc.py::test_x"]\n'
+    folder = write_task(tmp_path, files={"task.toml": toml, "repo/tests/test_calc.py": None})
+    error = error_of(folder)
+    assert (error.key, error.problem) == (
+        "tests.failing_at_start",
+        "repo/ holds no test of its own",
+    )
+
+
+def test_pass_to_pass_needs_fail_to_pass(tmp_path):
+    toml = TASK_TOML.format(name="task") + 'pass_to_pass = ["tests/test_calc.py::test_double"]\n'
+    error = error_of(write_task(tmp_path, files={"task.toml": toml}))
+    assert (error.key, error.problem) == ("tests.pass_to_pass", "given without fail_to_pass")

@@ -240,15 +240,30 @@ def test_a_task_that_passes_only_unconfined_is_invalid_in_the_grading_sandbox(tm
     assert result.exit_code == 1 and "reference fails the hidden tests" in result.output
 
 
-def test_a_whole_run_limit_below_tests_times_the_per_test_limit_is_a_warning(tmp_path):
-    short = TASK_TOML.replace("timeout_s = 60", "timeout_s = 40").replace(
-        "per_test_timeout_s = 5", "per_test_timeout_s = 50"
-    )
+def test_a_whole_run_limit_below_tests_times_their_wall_backstop_is_a_warning(tmp_path):
+    """The per-test limit is CPU time; a hanging start's tests each run to the wall backstop,
+    four times it. Before, the warning compared with the CPU limit and said nothing here."""
+    short = TASK_TOML.replace("per_test_timeout_s = 5", "per_test_timeout_s = 20")
     files = {"task.toml": short.format(name="task")}
     result = validate_task(load_task(write_task(tmp_path / "short", files=files)))
     assert result.valid, result.problem
     assert result.warnings == (
-        "1 passed; warning: timeout_s = 40 is less than 1 test x per_test_timeout_s = 50 (50 s): "
-        "on a loaded machine the whole-run limit can end the tests before theirs do; raise it "
-        "to 50",
+        "1 passed; warning: timeout_s = 60 is less than 1 test x per_test_timeout_s = 20 x 4 "
+        "(a test's wall-clock backstop) = 80 s: a start whose tests hang, or a loaded machine, "
+        "can end the run before the tests' own limits do; raise it to 80",
     )
+
+
+def test_a_start_that_hangs_is_valid_only_when_the_task_declares_it(tmp_path):
+    hangs = BUGGY.replace("return a - b", "while True:\n        pass")
+    toml = TASK_TOML.format(name="task").replace(
+        "per_test_timeout_s = 5", "per_test_timeout_s = 0.5"
+    )
+    files = {"task.toml": toml, "repo/calc.py": hangs,
+             "solution/solution.patch": patch_of("calc.py", hangs, FIXED)}  # fmt: skip
+    problem = problem_of(write_task(tmp_path / "undeclared", files=files))
+    assert "start: timed out" in problem and "declare start_hangs = true" in problem
+    files["task.toml"] = toml + "start_hangs = true\n"
+    declared = validate_task(load_task(write_task(tmp_path / "declared", files=files)))
+    assert declared.valid, declared.problem
+    assert declared.checks[0].found.startswith("start: timed out, as start_hangs declares")

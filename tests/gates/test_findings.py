@@ -25,12 +25,14 @@ def test_findings_are_read_without_their_line_numbers() -> None:
         "src/a.py:12:5: F401 `os` imported but unused\n"
         "src/b.py:3: error: Incompatible return value  [return-value]\n"
         "Would reformat: src/c.py\n"
+        "src/d.ts(1,53): error TS2322: Type 'string' is not assignable to type 'number'.\n"
         "Found 2 errors.\n"
     )
     assert sorted(findings(out)) == [
         "src/a.py: F401 `os` imported but unused",
         "src/b.py: error: Incompatible return value  [return-value]",
         "src/c.py: would be reformatted",
+        "src/d.ts: error TS2322: Type 'string' is not assignable to type 'number'.",
     ]
     known = KnownFindings("lint", findings("a.py:1:1: X1 bad word\n"))
     assert known.judge("a.py:40:1: X1 bad word\n") == (True, [])

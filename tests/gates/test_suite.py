@@ -279,6 +279,18 @@ def test_a_pytest_report_keeps_failing_ids_assertion_lines_and_the_summary() -> 
     ]
 
 
+def test_a_script_run_through_npm_reports_what_failed_not_npms_banner() -> None:
+    output = (
+        "\n> lint\n> eslint .\n\n/r/src/a.js\n  1:7  error  'x' is never used  no-unused-vars\n"
+        "\nnpm error Lifecycle script `lint` failed with error:\nnpm error code 1\n"
+    )
+    assert focused_report("lint: failed (exit 1)", output).splitlines() == [
+        "lint: failed (exit 1)",
+        "/r/src/a.js",
+        "  1:7  error  'x' is never used  no-unused-vars",
+    ]
+
+
 def test_a_lint_report_keeps_the_first_lines_and_is_capped() -> None:
     output = "\n".join(f"src/m.py:{i}:1: E501 Line too long ({i} > 100)" for i in range(500))
     result = GateResult("lint", False, 0.1, "lint: failed (exit 1)", output)

@@ -9,6 +9,8 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+import pytest
+
 REPOS = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 
 # No user or system configuration (no signing, hooks or templates of the machine's), and an
@@ -63,3 +65,30 @@ def sample_repo(target: Path, sample: str) -> Path:
     git(target, "init", "-q", "-b", "main")
     commit_all(target, f"{sample}: the user's code")
     return target
+
+
+# The npm packages the Node gate tests run (tests/fixtures/node_tools/package.json): .ci/run
+# installs them with `npm ci` into the folder this variable names.
+NODE_TOOLS = "SSW_NODE_TOOLS"
+
+
+def with_node_modules(root: Path) -> Path:
+    """root/node_modules: the one installed in $SSW_NODE_TOOLS, linked file by file (a copy
+    where links cannot be made), as a user's `npm install` leaves it; the calling test skips,
+    saying why, when there is none."""
+    folder = os.environ.get(NODE_TOOLS, "")
+    installed = Path(folder) / "node_modules" if folder else None
+    if installed is None or not (installed / ".bin").is_dir():
+        pytest.skip(
+            f"{NODE_TOOLS} names no folder with node_modules (.ci/run installs "
+            "tests/fixtures/node_tools there with `npm ci`)"
+        )
+
+    def link(source: str, target: str) -> None:
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copy2(source, target)
+
+    shutil.copytree(installed, root / "node_modules", symlinks=True, copy_function=link)
+    return root / "node_modules"

@@ -77,7 +77,12 @@ def prepare_run(
     # ssw's own package stays readable inside: the gates load its pytest plugin from there; and
     # the copies of the base commit's pytest configuration the test stages read (ADR 0021).
     package = Path(stepswitch.__file__).resolve().parent
-    shown = (package, config_folder())
+    shown: tuple[Path, ...] = (package, config_folder())
+    # A Node package's node_modules stays readable inside too, as the venv does: a run's
+    # worktree has none (git does not track it), and node and npm find the checkout's as they
+    # walk up from the worktree (gates/lang/node_project.py `lent_node_modules`).
+    if (repo / "node_modules").is_dir() and checkout.resolve() != repo.resolve():
+        shown += (repo / "node_modules",)
     confinement = Confinement(
         sandbox,
         policy_for_worktree(checkout, repo, home, env, network=network, read_only=shown),

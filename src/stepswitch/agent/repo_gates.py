@@ -62,6 +62,7 @@ class RepoGates:
             return "\n".join([*lines, *(f"  {note}" for note in self.config.notes)])
         lines = [f"  gates ({self.config.source}): {', '.join(self.names)}"]
         lines += [f"  {note}" for note in self.config.notes]
+        lines += [f"  gates: {name}: {why}" for name, why in self.config.reasons]
         tests = next((g for g in self.config.gates if isinstance(g, TestsGate)), None)
         if tests is not None and tests.test_changes == "checked":
             lines.append(
@@ -70,11 +71,12 @@ class RepoGates:
             )
         elif tests is not None:
             lines.append('  gates: test_changes = "allowed": edited tests are judged as edited')
-        lines.append(f"  {self._suite.interpreter_line()}")
+        if interpreter := self._suite.interpreter_line():  # none on a Node, Rust or Go repository
+            lines.append(f"  {interpreter}")
         if warm := self._suite.warm_line():
             lines.append(f"  {warm}")
         if self.baseline is not None:
-            if self.baseline.imports is not None:
+            if self.baseline.imports is not None and self.config.speaks_python:
                 lines.append(f"  {self.baseline.imports.line()}")
             lines += [f"  {line}" for line in self.baseline.lines()]
         return "\n".join(lines)

@@ -7,8 +7,9 @@ ledger against `--budget-usd-total`; the run travels as data (travel.py) to a wo
 runs it in a process of its own with a ledger of its own, under the same cap, and sends back its
 record folder, its ledger rows and its journal row; only then are they written here, the rows in
 place of the reservation. A run whose worker is lost is counted at its whole reservation and
-never sent again: the first try of a submission marks it started on the scheduler, and a second
-try (Dask re-runs a task whose worker died) finds the mark and refuses.
+never sent again (a built-in's, whose reservation is $0, runs again on resume): the first try
+of a submission marks it started on the scheduler, and a second try (Dask re-runs a task whose
+worker died) finds the mark and refuses.
 
 Keys go from this machine with each task run, only those its policy names, over the scheduler's
 TLS connection, and on the worker only into the process that runs it (cluster_keys.py). Ctrl-C
@@ -260,7 +261,19 @@ class ClusterExecutor(Executor):
 
 
 def _lost(job: TaskRunJob, reservation: int, why: str) -> TaskRunResult:
+    """A task run whose worker was lost. Its ledger rows went with the worker; what this
+    machine's ledger holds of it is the reservation of its whole cap. A $0 cap (the built-ins)
+    proves nothing could be spent: the run is released and runs again when the bench resumes.
+    Any other cap may have been spent: the run counts at it and is never sent again."""
     ledger = ledger_for(job.context.ledger_path)
+    if cap_usd(job.contestant) == 0.0:
+        release_task_run(ledger, reservation)
+        released = (
+            f"the worker running it was lost ({why}); its reservation was $0, so nothing was "
+            "spent: it runs again when the same command resumes the bench"
+        )
+        journal.append(job.context.journal, "released", job.key, why=released)
+        return TaskRunResult(job.key, None, released, lost=True)
     lose_task_run(ledger, reservation)
     reason = (
         f"the worker running it was lost ({why}); counted at its whole reservation, not run again"

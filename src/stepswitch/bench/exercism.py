@@ -6,7 +6,8 @@
       .meta/example.py       a solution (the reference)
       .docs/instructions.md  what to do (+ instructions.append.md when there is one)
       .meta/config.json      optional: {"files": {"solution": [...], "test": [...],
-                             "example": [...]}} names the three files instead
+                             "example": [...], "editor": [...]}} names the files instead
+                             (editor: read-only helper modules the tests import)
 
 Each exercise becomes a task: repo/ holds the stub and a visible test that it imports (the
 exercise's own tests fail on the stub, so they are the hidden tests, as HumanEval's are), the
@@ -18,6 +19,7 @@ validate` runs the result.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import tempfile
@@ -29,6 +31,7 @@ from stepswitch.bench.humaneval import patch_of
 from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder
 from stepswitch.bench.imported_task import (
     imported_task_head,
+    whole_run_timeout_s,
     write_task_folder,
 )
 from stepswitch.errors import UsageError
@@ -58,25 +61,49 @@ def _task_id(slug: str) -> str | None:
     return name if re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name) else None
 
 
-def _files(folder: Path) -> tuple[str, str, str]:
-    """(solution, test, example) relative to the exercise's folder; raises ValueError why not."""
+@dataclass(frozen=True)
+class ExerciseFiles:
+    """An exercise's files, relative to its folder, as .meta/config.json names them."""
+
+    solution: str  # the stub
+    tests: tuple[str, ...]
+    example: str
+    helpers: tuple[str, ...] = ()  # `editor` files: read-only modules the tests import
+
+
+def _named(config: Path) -> ExerciseFiles:
+    try:
+        named: Any = json.loads(config.read_text(encoding="utf-8")).get("files", {})
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
+        raise ValueError(f".meta/config.json is not JSON with a files table ({exc})") from exc
+    named = named if isinstance(named, dict) else {}
+    lists = {}
+    for key in ("solution", "test", "example", "editor"):
+        value = named.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f".meta/config.json: files.{key} must be a list of file names")
+        lists[key] = value
+    for key in ("solution", "example"):
+        if len(lists[key]) != 1:
+            raise ValueError(f".meta/config.json: files.{key} must name exactly one file")
+    if not lists["test"]:
+        raise ValueError(".meta/config.json: files.test names no file")
+    return ExerciseFiles(
+        lists["solution"][0], tuple(lists["test"]), lists["example"][0], tuple(lists["editor"])
+    )
+
+
+def _files(folder: Path) -> ExerciseFiles:
+    """The exercise's files; raises ValueError why they cannot be taken."""
     config = folder / ".meta" / "config.json"
     if config.is_file():
-        try:
-            named: Any = json.loads(config.read_text(encoding="utf-8")).get("files", {})
-        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
-            raise ValueError(f".meta/config.json is not JSON with a files table ({exc})") from exc
-        picked = []
-        for key in ("solution", "test", "example"):
-            value = named.get(key) if isinstance(named, dict) else None
-            if not isinstance(value, list) or len(value) != 1 or not isinstance(value[0], str):
-                raise ValueError(f".meta/config.json: files.{key} must name exactly one file")
-            picked.append(value[0])
-        solution, test, example = picked
+        files = _named(config)
     else:
         module = folder.name.replace("-", "_")
-        solution, test, example = f"{module}.py", f"{module}_test.py", ".meta/example.py"
-    for rel, what in ((solution, "stub"), (test, "tests"), (example, "example solution")):
+        files = ExerciseFiles(f"{module}.py", (f"{module}_test.py",), ".meta/example.py")
+    named = [(files.solution, "stub"), (files.example, "example solution")]
+    named += [(t, "tests") for t in files.tests] + [(h, "helper") for h in files.helpers]
+    for rel, what in named:
         path = folder / rel
         if ".." in Path(rel).parts or Path(rel).is_absolute():
             raise ValueError(f"{rel}: a path outside the exercise")
@@ -84,9 +111,44 @@ def _files(folder: Path) -> tuple[str, str, str]:
             raise ValueError(f"the {what} file {rel} is a link: only files are taken")
         if not path.is_file():
             raise ValueError(f"no {what} file {rel}")
-    if "/" in solution or not solution.endswith(".py"):
-        raise ValueError(f"the stub {solution} is not a module at the exercise's top")
-    return solution, test, example
+    for rel in (files.solution, *files.helpers):
+        if "/" in rel or not rel.endswith(".py"):
+            raise ValueError(f"{rel} is not a module at the exercise's top")
+    return files
+
+
+_SKIPS = {("unittest", "skip"), ("mark", "skip")}  # @unittest.skip(...), @pytest.mark.skip(...)
+
+
+def _is_skip(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if not isinstance(target, ast.Attribute):
+        return False
+    owner = target.value
+    owner_name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+    return (owner_name, target.attr) in _SKIPS
+
+
+def unskipped(text: str) -> tuple[str, int, int]:
+    """The tests with their unconditional skips removed, as Exercism's runner runs every test
+    (conditional ones, skipIf, stay); how many it removed, and how many tests there are."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise ValueError(f"the tests do not parse ({exc.msg}, line {exc.lineno})") from exc
+    dropped: set[int] = set()
+    tests = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            tests += isinstance(node, ast.FunctionDef) and node.name.startswith("test")
+            for decorator in node.decorator_list:
+                if _is_skip(decorator):
+                    end = decorator.end_lineno or decorator.lineno
+                    dropped.update(range(decorator.lineno, end + 1))
+    removed = sum(_is_skip(d) for n in ast.walk(tree) for d in getattr(n, "decorator_list", []))
+    lines = text.splitlines(keepends=True)
+    kept = "".join(line for n, line in enumerate(lines, start=1) if n not in dropped)
+    return kept, removed, tests
 
 
 def _instruction(folder: Path, solution: str) -> str:
@@ -111,24 +173,34 @@ def exercise_files(folder: Path, source: str) -> tuple[str, dict[str, str]]:
     task_id = _task_id(folder.name)
     if task_id is None:
         raise ValueError(f"{folder.name!r} gives no task id")
-    solution, test, example = _files(folder)
-    stub, reference = _read(folder / solution), _read(folder / example)
-    module = solution.removesuffix(".py")
+    files = _files(folder)
+    stub, reference = _read(folder / files.solution), _read(folder / files.example)
+    module = files.solution.removesuffix(".py")
     fields = {"slug": folder.name, "id": task_id, "source": source, "module": module}
+    hidden: dict[str, str] = {}
+    count = 0
+    for rel in files.tests:
+        text, _, tests = unskipped(_read(folder / rel))
+        hidden[f"tests/{Path(rel).name}"] = text
+        count += tests
+    helpers = {h: _read(folder / h) for h in files.helpers}
     return task_id, {
         **imported_task_head(
             f"Exercism exercise {folder.name!r}, from {source} (ssw bench import exercism).",
             task_id,
             "feature",
-            _instruction(folder, solution),
+            _instruction(folder, files.solution),
             f"exercism-{task_id}",
-            timeout_s=120,
+            timeout_s=whole_run_timeout_s(count),
             task_timeout_s=900,
         ),
-        f"repo/{solution}": stub,
+        f"repo/{files.solution}": stub,
+        # The helpers the tests import: visible beside the stub, and the hidden tests' own copy.
+        **{f"repo/{h}": text for h, text in helpers.items()},
+        **{f"tests/{h}": text for h, text in helpers.items()},
         f"repo/test_{module}_imports.py": VISIBLE_TEST.format(**fields),
-        f"tests/{Path(test).name}": _read(folder / test),
-        "solution/solution.patch": patch_of(stub, reference, solution),
+        **hidden,
+        "solution/solution.patch": patch_of(stub, reference, files.solution),
     }
 
 

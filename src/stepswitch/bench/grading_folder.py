@@ -29,6 +29,7 @@ from pathlib import Path
 
 from stepswitch.bench.files import GRADE_FILE, GradeFile, json_text
 from stepswitch.bench.grading_layout import data_mounts, lay_out
+from stepswitch.bench.grading_select import select_args, with_missing
 from stepswitch.bench.grading_timeout import PLUGIN, PLUGIN_SOURCE
 from stepswitch.bench.task import HIDDEN_FOLDER, Task
 from stepswitch.bench.verdict import REPORT_CAP_BYTES, TestVerdict, parse_junit
@@ -85,10 +86,15 @@ def grading_policy(
 
 
 def _argv(
-    command: list[str], report: str, per_test_timeout_s: float, pinned: Sequence[str] = ()
+    command: list[str],
+    report: str,
+    per_test_timeout_s: float,
+    pinned: Sequence[str] = (),
+    selected: Sequence[str] = (),
 ) -> list[str]:
     """The graded run's argv: `pinned` (pytest's configuration) straight after the word that
-    names pytest, so that what the task's command says itself comes later and wins."""
+    names pytest, so that what the task's command says itself comes later and wins; `selected`
+    (grading_select's plugin) last."""
     named = (i + 1 for i, w in enumerate(command[:3]) if Path(w).name.startswith("pytest"))
     at = next(named, len(command))
     words = [*command[:at], *pinned, *command[at:]]
@@ -100,6 +106,7 @@ def _argv(
         "-p",
         PLUGIN,
         f"--ssw-test-timeout={per_test_timeout_s:g}",
+        *selected,
     ]
 
 
@@ -176,12 +183,15 @@ def run_pytest(
     scratch: Path,
     sandbox: Sandbox | None = None,
     config_from: Path | None = None,
+    ids: Sequence[str] = (),
 ) -> TestVerdict:
     """Run a pytest command in `cwd` inside `sandbox` (None: unconfined, for the task's own
     start and reference); `scratch` (outside cwd) gets HOME, TMPDIR, the plugin and, once the
     run is over, a copy of the report (report.xml) and its output (output.log). With
     `config_from` (a task's start), pytest takes its configuration from that folder's file
-    alone, copied beside the plugin (read-only inside), never from anything in `cwd`."""
+    alone, copied beside the plugin (read-only inside), never from anything in `cwd`. With
+    `ids`, only those tests run and count, and an id not collected is a failure
+    (grading_select.py)."""
     confine = sandbox if sandbox is not None else NoSandbox()
     work = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
     for sub in ("home", "tmp", "plugin"):
@@ -193,12 +203,14 @@ def run_pytest(
         # A folder name that is no module name: the plugin folder is on PYTHONPATH.
         copy = write_config(chosen, work / "plugin" / "pytest-config")
         pinned = pinned_args(copy, Path(cwd), chosen)
+    selected = select_args(work / "plugin", ids) if ids else []
     report, log = work / "report.xml", work / "output.log"
     env = grading_env(work / "home", work / "tmp", work / "plugin")
     policy = grading_policy(Path(cwd), work, env, command)
     pipe = _ReportPipe()
     report_fd = f"/dev/fd/{pipe.write_fd}"
-    argv = confine.argv(_argv(command, report_fd, per_test_timeout_s, pinned), policy, cwd)
+    graded = _argv(command, report_fd, per_test_timeout_s, pinned, selected)
+    argv = confine.argv(graded, policy, cwd)
     began = time.monotonic()
     with log.open("wb") as out:
         try:
@@ -245,6 +257,7 @@ def run_pytest(
         )
     else:
         verdict = parse_junit(received, proc.returncode, duration, output)
+        verdict = with_missing(verdict, received, ids) if ids else verdict
     if not verdict.report and "Timeout (" in output:  # faulthandler's exit: a test stuck in C
         why = f"a test ran past {per_test_timeout_s:g} s"
         verdict = TestVerdict(
@@ -260,6 +273,7 @@ def run_task_pytest(
     scratch: Path,
     sandbox: Sandbox | None,
     config_from: Path | None = None,
+    ids: Sequence[str] = (),
 ) -> TestVerdict:
     """`run_pytest` with the task's own limits (its tests.per_test_timeout_s and timeout_s)."""
     spec = task.spec.tests
@@ -271,16 +285,27 @@ def run_task_pytest(
         scratch=scratch,
         sandbox=sandbox,
         config_from=config_from,
+        ids=ids,
     )
 
 
-def grade(task: Task, tree: Path, scratch: Path, sandbox: Sandbox | None = None) -> TestVerdict:
+def grade(
+    task: Task,
+    tree: Path,
+    scratch: Path,
+    sandbox: Sandbox | None = None,
+    ids: Sequence[str] | None = None,
+) -> TestVerdict:
     """The hidden tests' verdict on a run's tree (TreeGit.check_out gives the committed one),
     run inside `sandbox` (a bench passes the one its agent ran in; None: unconfined), with
-    pytest's configuration from the task's start: nothing of the tree configures pytest."""
+    pytest's configuration from the task's start: nothing of the tree configures pytest. A task
+    with graded ids is judged by those (`ids` chooses some of them: validate's start checks)."""
     folder = Path(tempfile.mkdtemp(prefix="grading-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)
-    return run_task_pytest(task, task.command, folder, scratch, sandbox, config_from=task.repo)
+    chosen = task.graded_ids if ids is None else ids
+    return run_task_pytest(
+        task, task.command, folder, scratch, sandbox, config_from=task.repo, ids=chosen
+    )
 
 
 def grade_record(verdict: TestVerdict) -> GradeFile:

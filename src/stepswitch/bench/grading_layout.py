@@ -16,7 +16,7 @@ from pathlib import Path
 
 import tomli_w
 
-from stepswitch.bench.task import HIDDEN_FOLDER, Task
+from stepswitch.bench.task import HIDDEN_FOLDER, Task, is_test_module
 from stepswitch.bench.task_data import covers
 from stepswitch.gates.shadowing import shadowing_modules, twin_modules
 from stepswitch.util.toml import parse_toml
@@ -46,10 +46,7 @@ def copy_tree(source: Path, dest: Path) -> None:
 
 
 def is_test_file(rel: Path) -> bool:
-    name = rel.name
-    return name in TEST_NAMES or (
-        name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-    )
+    return rel.name in TEST_NAMES or is_test_module(rel)
 
 
 def _pytest_table_of(path: Path) -> tuple[bool, object]:
@@ -77,10 +74,11 @@ def _restore_pytest_config(start: Path, dest: Path) -> bool:
     return True
 
 
-def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
+def lay_out(task: Task, tree: Path, dest: Path, *, hidden: bool = True) -> list[str]:
     """Make `dest` a grading folder from the run's `tree`; returns what was put back or removed.
-    TreeRefused when the tree holds a link leading out of it (the copying below would follow
-    it on the host)."""
+    The hidden tests go to `.ssw_hidden/`, or with the task's `overlay` over the tree at their
+    own paths (`hidden=False`: not at all, for validate's run without them). TreeRefused when
+    the tree holds a link leading out of it (the copying below would follow it on the host)."""
     copy_tree(tree, dest)
     _refuse_links_out(dest)
     start = task.repo
@@ -112,12 +110,30 @@ def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
     if _restore_pytest_config(start, dest):
         changed.append("restored pyproject.toml [tool.pytest]")
     changed += _restore_test_data(task, dest)
-    hidden = dest / HIDDEN_FOLDER
-    if hidden.exists() or hidden.is_symlink():
-        _remove(hidden)
-    copy_tree(task.hidden_tests, hidden)
-    _read_only_data[dest.resolve()] = _data_mounts(dest, task.data_files)
+    folder = dest / HIDDEN_FOLDER
+    if folder.exists() or folder.is_symlink():
+        _remove(folder)
+    laid: list[str] = []
+    if hidden and task.spec.tests.overlay:
+        laid = _overlay(task.hidden_tests, dest)
+    elif hidden:
+        copy_tree(task.hidden_tests, folder)
+    _read_only_data[dest.resolve()] = _data_mounts(dest, [*task.data_files, *laid])
     return changed
+
+
+def _overlay(hidden: Path, dest: Path) -> list[str]:
+    """The hidden tests over the tree at their own paths, what lay there replaced (as a
+    SWE-bench test patch changes the repository's test files); their paths, to keep read-only."""
+    laid = []
+    for rel in _entries(hidden):
+        source, target = hidden / rel, dest / rel
+        _real_folders(dest, Path(rel).parent)
+        if target.is_symlink() or target.is_dir():
+            _remove(target)
+        shutil.copy2(source, target)
+        laid.append(rel)
+    return laid
 
 
 def _remove(path: Path) -> None:

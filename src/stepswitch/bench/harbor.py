@@ -43,7 +43,7 @@ from stepswitch.bench.harbor_shell import Refused
 from stepswitch.bench.harbor_solution import reference_patch
 from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder, SourceRefused
 from stepswitch.bench.oracle import reference_change
-from stepswitch.bench.task import Task, brief_of, load_suite, load_task
+from stepswitch.bench.task import Task, brief_of, has_tests, load_suite, load_task
 from stepswitch.errors import SswError, UsageError
 from stepswitch.util.toml import parse_toml
 
@@ -161,6 +161,11 @@ def export_task(task: Task, out: Path) -> Path:
     folder = out / task.spec.id
     if folder.exists():
         raise UsageError(f"{folder} exists: export into an empty folder")
+    if task.spec.tests.overlay or task.graded_ids:
+        raise UsageError(
+            f"{task.name} lays its hidden tests over the tree or grades by test ids (a SWE-bench "
+            "task): Harbor's layout here runs .ssw_hidden/ whole"
+        )
     _write(folder / "instruction.md", task.brief)  # a Harbor agent is told the failing tests too
     _write(folder / "task.toml", tomli_w.dumps(_config(task)))
     _write(folder / "environment/Dockerfile", _dockerfile(task))
@@ -266,10 +271,12 @@ def _check_solution(folder: Path) -> tuple[str, ...]:
 
 
 def _instruction(folder: Path, failing_at_start: list[str]) -> str:
-    """The ssw task's instruction: instruction.md without the failing tests' list that export
-    adds (the brief adds it again)."""
+    """The ssw task's instruction: instruction.md without what export adds to it, the failing
+    tests' list or the note that hidden tests judge a start without tests (the brief adds it
+    again)."""
     text = (folder / "instruction.md").read_text("utf-8")
-    listed = brief_of("", failing_at_start) if failing_at_start else ""
+    hidden_only = not has_tests(folder / "environment/repo")
+    listed = brief_of("", failing_at_start, hidden_only)
     return text.removesuffix(listed) + "\n" if listed and text.endswith(listed) else text
 
 

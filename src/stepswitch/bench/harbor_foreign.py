@@ -14,7 +14,8 @@ A task is taken when each of its parts has a shape whose effect can be read:
 - solution/solve.sh: only writes of files: `cat > FILE <<'EOF'` (a quoted delimiter, or a body
   with nothing to expand), `cp` from /solution, `rm -f`, `mkdir -p`, `cd` to the work folder,
   `set`. Its effect, applied to the start, is the reference patch.
-- the start has visible tests of its own (ssw's gates run them).
+- the start may hold tests of its own (ssw's gates run them) or none, as most Harbor tasks:
+  then the hidden tests alone judge it, and the agent's brief says so (ADR 0079).
 Anything else is refused with the reason, task by task: a script is never run on import.
 """
 
@@ -30,7 +31,6 @@ from typing import Any
 
 import tomli_w
 
-from stepswitch.bench.grading_layout import is_test_file
 from stepswitch.bench.harbor_shell import (
     Refused,
     file_inside,
@@ -179,11 +179,6 @@ def import_foreign(folder: Path, config: dict[str, Any], out: Path) -> Path:
         scratch = Path(tmp)
         start = scratch / "start"
         _lay_out_start(folder / "environment", image, start)
-        if not any(is_test_file(p.relative_to(start)) for p in start.rglob("*") if p.is_file()):
-            raise Refused(
-                "the image's files hold no tests: an ssw task's start has visible "
-                "tests, which its gates run"
-            )
         files = scratch / "files"
         for rel, data in writes.items():
             (files / rel).parent.mkdir(parents=True, exist_ok=True)

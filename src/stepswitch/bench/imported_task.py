@@ -5,6 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stepswitch.bench.grading_timeout import WALL_FACTOR
+
+PER_TEST_TIMEOUT_S = 10  # CPU seconds per hidden test, as task.toml says
+MIN_WHOLE_RUN_S = 120
+
+
+def whole_run_timeout_s(tests: int) -> int:
+    """The hidden tests' whole-run limit for `tests` tests: each at its wall-clock backstop (its
+    per-test limit times WALL_FACTOR), and never below MIN_WHOLE_RUN_S (a handful of tests still
+    pays pytest's start): the limit validate warns below."""
+    return max(MIN_WHOLE_RUN_S, tests * PER_TEST_TIMEOUT_S * WALL_FACTOR)
+
 
 def imported_task_toml(
     comment: str, task_id: str, kind: str, *, timeout_s: int, task_timeout_s: int
@@ -14,7 +26,7 @@ def imported_task_toml(
     return (
         f'# {comment}\nid = "{task_id}"\nkind = "{kind}"\n\n[tests]\n'
         'command = "python -m pytest -q -p no:cacheprovider .ssw_hidden"\n'
-        f"per_test_timeout_s = 10\ntimeout_s = {timeout_s}\n\n"
+        f"per_test_timeout_s = {PER_TEST_TIMEOUT_S}\ntimeout_s = {timeout_s}\n\n"
         f"[limits]\ntask_timeout_s = {task_timeout_s}\n"
     )
 

@@ -25,6 +25,7 @@ from stepswitch.bench.humaneval import patch_of
 from stepswitch.bench.import_source import Allowance, SourceFolder, text_of
 from stepswitch.bench.imported_task import (
     imported_task_head,
+    whole_run_timeout_s,
     write_task_folder,
 )
 from stepswitch.errors import UsageError
@@ -74,7 +75,7 @@ class Pair:
     folder: Path | None = None
 
 
-def _defines(text: str, name: str, which: str) -> None:
+def check_defines(text: str, name: str, which: str) -> None:
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -127,8 +128,8 @@ class PairSources:
 def pair_files(name: str, before: str, after: str, data: str, source: str) -> dict[str, str]:
     """The task folder's files for program `name` from `source` (the buggy folder's name);
     raises ValueError why it cannot be one."""
-    _defines(before, name, "buggy")
-    _defines(after, name, "correct")
+    check_defines(before, name, "buggy")
+    check_defines(after, name, "correct")
     if before == after:
         raise ValueError("the buggy and the correct program are the same")
     cases = _cases(data, f"{name}.json")
@@ -140,7 +141,7 @@ def pair_files(name: str, before: str, after: str, data: str, source: str) -> di
             "bugfix",
             INSTRUCTION.format(**fields),
             f"pairs-{fields['id']}",
-            timeout_s=300,
+            timeout_s=whole_run_timeout_s(cases.count("\n")),
             task_timeout_s=900,
         ),
         f"repo/{name}.py": before,

@@ -100,7 +100,7 @@ class BenchSpec:
 @dataclass
 class BenchResult:
     root: Path
-    status: str  # complete | interrupted | budget_stop | failed
+    status: str  # complete | interrupted | budget_stop | failed | lost
     rows: list[ResultRow]
     planned: int
     summary: dict[str, Any]
@@ -108,7 +108,7 @@ class BenchResult:
 
     @property
     def exit_code(self) -> int:
-        return {"complete": 0, "budget_stop": 1, "failed": 1}.get(self.status, 130)
+        return {"complete": 0, "budget_stop": 1, "failed": 1, "lost": 1}.get(self.status, 130)
 
 
 def _not_sent(future: Future[TaskRunResult]) -> bool:
@@ -144,6 +144,7 @@ class _Bench:
             ignore.write_text(GITIGNORE, encoding="utf-8")
         self.ledger = ledger_for(self.ctx.ledger_path)
         self.ran = 0
+        self.lost = 0  # runs lost with their workers and released to run again
         self.failure = ""  # why the worker pool failed, when it did
 
     # --- resume ---
@@ -213,6 +214,10 @@ class _Bench:
             return "budget_stop"
         if result.interrupted:
             return "interrupted"
+        if result.row is None and result.lost:
+            self.lost += 1  # the rest go on; resume runs it again
+            self.progress.notice(f"{result.key.folder()}: {result.why}")
+            return None
         if result.row is None:
             return "failed"  # the worker failed before the run could call a model
         return None
@@ -282,7 +287,7 @@ class _Bench:
             with contextlib.suppress(KeyboardInterrupt):
                 pool.shutdown(wait=True, cancel_futures=True)
         if stop is None and not pending:
-            return "complete"
+            return "lost" if self.lost else "complete"
         return stop or "interrupted"
 
     # --- the files ---

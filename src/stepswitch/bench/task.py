@@ -3,8 +3,10 @@
     bench/suites/<suite>/<task>/
       instruction.md     what the agent is told, written as a user would write it
       task.toml          this file's model: id, kind, the hidden test command, limits, gates
-      repo/              the starting files: a small Python project with its own visible tests
+      repo/              the starting files: a small Python project with its own visible tests,
+                         or none (then the brief says hidden tests judge it)
       tests/             hidden tests; copied to `.ssw_hidden/` in a grading folder, never before
+                         (with `overlay`, over the graded tree at their own paths)
       solution/*.patch   the reference change (`git diff` output), applied in name order
 
     id = "csv-quoting"                       # the folder's name; the suite is the parent folder
@@ -15,10 +17,21 @@
                                              # times it in wall time, fails as timed out
     timeout_s = 300                          # default 300: the whole run, then its group is killed
     visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them
+    start_hangs = true                       # default false: the bug is a hang, so the start's
+                                             # hidden tests time out (validate accepts that only
+                                             # when declared)
     failing_at_start = ["tests/test_x.py::test_y"]  # default none: visible tests the start fails
                                              # (the bug report), up to 10; the brief names them
     data = ["expected/*.json", "fixtures"]   # default none: files of repo/ the hidden tests read;
                                              # grading puts the start's back (a folder: its files)
+    overlay = true                           # default false: tests/ lies over the tree at its own
+                                             # paths (a SWE-bench test patch's files), not in
+                                             # .ssw_hidden/, read-only while the tests run
+    fail_to_pass = ["pkg/tests/test_x.py::test_y"]  # default none: the hidden run is graded by
+    pass_to_pass = ["pkg/tests/test_x.py::test_z"]  # exactly these ids, every one must pass (a
+                                             # skip or an id not collected fails); validate holds
+                                             # the start to failing each fail_to_pass, passing
+                                             # each pass_to_pass
     [limits]
     task_timeout_s = 1800                    # default 1800: the agent's wall time for a run
     requires = ["numpy==2.1.3"]              # default none: packages the tests import, as
@@ -63,6 +76,9 @@ Requirement = Annotated[
     str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*(==[A-Za-z0-9.+!_-]+)?$", strict=True)
 ]
 NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
+# A graded id as pytest names it (SWE-bench's FAIL_TO_PASS): a parameter may hold spaces.
+GRADED_ID = r"^[^\s:][^\s]*\.py::\S.*$"
+GradedId = Annotated[str, Field(pattern=GRADED_ID, strict=True)]
 MAX_FAILING = 10  # as many failing test ids as a verdict keeps (verdict.TestVerdict)
 
 
@@ -77,6 +93,14 @@ class TestsSpec(Strict):
     # pytest node ids of visible tests the start fails and the reference passes (validate checks
     # both); the agent's brief names them, as a bug report shows the failing test.
     failing_at_start: Annotated[tuple[NodeId, ...], Field(max_length=MAX_FAILING)] = ()
+    # The hidden tests lie over the graded tree at their own paths instead of in .ssw_hidden/.
+    overlay: bool = False
+    # When given, the hidden run is graded by exactly these pytest ids (grading_select.py).
+    fail_to_pass: tuple[GradedId, ...] = ()
+    pass_to_pass: tuple[GradedId, ...] = ()
+    # The bug is a hang: the start's hidden tests pass their time limits (validate accepts that
+    # as failing, and only when declared; a run graded so fails, as any timed-out run does).
+    start_hangs: bool = Field(default=False, strict=True)
 
 
 class Limits(Strict):
@@ -130,9 +154,20 @@ class Task:
         return tuple(rel for rel in _files_of(self.repo) if covers(self.spec.tests.data, rel))
 
     @property
+    def visible_tests(self) -> bool:
+        """Whether the start holds tests of its own; without, the hidden tests alone judge it."""
+        return has_tests(self.repo)
+
+    @property
+    def graded_ids(self) -> tuple[str, ...]:
+        """The pytest ids the hidden run is graded by (none: every test it runs)."""
+        return self.spec.tests.fail_to_pass + self.spec.tests.pass_to_pass
+
+    @property
     def brief(self) -> str:
-        """What the agent is told: the instruction, and the visible tests the start fails."""
-        return brief_of(self.instruction, self.spec.tests.failing_at_start)
+        """What the agent is told: the instruction, the visible tests the start fails, and that
+        hidden tests judge it when the start has none of its own."""
+        return brief_of(self.instruction, self.spec.tests.failing_at_start, not self.visible_tests)
 
     @property
     def failing_at_start(self) -> frozenset[str]:
@@ -148,8 +183,17 @@ class Task:
         return shlex.split(self.spec.tests.visible)
 
 
-def brief_of(instruction: str, failing_at_start: Sequence[str]) -> str:
-    """The instruction, then the visible tests the start fails, if any (Task.brief)."""
+HIDDEN_ONLY_NOTE = (
+    "The repository has no tests of its own: the task is judged by tests you cannot see, run "
+    "once you are done.\n"
+)
+
+
+def brief_of(instruction: str, failing_at_start: Sequence[str], hidden_only: bool = False) -> str:
+    """The instruction, then the visible tests the start fails, if any, or that tests the agent
+    cannot see judge a start without tests of its own (Task.brief)."""
+    if hidden_only:
+        return f"{instruction.rstrip()}\n\n{HIDDEN_ONLY_NOTE}"
     if not failing_at_start:
         return instruction
     listed = "\n".join(f"- {node}" for node in failing_at_start)
@@ -157,6 +201,21 @@ def brief_of(instruction: str, failing_at_start: Sequence[str]) -> str:
         f"{instruction.rstrip()}\n\nThese tests of the repository fail now, and pass once the "
         f"task is done:\n{listed}\n"
     )
+
+
+def is_test_module(rel: Path) -> bool:
+    """A file pytest collects tests from by default: test_*.py or *_test.py."""
+    name = rel.name
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def has_tests(repo: Path) -> bool:
+    """Whether a start holds a test module of its own (anywhere but a hidden or git folder)."""
+    for path in repo.rglob("*.py"):
+        rel = path.relative_to(repo)
+        if is_test_module(rel) and not any(p.startswith(".") for p in rel.parts[:-1]):
+            return True
+    return False
 
 
 def missing_requirements(task: Task) -> list[str]:
@@ -176,11 +235,13 @@ def missing_requirements(task: Task) -> list[str]:
 
 def junit_name(node: str) -> str:
     """A pytest node id (`tests/test_x.py::TestA::test_b[1]`) as pytest's JUnit report names the
-    test (`tests.test_x.TestA::test_b[1]`), the form a verdict's failing ids take."""
-    path, _, rest = node.partition("::")
+    test (`tests.test_x.TestA::test_b[1]`), the form a verdict's failing ids take; a parameter is
+    kept whole, whatever it holds (`::`, `/`), as pytest's junitxml keeps it."""
+    address, bracket, params = node.partition("[")
+    path, _, rest = address.partition("::")
     parts = rest.split("::")
     module = path.removesuffix(".py").replace("/", ".")
-    return f"{'.'.join([module, *parts[:-1]])}::{parts[-1]}"
+    return f"{'.'.join([module, *parts[:-1]])}::{parts[-1]}{bracket}{params}"
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -303,6 +364,17 @@ def load_task(folder: Path, suite: str | None = None) -> Task:
             raise ConfigError(str(patch), "(file)", "empty", "write the reference change")
 
     _data_globs(file, folder, spec.tests.data)
+    if spec.tests.failing_at_start and not has_tests(repo):
+        raise ConfigError(
+            file, "tests.failing_at_start", "repo/ holds no test of its own", "remove the key"
+        )
+    if spec.tests.pass_to_pass and not spec.tests.fail_to_pass:
+        raise ConfigError(
+            file,
+            "tests.pass_to_pass",
+            "given without fail_to_pass",
+            "name the tests the change must make pass in fail_to_pass",
+        )
 
     own = _repo_gates(repo)
     gates = None

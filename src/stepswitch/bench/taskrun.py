@@ -100,6 +100,7 @@ class TaskRunResult:
     budget_stop: bool = False  # the bench's budget refused one of its calls
     interrupted: bool = False  # Ctrl-C or SIGTERM reached it
     not_sent: bool = False  # its cap did not fit the bench's budget yet (bench.cluster)
+    lost: bool = False  # released: lost with its worker, runs again on resume (bench.cluster)
 
 
 # --- per process ---

@@ -4,16 +4,21 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
 - the untouched start fails its hidden tests: pytest reports at least one failed or errored test
   (a collection error counts: a feature's new function does not exist yet); a pass, a command
   that collects nothing, a usage error or a crash makes the task invalid;
+- with graded ids (`fail_to_pass`, `pass_to_pass`: SWE-bench's), the start fails each
+  fail_to_pass test and passes each pass_to_pass one;
 - the start passes its own visible tests, but for those task.toml declares failing at the start
-  (`failing_at_start`, the bug report's test), which it must fail, each and no other;
+  (`failing_at_start`, the bug report's test), which it must fail, each and no other; a start
+  with no tests of its own has none to run (its hidden tests alone judge it);
 - the reference (solution/*.patch applied with `git apply`) passes the hidden tests twice in a row
   (a second run catches flaky tests), and its own visible tests;
 - the hidden test command does not pass once the hidden test files are gone (it must run them);
 - the reference passes the task's gates other than tests (golden values, protected constants);
 - nothing passes its per-test or whole-run limit;
 - the task requires no package ssw's interpreter lacks (`requires`), else it cannot be judged;
-- and, a warning only, the whole-run limit covers the hidden tests times the per-test limit (so a
-  loaded machine, slowing every test to its limit, does not end the run before its tests do);
+- a start whose hidden tests time out is invalid unless task.toml declares the bug a hang
+  (`start_hangs`);
+- and, a warning only, the whole-run limit covers the hidden tests times each one's wall-clock
+  backstop (so a hanging start, or a loaded machine, does not end the run before its tests do);
 - and, a warning only, the hidden tests name no file of repo/ that `[tests] data` leaves out
   (found in their source: `undeclared_data_reads`), which the change could rewrite.
 The first problem found is the reason; a crash of the validation itself is a reason too. Each
@@ -35,6 +40,7 @@ from pathlib import Path
 from stepswitch.bench.data_reads import undeclared_data_reads
 from stepswitch.bench.grading_folder import grade, grading_env, run_task_pytest
 from stepswitch.bench.grading_layout import copy_tree, lay_out
+from stepswitch.bench.grading_timeout import WALL_FACTOR
 from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements
 from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
 from stepswitch.bench.validation_result import CHECKS, Check, TaskValidation
@@ -96,6 +102,9 @@ def _visible(
     task: Task, tree: Path, scratch: Path, which: str, found: _Found, sandbox: Sandbox | None
 ) -> None:
     check = "start_visible" if which == "the start" else "reference_visible"
+    if not task.visible_tests:
+        found.ok(check, "no visible tests: the hidden tests alone judge the task")
+        return
     verdict = run_task_pytest(task, task.visible_command, tree, scratch, sandbox)
     if verdict.timed_out:
         raise found.fail(check, f"{which}: visible tests timed out: {verdict.timed_out}")
@@ -126,28 +135,36 @@ def _fails_as_declared(verdict: TestVerdict, declared: frozenset[str], found: _F
 
 
 def _whole_run_short(task: Task, tests: int) -> str | None:
-    """A warning when `tests` hidden tests, each at its per-test limit, outlast the whole run."""
+    """A warning when `tests` hidden tests, each ended by its wall-clock backstop (WALL_FACTOR
+    times its CPU limit: a test that hangs, or one slowed by a loaded machine), outlast the whole
+    run."""
     spec = task.spec.tests
-    need = tests * spec.per_test_timeout_s
+    need = tests * spec.per_test_timeout_s * WALL_FACTOR
     if need <= spec.timeout_s:
         return None
     return (
         f"warning: timeout_s = {spec.timeout_s:g} is less than {tests} test{'s' * (tests != 1)} x "
-        f"per_test_timeout_s = {spec.per_test_timeout_s:g} ({need:g} s): on a loaded machine the "
-        f"whole-run limit can end the tests before theirs do; raise it to {need:g}"
+        f"per_test_timeout_s = {spec.per_test_timeout_s:g} x {WALL_FACTOR} (a test's wall-clock "
+        f"backstop) = {need:g} s: a start whose tests hang, or a loaded machine, can end the "
+        f"run before the tests' own limits do; raise it to {need:g}"
     )
 
 
 def _runs_without_hidden(
     task: Task, tree: Path, scratch: Path, found: _Found, sandbox: Sandbox | None
 ) -> None:
+    if task.spec.tests.overlay:
+        _runs_overlaid(task, found)
+        return
     folder = Path(tempfile.mkdtemp(prefix="no-hidden-", dir=scratch)) / "repo"
     lay_out(task, tree, folder)
     hidden = folder / HIDDEN_FOLDER
     for path in sorted(hidden.rglob("*"), reverse=True):
         if path.is_file() or path.is_symlink():
             path.unlink()
-    verdict = run_task_pytest(task, task.command, folder, scratch, sandbox, task.repo)
+    verdict = run_task_pytest(
+        task, task.command, folder, scratch, sandbox, task.repo, task.graded_ids
+    )
     if verdict.passed:
         raise found.fail(
             "needs_hidden",
@@ -155,6 +172,23 @@ def _runs_without_hidden(
             f"it must run {HIDDEN_FOLDER}/",
         )
     found.ok("needs_hidden", f"without {HIDDEN_FOLDER}/: {verdict.summary()}")
+
+
+def _runs_overlaid(task: Task, found: _Found) -> None:
+    """Overlaid hidden tests change the start's own test files, which pass on the reference
+    as they were: what must hold is that the run takes its tests from a hidden file (the
+    graded ids' files, else the command's arguments)."""
+    named = [node.partition("::")[0] for node in task.graded_ids] or [
+        word.partition("::")[0] for word in task.command[1:] if not word.startswith("-")
+    ]
+    ran = sorted({rel for rel in named if (task.hidden_tests / rel).is_file()})
+    if not ran:
+        raise found.fail(
+            "needs_hidden",
+            "the test command runs no file of tests/: the hidden tests, laid over the tree, "
+            "must be what it runs",
+        )
+    found.ok("needs_hidden", f"runs the hidden {', '.join(ran)}")
 
 
 def _gates(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
@@ -214,6 +248,56 @@ class _Found:
         return Invalid(problem)
 
 
+def _start_by_ids(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | None) -> None:
+    """The start fails every fail_to_pass test (a failure, an error, a skip or not collected)
+    and passes every pass_to_pass one: two runs, each graded by its own ids."""
+    spec = task.spec.tests
+    start = found.start = grade(task, task.repo, scratch, sandbox, spec.fail_to_pass)
+    if start.timed_out:
+        raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}")
+    if not start.report:
+        raise found.fail(
+            "start_fails_hidden", f"start: the hidden tests did not run ({_why(start)})"
+        )
+    if start.passed_tests:
+        raise found.fail(
+            "start_fails_hidden",
+            f"the untouched start passes {start.passed_tests} of the {len(spec.fail_to_pass)} "
+            "fail_to_pass tests: each must fail before the change",
+        )
+    shown = f"fail_to_pass: {_why(start)}"
+    if spec.pass_to_pass:
+        kept = grade(task, task.repo, scratch, sandbox, spec.pass_to_pass)
+        if not kept.passed:
+            raise found.fail(
+                "start_fails_hidden", f"the start fails pass_to_pass tests: {_why(kept)}"
+            )
+        shown += f"; pass_to_pass: {kept.summary()}"
+    found.ok("start_fails_hidden", shown)
+
+
+def _start_fails(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | None) -> None:
+    """The untouched start fails its hidden tests: one failed or errored test at least."""
+    start = found.start = grade(task, task.repo, scratch, sandbox)
+    if start.timed_out and task.spec.tests.start_hangs:
+        found.ok(
+            "start_fails_hidden", f"start: timed out, as start_hangs declares: {start.timed_out}"
+        )
+        return
+    if start.timed_out:
+        hint = " (if the bug is a hang, declare start_hangs = true under [tests])"
+        raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}{hint}")
+    if start.passed:
+        raise found.fail(
+            "start_fails_hidden", f"the untouched start passes the hidden tests ({start.summary()})"
+        )
+    if not start.failed:
+        raise found.fail(
+            "start_fails_hidden", f"start: the hidden tests did not run ({_why(start)})"
+        )
+    found.ok("start_fails_hidden", _why(start))
+
+
 def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> None:
     scratch, home, tree = tmp / "scratch", tmp / "home", tmp / "tree"
     scratch.mkdir()
@@ -224,18 +308,10 @@ def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> Non
             "start_fails_hidden",
             f"cannot judge: the task requires {', '.join(missing)} beside ssw; install it there",
         )
-    start = found.start = grade(task, task.repo, scratch, sandbox)
-    if start.timed_out:
-        raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}")
-    if start.passed:
-        raise found.fail(
-            "start_fails_hidden", f"the untouched start passes the hidden tests ({start.summary()})"
-        )
-    if not start.failed:
-        raise found.fail(
-            "start_fails_hidden", f"start: the hidden tests did not run ({_why(start)})"
-        )
-    found.ok("start_fails_hidden", _why(start))
+    if task.graded_ids:
+        _start_by_ids(task, scratch, found, sandbox)
+    else:
+        _start_fails(task, scratch, found, sandbox)
     copy_tree(task.repo, tmp / "start")
     _visible(task, tmp / "start", scratch, "the start", found, sandbox)
     _apply_reference(task, tree, home, found)

@@ -16,15 +16,13 @@ from stepswitch.util.hashing import folder_hashes, hash_path
 RECORD_SCHEMA = 1
 
 
+# TestVerdict's fields a record keeps as they are, in its order (bench/files/records.py).
+_KEPT = ("exit_status", "report", "tests", "failures", "errors", "skipped", "timed_out")
+
+
 def _verdict(verdict: TestVerdict) -> dict[str, object]:
     return {
-        "exit_status": verdict.exit_status,
-        "report": verdict.report,
-        "tests": verdict.tests,
-        "failures": verdict.failures,
-        "errors": verdict.errors,
-        "skipped": verdict.skipped,
-        "timed_out": verdict.timed_out,
+        **{name: getattr(verdict, name) for name in _KEPT},
         "failing": list(verdict.failing),
         "summary": verdict.summary(),
         "duration_s": round(verdict.duration_s, 3),

@@ -338,6 +338,8 @@ def run(
             "budget_stop": "stopped by --budget-usd-total; raise it and run the same command",
             "interrupted": "interrupted; run the same command to resume",
             "failed": f"stopped: {result.why}; run the same command to resume",
+            "lost": "task runs lost with their workers cost nothing and were released; run the "
+            "same command to run them again",
         }[result.status]
         typer.echo(escape_controls(f"\n{where}: {ending}"))
     raise typer.Exit(result.exit_code)

@@ -67,10 +67,15 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f} s"
 
 
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
 def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[str] | None) -> str:
     """The verdicts as terminal text: the failing gate's output, escaped, under them."""
     names = ", ".join(g.name for g in config.gates)
     lines = [f"gates for {root} ({config.source}: {names})", *config.notes]
+    lines += [f"  {name}: {why}" for name, why in config.reasons]
     lines.append(
         "changed: " + (", ".join(changed) if changed else "not given, so every gate runs in full")
     )
@@ -80,7 +85,10 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
     for r in result.results:
         note = ""
         stage = stages.get(r.name)
-        if stage is not None:
+        if stage is not None and stage.why:  # a suite gate's stage: what its runner selected
+            ran = "" if stage.tests is None else f"ran {stage.tests} test{_s(stage.tests)}: "
+            note = f"  {ran}{stage.why}"
+        elif stage is not None:
             ran = "all test files" if stage.files is None else f"{stage.files} test files"
             if stage.tests is not None:
                 ran = f"{stage.tests} test{'' if stage.tests == 1 else 's'} in {ran}"
@@ -134,8 +142,9 @@ def gates_command(
             f"{path} is not in a git repository and has no gates to run "
             "(fix: name a repository, or configure its gates in .stepswitch.toml)"
         )
-    if not config.gates:
-        return escape_controls(f"gates for {root} ({config.source}): none, nothing to check"), 0
+    if not config.gates:  # what detection left out says why (a runner not installed...)
+        lines = [f"gates for {root} ({config.source}): none, nothing to check", *config.notes]
+        return escape_controls("\n".join(lines)), 0
     files = [_relative(root, c, base) for c in changed] or None
     confining = choose_sandbox(sandbox)
     with ExitStack() as cleanup:

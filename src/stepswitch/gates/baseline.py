@@ -32,6 +32,8 @@ class Baseline:
     call_map: str = ""  # what the pre-flight says of the call map (gates.callmap)
     # Command gates failing before any edit whose findings could be read: how many there were.
     judged: Mapping[str, int] = field(default_factory=dict)
+    # Suite gates failing before any edit whose failing tests could be read: how many there were.
+    judged_tests: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def already_failing(self) -> tuple[BaselineGate, ...]:
@@ -47,6 +49,13 @@ class Baseline:
         if self.call_map:
             out.append(self.call_map)
         for gate in self.already_failing:
+            failing = self.judged_tests.get(gate.name)
+            if failing is not None:
+                out.append(
+                    f"gates: {gate.name} already fails before any edit ({failing} failing "
+                    "test(s)), so the change is judged by the failing tests it adds"
+                )
+                continue
             count = self.judged.get(gate.name)
             if count is not None:
                 out.append(

@@ -21,6 +21,17 @@ rest, so put the cheap ones first:
                                              # once so the tests that ran a changed line go first
     timeout_s = 1200
 
+    [tool.stepswitch.gates.unit]
+    kind = "suite"                           # a test suite in another language (gates/lang/)
+    runner = "vitest"                        # node-test, jest, vitest, mocha, cargo, go, make
+    command = "npm test"                     # the full suite, as the project runs it; the
+                                             # runner adds its reporter and reads the failing
+                                             # tests from it
+    impacted_first = true                    # default true: what the runner narrows to first
+                                             # (vitest related, the node test files whose
+                                             # imports reach the change...), then the full suite
+    timeout_s = 1800                         # default 1800
+
     [tool.stepswitch.gates.energies]
     kind = "golden"                          # numbers compared with a committed file
     expected = "tests/golden/energies.json"  # JSON or CSV (by suffix, or `format`)
@@ -55,6 +66,10 @@ Without configuration a Python repository gets detected gates, cheapest first: `
 `setup.cfg`), and pytest in two stages when it has test files. A tool the repository configures
 but that is not installed is never a silent skip: `ssw run` refuses before any call, saying
 "command not found", and `ssw gates` shows a failing gate saying so.
+
+Other languages are detected after Python (`gates/lang/`: Node and TypeScript from package.json,
+then the others), each gate with the reason it was chosen (`GateConfig.reasons`); a tool they
+declare but that is not installed (a runner missing from node_modules) is a note at the start.
 """
 
 from __future__ import annotations
@@ -198,6 +213,16 @@ class GateConfig:
     @property
     def detected(self) -> bool:
         return self.config_file is None
+
+    @property
+    def speaks_python(self) -> bool:
+        """Whether the lines a user reads speak of Python (its interpreter, the packages the
+        tests import): detected gates that found Python, or configured ones unless their only
+        test suites are other languages' (`kind = "suite"`)."""
+        if self.detected:
+            return "Python" in self.languages
+        kinds = {type(g) for g in self.gates}
+        return TestsGate in kinds or SuiteGate not in kinds
 
 
 # -- reading ------------------------------------------------------------------------------------

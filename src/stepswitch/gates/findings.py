@@ -1,7 +1,8 @@
 """A check that already fails before any edit, judged by what the change adds: the findings in
 its output (a linter's `path:line:col: code message`, a type checker's `path:line: error: ...`,
-`Would reformat: path`) are counted without their line numbers, which move with any edit above
-them, and the gate fails only on findings the untouched start did not have.
+tsc's `path(line,col): error TS...`, `Would reformat: path`) are counted without their line
+numbers, which move with any edit above them, and the gate fails only on findings the untouched
+start did not have.
 
 Without this, a repository whose lint or types already fail could never end a run `done`.
 """
@@ -16,6 +17,8 @@ from stepswitch.gates.runner import GateResult
 
 # path:line[:col][:] rest — the shape ruff (concise), flake8, pylint (parseable), mypy use.
 _LOCATED = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+)(?::\d+)?:?\s+(?P<rest>\S.*)$")
+# path(line,col): rest — tsc's shape.
+_PARENS = re.compile(r"^(?P<path>[^\s(][^(]*)\(\d+,\d+\):\s+(?P<rest>\S.*)$")
 _REFORMAT = re.compile(r"^(?:Would reformat|would reformat):?\s+(?P<path>\S.*)$")
 
 
@@ -24,7 +27,7 @@ def findings(output: str) -> Counter[str]:
     found: Counter[str] = Counter()
     for raw in output.splitlines():
         line = raw.strip()
-        if (located := _LOCATED.match(line)) is not None:
+        if (located := _LOCATED.match(line) or _PARENS.match(line)) is not None:
             found[f"{located['path']}: {located['rest']}"] += 1
         elif (reformat := _REFORMAT.match(line)) is not None:
             found[f"{reformat['path']}: would be reformatted"] += 1

@@ -34,11 +34,13 @@ from stepswitch.gates.config import (
     GateSpec,
     GoldenGate,
     ProtectedGate,
+    SuiteGate,
     TestsGate,
 )
 from stepswitch.gates.findings import KnownFindings, findings
 from stepswitch.gates.golden import NO_SUCH_FILE, GoldenFormatError
 from stepswitch.gates.interpreter import ImportCheck
+from stepswitch.gates.known_failures import KnownFailures
 from stepswitch.gates.protected import (
     ALL_CONSTANTS,
     check_constants,
@@ -289,6 +291,7 @@ def _run_once(
     if truth is not None and not truth.passed:
         verdicts.append(_verdict(suite, truth, log_dir))
     judged: dict[str, int] = {}
+    judged_tests: dict[str, int] = {}
     for gate in config.gates:
         began = time.monotonic()
         result = _once(suite, commit, gate)
@@ -297,6 +300,12 @@ def _run_once(
         if not result.passed and start:  # from here on, judged by what the change adds
             suite.known_findings[gate.name] = KnownFindings(gate.name, start)
             judged[gate.name] = sum(start.values())
+        if isinstance(gate, SuiteGate) and not result.passed and result.failed_tests:
+            # A suite: judged by the failing tests the change adds (gates.known_failures).
+            suite.known_failures[gate.name] = KnownFailures(
+                gate.name, frozenset(result.failed_tests)
+            )
+            judged_tests[gate.name] = len(result.failed_tests)
     # The tests that ran each line, traced once on the untouched tree: they run first after an
     # edit to those lines (the stage `tests:covered`).
     collected = all(g.passed for g in verdicts if is_collect(g.name))
@@ -306,7 +315,7 @@ def _run_once(
         if collected
         else "gates: no call map: the tests do not collect before any edit"
     )
-    return Baseline(tuple(verdicts), imports, commit, call_map, judged)
+    return Baseline(tuple(verdicts), imports, commit, call_map, judged, judged_tests)
 
 
 # A trace expected to take longer than this runs in the background (`record_call_map`): the

@@ -28,6 +28,7 @@ class TestStage:
     first_failure: str | None = None  # the first FAILED/ERROR test id
     tests: int | None = None  # tests selected in those files; None: every test they hold
     warm: bool = False  # forked from the warm pytest (gates.warm), not a fresh one
+    why: str = ""  # a suite gate's: what its runner selected and why, or why the full suite ran
 
 
 def _safe_name(name: str) -> str:

@@ -61,8 +61,24 @@ def _pytest_lines(lines: list[str]) -> list[str]:
     return shown_ids + details + summary[-1:]
 
 
-def _head_lines(lines: list[str]) -> list[str]:
+# What a package manager says around the script it runs (npm's and pnpm's `> name@1.0.0 test`
+# and `> command` banner, yarn's `$ command`, npm's closing `npm error ...` lines): never what
+# failed, so never the first lines of a report.
+_MANAGER_BANNER = re.compile(r"^(?:> |\$ |yarn run v\d)")
+_MANAGER_TRAILER = re.compile(r"^(?:npm error|npm ERR!|ELIFECYCLE|error Command failed|info Visit)")
+
+
+def _without_manager_lines(lines: list[str]) -> list[str]:
     text = [line.rstrip() for line in lines if line.strip()]
+    start = 0
+    while start < len(text) and _MANAGER_BANNER.match(text[start]):
+        start += 1
+    kept = [line for line in text[start:] if not _MANAGER_TRAILER.match(line.lstrip(" "))]
+    return kept or text
+
+
+def _head_lines(lines: list[str]) -> list[str]:
+    text = _without_manager_lines(lines)
     if len(text) <= _MAX_HEAD_LINES:
         return text
     rest = len(text) - _MAX_HEAD_LINES

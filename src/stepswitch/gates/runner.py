@@ -29,6 +29,9 @@ class GateResult:
     duration_s: float
     report: str  # short: what the model needs to act on (run_gate gives the headline only)
     log: str  # the whole output, for the run folder
+    # The failing tests' ids its runner's report names (a suite gate's; empty when none or
+    # unread): what the pre-flight keeps of a suite that already fails.
+    failed_tests: tuple[str, ...] = ()
 
 
 def run_gate(

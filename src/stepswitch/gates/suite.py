@@ -1,8 +1,9 @@
 """Run a repository's gates after an edit: cheap checks first, tests in two stages, one verdict.
 
 First the checks against the base commit (`gates.pre_checks`: `ssw:protected`, the files the
-gates' truth lives in; `ssw:shadowing`; `ssw:test-config`); each adds a verdict only when it
-fails, and then no gate runs. Gates run in the configured order (detected gates: format, lint,
+gates' truth lives in; `ssw:shadowing`; `ssw:test-config`; `gates.lang.node_truth`:
+`ssw:node-config`, what a Node package's gates run); each adds a verdict only when it fails,
+and then no gate runs. Gates run in the configured order (detected gates: format, lint,
 types, tests) and the first failing gate stops the rest. A gate with `globs` runs only when a
 changed file matches one.
 
@@ -54,6 +55,8 @@ from stepswitch.gates.interpreter import (
     gate_environment,
     project_layout,
 )
+from stepswitch.gates.known_failures import KnownFailures
+from stepswitch.gates.lang.node_truth import NODE_CONFIG_CHECK, node_config_check
 from stepswitch.gates.left_out import LEFT_OUT_CHECK
 from stepswitch.gates.pre_checks import TRUTH_CHECK, left_out_check, shadow_check, truth_check
 from stepswitch.gates.progress import SuiteProgress, keep
@@ -124,6 +127,8 @@ class GateSuite:
         self.keep_warm = False  # `ssw run`: a warm pytest is started ahead of each gate run
         # Command gates that failed before any edit, and what they found then (the pre-flight).
         self.known_findings: dict[str, KnownFindings] = {}
+        # Suite gates that failed before any edit, and their failing tests then (the pre-flight).
+        self.known_failures: dict[str, KnownFailures] = {}
         self.pytest_runs = PytestRuns(self.context, start_warm=start_warm)
         self.tracer = CallMapTracer(
             self.context, durations, self.pytest_runs, self.state_dir, persist
@@ -170,8 +175,8 @@ class GateSuite:
     # -- before the first paid call -------------------------------------------------------------
 
     def interpreter_line(self) -> str:
-        """`gates: Python <path> (<why>)`, for the run's start."""
-        return self.interpreter.line()
+        """`gates: Python <path> (<why>)`, for the run's start; "" when no gate is Python's."""
+        return self.interpreter.line() if self.config.speaks_python else ""
 
     def preflight(self) -> ImportCheck:
         """Check that the tests import the project's code from inside the worktree, with the
@@ -264,6 +269,7 @@ class GateSuite:
             (SHADOW_CHECK, lambda: self.shadow_check(base_commit)),
             (TEST_CONFIG_CHECK, lambda: check_test_config(self.base, self.root, base_commit)),
             (LEFT_OUT_CHECK, lambda: left_out_check(self.context)),
+            (NODE_CONFIG_CHECK, lambda: node_config_check(self.context, self.config, base_commit)),
         ]
         for name, pre_check in pre_checks:
             found = self._guarded(name, pre_check)
@@ -296,7 +302,7 @@ class GateSuite:
             logs=tuple(progress.logs),
             test_stages=tuple(progress.test_stages),
             first_failure_s=progress.first_failure_s,
-            interpreter=self.interpreter.line(),
+            interpreter=self.interpreter_line(),
             warm_notes=tuple(progress.warm_notes),
         )
 
@@ -317,13 +323,17 @@ class GateSuite:
     ) -> None:
         if isinstance(gate, TestsGate):
             self.staged_tests.run(gate, changed, base, progress)
+        elif isinstance(gate, SuiteGate):
+            SuiteCheck(gate, self.context, self.known_failures.get(gate.name)).run(
+                changed, progress
+            )
         else:
             progress.record(self.check(gate, base))
 
     def _check_of(self, gate: CommandGate | SuiteGate | GoldenGate | ProtectedGate) -> GateCheck:
         """The check of one gate that is not the tests gate, by its kind."""
         if isinstance(gate, SuiteGate):
-            return SuiteCheck(gate, self.context)
+            return SuiteCheck(gate, self.context, self.known_failures.get(gate.name))
         if isinstance(gate, CommandGate):
             return CommandCheck(gate, self.context, self.known_findings.get(gate.name))
         if isinstance(gate, GoldenGate):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from stepswitch.registry.presets import Price
@@ -28,13 +29,8 @@ def cost_usd(price: Price, usage: Usage) -> float:
 
 def step_usd(price: Price, step: ModelStep) -> float:
     """What a recorded model step costs at `price`, from the usage its record kept."""
-    usage = Usage(
-        prompt_tokens=step.prompt_tokens,
-        cached_tokens=step.cached_tokens,
-        cache_write_tokens=step.cache_write_tokens,
-        completion_tokens=step.completion_tokens,
-        reasoning_tokens=step.reasoning_tokens,
-    )
+    # A step record keeps each of Usage's counts under the same name.
+    usage = Usage(**{f.name: getattr(step, f.name) for f in fields(Usage)})
     return cost_usd(price, usage)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from stepswitch.gates.config import GateSpec
 
@@ -73,6 +73,33 @@ class Runner(Protocol):
     def failures(self, output: str, report: Path) -> list[FailedTest]:
         """The failing tests, from the report when there is one, else from the output."""
         ...
+
+
+@runtime_checkable
+class CountsTests(Protocol):
+    """A runner that can also say how many tests a run's report holds (optional: the stage
+    lines then say "ran 3 tests"; without it they name what was selected)."""
+
+    def tests_run(self, report: Path) -> int | None:
+        """The tests the report says ran (passed, failed or skipped); None when unreadable."""
+        ...
+
+
+def relative_failures(failed: Sequence[FailedTest], root: Path) -> list[FailedTest]:
+    """`failed` with the absolute paths a runner's report gives (its file, in its id and its
+    message) made relative to `root`, as the model and the user know the files."""
+    folders = dict.fromkeys((str(root), str(root.resolve())))
+    prefixes = [f"file://{folder}/" for folder in folders] + [f"{folder}/" for folder in folders]
+    out: list[FailedTest] = []
+    for test in failed:
+        test_id, file, message = test.test_id, test.file, test.message
+        for prefix in prefixes:
+            test_id = test_id.replace(prefix, "")
+            message = message.replace(prefix, "")
+            if file is not None and file.startswith(prefix):
+                file = file.removeprefix(prefix)
+        out.append(FailedTest(test_id, file, message))
+    return out
 
 
 def failed_tests_lines(failed: Sequence[FailedTest]) -> list[str]:
