@@ -19,7 +19,8 @@ ANCHOR_FILE = "claims/log_start.yaml"
 HEADER = (
     "# The commit the registration log (claims/registrations.yaml) starts at: written by the\n"
     "# first `ssw claims register`, never moved. ssw prove compares every committed version of\n"
-    "# the log from this commit on with the log today. docs/decisions/0078-an-anchored-log.md\n"
+    "# the log from this commit on with the log today.\n"
+    "# docs/decisions/0078-an-anchored-log-and-commits-that-landed.md\n"
 )
 DEEPEN = "git fetch --unshallow"
 
@@ -89,7 +90,8 @@ def anchor(root: Path, git: GitView, logged: bool, allow_shallow: bool = False) 
             (
                 f"{ANCHOR_FILE} does not exist: the log's start cannot be told, so a version of "
                 f"{REGISTRATIONS_FILE} rewritten in the old form would end the comparison "
-                "early; restore it from git",
+                "early; restore it from git, or write the commit the log's first entry was made "
+                "at (docs/decisions/0078-an-anchored-log-and-commits-that-landed.md)",
             ),
         )
     found = git.in_history(start)

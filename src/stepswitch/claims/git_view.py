@@ -64,7 +64,9 @@ class GitView:
     def versions(self, rel: str, since: str | None = None) -> list[tuple[str, str]]:
         """(commit, text) of each committed version of `rel` reachable from HEAD, newest first;
         with `since`, only that commit's and its descendants'; empty when git cannot tell."""
-        span = ("--ancestry-path", f"{since}..HEAD") if since else ()
+        # --ancestry-path alone lists a merge that changed nothing in `rel`; --simplify-merges
+        # drops it again, and keeps a merge whose version is neither parent's.
+        span = ("--ancestry-path", "--simplify-merges", f"{since}..HEAD") if since else ()
         listed = git_answer(self.root, "log", "--format=%H", *span, "--", rel)
         if since and listed is not None:
             listed += f"\n{since}"  # the anchor's own version, oldest
