@@ -74,6 +74,35 @@ def git(root: Path, *args: str) -> str:
     return harness.git(root, *args).strip()
 
 
+# The ssw commits the fixtures name (the perf results' abbreviated, the gates summary's whole):
+# commits of this repository, not of a test's; and a date before every fixture's measurement.
+FIXTURE_COMMITS = ("5752c06", "da5157def07184794a96ff2228bbb3b64bc2590b")
+MEASURED_CODE_DATE = "2026-11-28T00:00:00+00:00"
+
+
+def measured_code(root: Path) -> str:
+    """A new git repository at `root` whose first commit, dated before every fixture's
+    measurement, stands for the ssw commit the fixtures were measured at; its hash."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q")
+    dates = {"GIT_AUTHOR_DATE": MEASURED_CODE_DATE, "GIT_COMMITTER_DATE": MEASURED_CODE_DATE}
+    harness.git(root, "commit", "-q", "--allow-empty", "-m", "the measured code", env=dates)
+    return git(root, "rev-parse", "HEAD")
+
+
+def copy_fixture(root: Path, rel: str, source: str) -> Path:
+    """REPO's `source` at root/rel, the ssw commit it names replaced by `root`'s first (see
+    measured_code): a measurement names a commit of the history it is checked in (ADR 0078)."""
+    first = git(root, "rev-list", "--max-parents=0", "HEAD")
+    text = (REPO / source).read_text(encoding="utf-8")
+    for named in FIXTURE_COMMITS:
+        text = text.replace(named, first[: len(named)])
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def ssw(root: Path, *args: str) -> tuple[int, str]:
     """Exit code and output of `ssw ARGS --root ROOT`, run as a user runs it (tests.harness.cli):
     its standard output, then its standard error (a one-line error) without the line's end."""
@@ -82,9 +111,10 @@ def ssw(root: Path, *args: str) -> tuple[int, str]:
 
 
 def copy_claims(root: Path, copied: tuple[str, ...], *, keep: bool = False) -> Path:
-    """This repository's files `copied` and claims/evidence under `root`, and an empty stand-in
-    for every other claim's input (they must exist to load claims.yaml; they are not read): a
-    folder for a folder, with a `.keep` in it when `keep` (for git to commit it)."""
+    """This repository's files `copied`, claims/evidence and the records that withdraw claims
+    under `root`, and an empty stand-in for every other claim's input (they must exist to load
+    claims.yaml; they are not read): a folder for a folder, with a `.keep` in it when `keep`
+    (for git to commit it)."""
     from stepswitch.claims.model import load_claims
 
     for rel in copied:
@@ -92,6 +122,10 @@ def copy_claims(root: Path, copied: tuple[str, ...], *, keep: bool = False) -> P
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "claims/evidence", root / "claims/evidence")
     for lc in load_claims(REPO).claims:
+        if lc.claim.adr is not None and not (root / lc.claim.adr).exists():
+            # the record that withdraws a claim, which claims.yaml must find
+            (root / lc.claim.adr).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(REPO / lc.claim.adr, root / lc.claim.adr)
         for paths in lc.evidence.values():
             for rel in paths:
                 stand_in = root / rel.rstrip("/")
@@ -128,6 +162,7 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         register: bool = True,
     ) -> Path:
         root = tmp_path / "repo"
+        measured_code(root)
         # Fixed inputs, not the repository's latest measurements: a re-measurement must not
         # change what these tests expect (the perf file is the 2026-11-29 run, ratio 0.30; the
         # gates files a packaging run of bench/gates/bench.py from a committed tree).
@@ -136,12 +171,10 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
             ("bench/gates/summary.json", "tests/fixtures/claims/gates-summary.json"),
             ("bench/gates/results.csv", "tests/fixtures/claims/gates-results.csv"),
         ):
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(REPO / source, root / rel)
+            copy_fixture(root, rel, source)
         (root / "claims").mkdir()
         (root / "claims/claims.yaml").write_text(claims)
         (root / "README.md").write_text(readme)
-        git(root, "init", "-q")
         commit_all(root, "start")
         if register:
             register_all(root)

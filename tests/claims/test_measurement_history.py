@@ -102,12 +102,22 @@ def test_a_measurement_replaced_before_any_commit_is_still_shown(
     )
 
 
-def test_a_shallow_clone_keeps_them_from_the_evidence_file(
+def test_a_shallow_clone_is_refused_until_deepened_then_finds_them_in_git(
     make_repo: Callable[..., Path], tmp_path: Path
 ) -> None:
+    """A clone whose history does not reach the log's start cannot tell what git would show:
+    refused in one line (ADR 0078); fetched deeper, it proves as the repository does."""
     root, first = _remeasured(make_repo)
     clone = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{root}", str(clone))
     code, out = ssw(clone, "prove", "--check")
+    assert code == 2, out
+    assert out.startswith("ssw: this clone's history is shallow and does not reach commit "), out
+    assert out.endswith(": fetch deeper (git fetch --unshallow), then run ssw prove again"), out
+    code, out = ssw(clone, "prove", "--check", "--allow-shallow")
     assert code == 0, out
+    assert "not checked: claims/registrations.yaml against git: this clone's history" in out
+    git(clone, "fetch", "-q", "--unshallow")
+    code, out = ssw(clone, "prove", "--check")
+    assert (code, "not checked" in out) == (0, False), out
     assert f"{EARLIER} {first[:12]}." in (clone / "README.md").read_text()

@@ -20,10 +20,10 @@ import pytest
 from tests.claims.conftest import (
     CLAIMS_HEAD,
     OVERHEAD_CLAIM,
-    REPO,
     SPEEDUP_CLAIM,
     commit_all,
-    git,
+    copy_fixture,
+    measured_code,
     register_all,
 )
 from tests.harness.cli import run_ssw_cli
@@ -49,10 +49,12 @@ def portable(text: str) -> str:
 
 
 def copy(root: Path, rel: str, source: str | None = None) -> Path:
-    """REPO's `source` (default `rel`) at root/rel, its machine paths taken out."""
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(portable((REPO / (source or rel)).read_text(encoding="utf-8")))
+    """REPO's `source` (default `rel`) at root/rel, its machine paths taken out and the ssw
+    commit it names one of root's (tests/claims/conftest.py copy_fixture)."""
+    if not (root / ".git").exists():
+        measured_code(root)
+    path = copy_fixture(root, rel, source or rel)
+    path.write_text(portable(path.read_text(encoding="utf-8")))
     return path
 
 
@@ -62,7 +64,8 @@ def make(root: Path, claims: str, ids: list[str]) -> Path:
     (root / "claims/claims.yaml").write_text(CLAIMS_HEAD + claims, encoding="utf-8")
     shown = "\n".join(f"- <!-- claim {i} --><!-- /claim -->" for i in ids)
     (root / "README.md").write_text(README.format(claims=shown), encoding="utf-8")
-    git(root, "init", "-q")
+    if not (root / ".git").exists():
+        measured_code(root)
     commit_all(root, "start")
     register_all(root)
     return root

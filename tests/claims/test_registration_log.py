@@ -19,7 +19,10 @@ from tests.harness.cli import run_ssw_cli
 LOG = "claims/registrations.yaml"
 ADR = "docs/decisions/0016-claims-engine.md"
 PAGE = "docs/claims.md"  # every claim in full, and an index: the README holds values and its index
-COPIED = ("README.md", PAGE, "claims/claims.yaml", LOG, "bench/perf/results.json", ADR)
+COPIED = (
+    *("README.md", PAGE, "claims/claims.yaml", LOG, "claims/log_start.yaml"),
+    *("bench/perf/results.json", ADR),
+)
 # The rejected claim the route-3 tampers loosen: C-007 (the first call after launch).
 C007_BOUND = '    bounds: ["ssw_first_call_ms < 500"]\n'
 C007_SET_BY = (
@@ -44,17 +47,26 @@ def _objects(repo: Path) -> Path | None:
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
     """The repository's README, claims, registration log, evidence and C-007's input, committed
-    in a new repository whose object store borrows this one's (the registration commits)."""
+    on this repository's HEAD in a new repository whose object store borrows this one's."""
     objects = _objects(REPO)
     log = yaml.safe_load((REPO / LOG).read_text())
     entries = log.get("log") or list((log.get("registrations") or {}).values())
-    if objects is None or any(
-        subprocess.run(["git", "cat-file", "-e", e["commit"]], cwd=REPO).returncode for e in entries
+    shallow = git(REPO, "rev-parse", "--is-shallow-repository") == "true"
+    if (
+        objects is None
+        or shallow
+        or any(
+            subprocess.run(["git", "cat-file", "-e", e["commit"]], cwd=REPO).returncode
+            for e in entries
+        )
     ):
         pytest.skip("this checkout's git does not have the registration commits (shallow?)")
     root = copy_claims(tmp_path / "copy", COPIED, keep=True)
     git(root, "init", "-q")
     (root / ".git/objects/info/alternates").write_text(f"{objects}\n")
+    # The copy's history is this repository's: its commit follows HEAD (the files it does not
+    # copy deleted), so the log's start and every measured commit are in it.
+    git(root, "update-ref", "HEAD", git(REPO, "rev-parse", "HEAD"))
     commit_all(root, "copy")
     return root
 
@@ -218,7 +230,7 @@ def test_route3_bounds_cannot_change_without_where_they_were_decided(copy: Path)
 def test_route4_a_claim_deleted_whole_fails_the_check(copy: Path, committed: bool) -> None:
     original = (copy / LOG).read_text()
     made = entries(copy, "C-002")[0]
-    start = git(copy, "rev-parse", "HEAD")
+    start = git(copy, "log", "-1", "--format=%H", "--", LOG)  # the log's last version
     delete_whole(copy, "C-002")
     ssw(copy, "prove", "--claim", "C-005")  # re-renders the README's index without C-002
     if committed:
@@ -240,25 +252,28 @@ def test_route4_a_claim_deleted_from_the_middle_of_the_log_also_breaks_the_chain
     original = (copy / LOG).read_text()
     made = entries(copy, "C-006")[0]
     after = entries(copy, "C-007")[0]
-    start = git(copy, "rev-parse", "HEAD")
+    start = git(copy, "log", "-1", "--format=%H", "--", LOG)  # the log's last version
     delete_whole(copy, "C-006")
     ssw(copy, "prove", "--claim", "C-005")
     code, problems = check(copy)
     assert code == 1
     line = entry_line((copy / LOG).read_text(), "C-007")
-    assert problems == [
+    # C-006 was registered twice: each removed entry breaks the chain after it.
+    assert problems[0] == (
         f"problem: {LOG} line {line} (C-007's registration of {after['date']}) was not "
         "appended after the entry before it: an earlier entry was edited, removed or inserted; "
-        "the log is append-only: an entry is never edited or removed",
+        "the log is append-only: an entry is never edited or removed"
+    )
+    assert (
         f"problem: {LOG}: C-006's registration of {made['date']} (line "
         f"{entry_line(original, 'C-006')} at commit {start[:12]}) is gone, and C-006 with it "
-        "from claims.yaml: a claim is withdrawn (status: withdrawn, reason, adr), never deleted",
-    ]
+        "from claims.yaml: a claim is withdrawn (status: withdrawn, reason, adr), never deleted"
+    ) in problems, problems
 
 
 def test_an_earlier_entry_edited_fails_the_check(copy: Path) -> None:
     text = (copy / LOG).read_text()
-    start = git(copy, "rev-parse", "HEAD")
+    start = git(copy, "log", "-1", "--format=%H", "--", LOG)  # the log's last version
     line = entry_line(text, "C-007")
     # the old file recorded no bounds: this tamper needs the log (it fails on the old code)
     edit(copy / LOG, "  - ssw_first_call_ms < 500\n", "  - ssw_first_call_ms < 5000\n")
@@ -297,18 +312,20 @@ def test_a_withdrawn_claim_stays_registered_and_shown_with_its_reason(copy: Path
 
 
 def test_a_withdrawal_by_a_record_older_than_the_rejection_is_refused(copy: Path) -> None:
-    # ADR 0016 was committed with the rejection, not after it: withdrawing by it hides nothing
-    # it decided. The control is the test above.
+    # ADR 0016 was committed before the rejection: withdrawing by it hides nothing it decided.
+    # The control is the test above.
     withdrawn = f"    status: withdrawn\n    adr: {ADR}\n    reason: >-\n"
     edit_claim(copy, "C-007", C007_STATUS, withdrawn)
     code, out = ssw(copy, "prove", "--claim", "C-007")
     assert code == 1
     problems = [line for line in out.splitlines() if line.startswith("problem: C-007: withdrawn")]
-    start = git(copy, "rev-parse", "HEAD").strip()
-    assert problems == [
+    added = git(copy, "log", "--diff-filter=A", "--format=%H", "--", ADR).split()[-1]
+    assert problems[0] == (
         f"problem: C-007: withdrawn by {ADR}, which does not name C-007: the record that "
-        "withdraws a claim says which claim and why",
-        f"problem: C-007: withdrawn by {ADR}, added at commit {start[:12]}, not after the "
-        f"rejection committed at {start[:12]}: write the record that withdraws it after the "
-        "rejection",
-    ]
+        "withdraws a claim says which claim and why"
+    )
+    assert problems[1].startswith(
+        f"problem: C-007: withdrawn by {ADR}, added at commit {added[:12]}, not after the "
+        "rejection committed at "
+    ), problems
+    assert problems[1].endswith(": write the record that withdraws it after the rejection")

@@ -27,12 +27,13 @@ GIT_ENV = {
 }
 
 
-def git(root: Path, *args: str) -> str:
-    """`git ARGS` in `root`; its output (a failure raises CalledProcessError)."""
+def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """`git ARGS` in `root`, with `env` added (a commit's dates); its output (a failure raises
+    CalledProcessError)."""
     done = subprocess.run(
         ["git", *args],
         cwd=root,
-        env={**os.environ, **GIT_ENV},
+        env={**os.environ, **GIT_ENV, **(env or {})},
         capture_output=True,
         text=True,
         check=True,

@@ -61,16 +61,36 @@ class GitView:
         found = _answer(self.root, "merge-base", "--is-ancestor", older, newer)
         return found is not None
 
-    def versions(self, rel: str) -> list[tuple[str, str]]:
+    def versions(self, rel: str, since: str | None = None) -> list[tuple[str, str]]:
         """(commit, text) of each committed version of `rel` reachable from HEAD, newest first;
-        empty when git cannot tell."""
-        listed = git_answer(self.root, "log", "--format=%H", "--", rel)
+        with `since`, only that commit's and its descendants'; empty when git cannot tell."""
+        # --ancestry-path alone lists a merge that changed nothing in `rel`; --simplify-merges
+        # drops it again, and keeps a merge whose version is neither parent's.
+        span = ("--ancestry-path", "--simplify-merges", f"{since}..HEAD") if since else ()
+        listed = git_answer(self.root, "log", "--format=%H", *span, "--", rel)
+        if since and listed is not None:
+            listed += f"\n{since}"  # the anchor's own version, oldest
         found = []
         for commit in (listed or "").split():
             text = _answer(self.root, "show", f"{commit}:./{rel}")
             if text is not None:
                 found.append((commit, text))
         return found
+
+    def is_shallow(self) -> bool:
+        """A shallow clone: the history stops at a depth, so a commit it lacks may still be."""
+        return git_answer(self.root, "rev-parse", "--is-shallow-repository") == "true"
+
+    def is_git(self) -> bool:
+        return git_answer(self.root, "rev-parse", "--git-dir") is not None
+
+    def in_history(self, commit: str) -> bool | None:
+        """Whether `commit` (a full or abbreviated hash) is HEAD or one of its ancestors; None
+        when git cannot tell (no git, a shallow clone that lacks it)."""
+        full = _answer(self.root, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+        if full is None:
+            return None if not self.is_git() or self.is_shallow() else False
+        return _answer(self.root, "merge-base", "--is-ancestor", full, "HEAD") is not None
 
     def has_history(self) -> bool:
         """A git checkout whose history is whole (not shallow): what it does not show, was not."""

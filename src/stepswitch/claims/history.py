@@ -6,8 +6,8 @@ replaces, when that came from other inputs, and every committed version of the f
 history that accepted or rejected the claim. A measurement is known by its inputs' sha256, so a
 version proved again from the same inputs (a reworded statement, a new field) is the same one.
 So an entry removed from the file comes back, and `ssw prove --check` fails until it does,
-wherever git's history holds it; in a shallow clone or a copy without git only the file keeps
-them."""
+wherever git's history holds it; a shallow clone is refused (ADR 0078), and in a copy without
+git only the file keeps them."""
 
 from __future__ import annotations
 

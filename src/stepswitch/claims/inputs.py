@@ -120,6 +120,15 @@ class RunSeen:
     claims: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class MadeAt:
+    """What a producer's record says of its making: ssw's own commit it ran (never a task's
+    scratch repository's) and when."""
+
+    commit: str
+    when: str
+
+
 @dataclass
 class Inputs:
     root: Path
@@ -129,6 +138,7 @@ class Inputs:
     measured: dict[str, str] = field(default_factory=dict)  # path -> when it was measured
     runs: list[RunSeen] = field(default_factory=list)
     undated: dict[str, str] = field(default_factory=dict)  # path -> why it shows no date
+    made: dict[str, MadeAt] = field(default_factory=dict)  # path -> ssw's commit and its date
     # Whose runs the evidence holds ("contestant big", "run bench/runs/x/...") -> what they are
     # evidence of: what a claim on them may say (claims/scope.py).
     contestants: dict[str, EvidenceKind] = field(default_factory=dict)
@@ -192,6 +202,11 @@ class Inputs:
     def measured_at(self, rel: str, when: str) -> None:
         """The measurement in `rel` was made at `when` (ISO date or date-time)."""
         self.measured[rel] = when
+
+    def made_at(self, rel: str, commit: str, when: str) -> None:
+        """The record `rel` was made by ssw at `commit` (its own, full or abbreviated) at
+        `when`: the commit must be in this history and no younger than the record."""
+        self.made[rel] = MadeAt(commit, when)
 
     def run(self, seen: RunSeen) -> None:
         self.runs.append(seen)

@@ -4,8 +4,7 @@ an entry committed earlier and since edited or removed, or a commit git does not
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from stepswitch.claims.anchor import ANCHOR_FILE, Anchor
 from stepswitch.claims.git_view import GitView
 from stepswitch.claims.registration import (
     APPEND_ONLY,
@@ -64,9 +63,9 @@ def _claim_problems(log: Log, ids: set[str]) -> list[str]:
     return found
 
 
-def _git_problems(root: Path, log: Log, ids: set[str]) -> list[str]:
-    """Every entry git has committed is still in the log, unchanged; every commit exists."""
-    git = GitView(root)
+def _git_problems(git: GitView, log: Log, ids: set[str], since: str | None) -> list[str]:
+    """Every entry git has committed since the log's start (`since`; None: in any version
+    before the first in the old form) is still in the log, unchanged; every commit exists."""
     found = []
     for entry, line in zip(log.entries, log.lines, strict=True):
         if git.exists(entry.commit) is False:
@@ -77,9 +76,16 @@ def _git_problems(root: Path, log: Log, ids: set[str]) -> list[str]:
     now = {entry.content() for entry in log.entries}
     kept = {entry.claim for entry in log.entries}
     reported: set[str] = set()
-    for commit, text in git.versions(REGISTRATIONS_FILE):
+    for commit, text in git.versions(REGISTRATIONS_FILE, since):
         if _pre_log(text):
-            break  # one registration per claim, rewritten in place: the log starts after it
+            if since is None:
+                break  # one registration per claim, rewritten in place: the log starts after it
+            found.append(
+                f"{REGISTRATIONS_FILE} at commit {commit[:12]} is in the old form "
+                f"(schema_version: 1), after the log started at commit {since[:12]} "
+                f"({ANCHOR_FILE}): {APPEND_ONLY}"
+            )
+            continue
         try:
             committed = parse_log(text, f"{REGISTRATIONS_FILE} at {commit[:12]}")
         except ConfigError:
@@ -113,8 +119,11 @@ def _pre_log(text: str) -> bool:
     return isinstance(raw, dict) and raw.get("schema_version") == 1
 
 
-def log_problems(root: Path, log: Log, ids: set[str]) -> list[str]:
+def log_problems(git: GitView, log: Log, ids: set[str], start: Anchor) -> list[str]:
     """What is wrong with the log itself: a broken chain, a registered claim that is no claim, a
-    re-registration that launders its claim, and (where git can tell) an entry committed
-    earlier and since edited or removed, or a commit git does not have."""
-    return [*_chain_problems(log), *_claim_problems(log, ids), *_git_problems(root, log, ids)]
+    re-registration that launders its claim, and (where git can tell) an entry committed since
+    the log's start (`start`) and since edited or removed, or a commit git does not have."""
+    found = [*_chain_problems(log), *_claim_problems(log, ids), *start.problems]
+    if not start.unchecked:
+        found += _git_problems(git, log, ids, start.since)
+    return found

@@ -63,6 +63,17 @@ class Claim(Strict):
         text = json.dumps(fixed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 
+    def ranges(self) -> dict[str, list[str]]:
+        """What the claim ranges over: each evidence role's paths (its suites, projects, runs),
+        in no order."""
+        return {r: sorted([p] if isinstance(p, str) else p) for r, p in self.evidence.items()}
+
+    def ranges_sha256(self) -> str:
+        """The hash a registration records beside the text's (ADR 0078): a claim proved on
+        other evidence than it was registered over is refused."""
+        text = json.dumps(self.ranges(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
 
 class AllowRule(Strict):
     pattern: Text  # a regular expression; what it matches may hold digits

@@ -21,6 +21,7 @@ import stepswitch
 from stepswitch.claims import lint as lint_mod
 from stepswitch.claims import pages as pages_mod
 from stepswitch.claims import readme as readme_mod
+from stepswitch.claims.anchor import anchor
 from stepswitch.claims.code import changed_code, code_hashes
 from stepswitch.claims.evidence import (
     BoundResult,
@@ -57,6 +58,7 @@ class Proved:
     changed: list[str] = field(default_factory=list)  # of those, the ones that differ on disk
     problems: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # one per claim proved, for the terminal
+    unchecked: list[str] = field(default_factory=list)  # what a shallow clone let go unchecked
 
 
 def evidence_path(claim_id: str) -> str:
@@ -224,10 +226,15 @@ def _stale_inputs(root: Path, stored: Evidence) -> list[str]:
     return stale
 
 
-def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Proved:
+def prove(
+    root: Path, only: list[str] | None = None, check: bool = False, allow_shallow: bool = False
+) -> Proved:
+    """`allow_shallow`: in a clone whose history does not reach the log's start, check the rest
+    and say what was not (`Proved.unchecked`) instead of refusing (ADR 0078)."""
     claims = load_claims(root)
     log = load_log(root)
     git = GitView(root)
+    start = anchor(root, git, bool(log.entries), allow_shallow)
     wanted = only or [lc.id for lc in claims.claims]
     for cid in wanted:
         if claims.get(cid) is None:
@@ -246,7 +253,7 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
     marked = {rel: text for rel, text in pages.items() if pages_mod.holds_markers(text)}
     for rel, text in marked.items():
         readme_mod.markers(text, claims, rel)
-    done = Proved(claims, {}, {})
+    done = Proved(claims, {}, {}, unchecked=list(start.unchecked))
     for lc in claims.claims:
         rel = evidence_path(lc.id)
         if lc.id not in wanted:
@@ -294,7 +301,7 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
                 f"{EVIDENCE_DIR}/{path.name} has no claim in claims.yaml: a claim is withdrawn "
                 "(status: withdrawn, reason, adr), never deleted"
             )
-    done.problems += log_problems(root, log, ids)
+    done.problems += log_problems(git, log, ids, start)
     if len(done.evidence) == len(claims.claims):
         notes = {lc.id: bound_notes(log.of(lc.id)) for lc in claims.claims}
         rendered = readme_mod.render(readme_text, done.evidence, readme_rel, notes)

@@ -4,6 +4,8 @@ registration, or made for another claim (ADR 0016, issue 23)."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from stepswitch.claims.git_view import GitView, parse_time
 from stepswitch.claims.inputs import Inputs
 from stepswitch.claims.model import Claim
@@ -22,6 +24,13 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
         found.append(
             f"its text changed since it was registered on {registration.date}: register it again "
             f"(ssw claims register {cid}); evidence from before that is then refused"
+        )
+    elif not registration.keeps(claim):
+        found.append(
+            f"what it ranges over (its evidence: {_ranges(claim)}) is not what its registration "
+            f"of {registration.date} ({where}) fixed: register it again "
+            f"(ssw claims register {cid}) before measuring on these; evidence from before that "
+            "is then refused"
         )
     elif (registration.bounds, registration.bounds_set_by) != (
         list(claim.bounds),
@@ -64,6 +73,7 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
                 f"run {run.folder} ran on {run.base_commit[:12]}, which does not descend from "
                 f"{cid}'s registration commit {registration.commit[:12]}"
             )
+    found += made_problems(inputs, git)
     for path, why in sorted(inputs.undated.items()):
         found.append(f"{path} cannot show it was made after {cid} was registered: {why}")
     at = history.bounds_from()
@@ -84,5 +94,36 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
                 f"{path} was measured on {when}, before {cid} was registered "
                 f"({registration.date}); a claim registered after its measurement must say why "
                 "its bounds were fixed before it (retrospective)"
+            )
+    return found
+
+
+def _ranges(claim: Claim) -> str:
+    return "; ".join(f"{role} {', '.join(paths)}" for role, paths in sorted(claim.ranges().items()))
+
+
+def made_problems(inputs: Inputs, git: GitView) -> list[str]:
+    """A record's own ssw commit (`Inputs.made_at`) must be in this history, and the record no
+    older than that commit: its date is the producer's, checked against git's (ADR 0078)."""
+    found = []
+    for path, made in sorted(inputs.made.items()):
+        known = git.in_history(made.commit)
+        if known is False:
+            found.append(
+                f"{path} names ssw commit {made.commit[:12]}, which is not in this history: "
+                "measure again at a commit that landed"
+            )
+            continue
+        committed = git.committed_at(made.commit) if known else None
+        when = parse_time(made.when)
+        if committed is None or when is None:
+            continue  # no git, or a date the metric's own checks report
+        committed = committed.astimezone(UTC)
+        # A date alone is a day: before the commit's day only when that day is earlier.
+        before = when.date() < committed.date() if len(made.when) == 10 else when < committed
+        if before:
+            found.append(
+                f"{path} is dated {made.when}, before its commit {made.commit[:12]} was made "
+                f"({committed.isoformat()}): a record is made after the commit it ran"
             )
     return found

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from stepswitch.claims.anchor import load_anchor, write_anchor
 from stepswitch.claims.git_view import head_commit, parse_time
 from stepswitch.claims.model import Claim, ClaimId
 from stepswitch.errors import ConfigError, UsageError
@@ -48,6 +49,9 @@ class Registration(BaseModel):
     bounds_set_by: Text
     retrospective: Text | None = None  # as the claim had it (kept only from the first entry)
     previous: Hex64 | None = None  # sha256 of the entry before it; None for the first
+    # What the claim ranges over (Claim.ranges_sha256), recorded from ADR 0078 on when the claim
+    # names its evidence; an entry without one fixes no range (its hash leaves the field out).
+    ranges_sha256: Hex64 | None = None
 
     @field_validator("date")
     @classmethod
@@ -61,16 +65,31 @@ class Registration(BaseModel):
     def when(self) -> datetime:
         return datetime.fromisoformat(self.date)
 
+    def _fields(self) -> dict[str, Any]:
+        """The entry as JSON; without ranges_sha256 when it has none, as entries were written
+        before the field was (their hashes stay what they were)."""
+        data = self.model_dump(mode="json")
+        if self.ranges_sha256 is None:
+            del data["ranges_sha256"]
+        return data
+
     def sha256(self) -> str:
         """What the next entry's `previous` names: the entry, as canonical JSON."""
-        text = json.dumps(
-            self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-        )
+        text = json.dumps(self._fields(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def content(self) -> str:
         """The entry without its link: what a later version of the log must still hold."""
-        return json.dumps(self.model_dump(mode="json", exclude={"previous"}), sort_keys=True)
+        data = self._fields()
+        del data["previous"]
+        return json.dumps(data, sort_keys=True)
+
+    def keeps(self, claim: Claim) -> bool:
+        """Whether this registration still covers `claim`: its text, and its ranges where it
+        recorded them."""
+        if self.text_sha256 != claim.text_sha256():
+            return False
+        return self.ranges_sha256 is None or self.ranges_sha256 == claim.ranges_sha256()
 
 
 class RegistrationsFile(BaseModel):
@@ -235,7 +254,7 @@ def register(
     before = history.latest
     if before is not None:
         _registrable(claim, history)
-        if before.text_sha256 == claim.text_sha256():
+        if before.keeps(claim):
             return before, before
     when = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     made = Registration(
@@ -247,7 +266,12 @@ def register(
         bounds_set_by=claim.bounds_set_by,
         retrospective=claim.retrospective,  # a re-registration's: its first's or none
         previous=log.entries[-1].sha256() if log.entries else None,
+        # Registered before its evidence exists (claims.yaml names only files that do), a claim
+        # fixes no range: its first evidence is then what it ranges over (ADR 0078).
+        ranges_sha256=claim.ranges_sha256() if claim.evidence else None,
     )
+    if not log.entries and load_anchor(root) is None:
+        write_anchor(root, made.commit)  # the log starts here (ADR 0078)
     write_log(root, [*log.entries, made])
     return made, before
 
@@ -266,9 +290,10 @@ def registered_claim(root: Path, claim_id: str) -> Registration:
         raise UsageError(
             f"--claim {claim_id}: not registered; run `ssw claims register {claim_id}` first"
         )
-    if made.text_sha256 != loaded.claim.text_sha256():
+    if not made.keeps(loaded.claim):
+        what = "text" if made.text_sha256 != loaded.claim.text_sha256() else "evidence"
         raise UsageError(
-            f"--claim {claim_id}: its text changed since it was registered on {made.date}; "
+            f"--claim {claim_id}: its {what} changed since it was registered on {made.date}; "
             f"run `ssw claims register {claim_id}` again before the run"
         )
     return made

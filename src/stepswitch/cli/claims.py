@@ -103,8 +103,8 @@ def list_command(root: RootOption = None) -> None:
         when = "not registered" if made is None else f"registered {made.date}"
         if len(history.entries) > 1:
             when += f" ({len(history.entries)} registrations)"
-        if made is not None and made.text_sha256 != lc.claim.text_sha256():
-            when += " (text changed since)"
+        if made is not None and not made.keeps(lc.claim):
+            when += " (text or evidence changed since)"
         typer.echo(f"{lc.id}  {lc.claim.status:<10}  {when:<36}  {lc.claim.title}")
 
 
@@ -122,6 +122,14 @@ def prove_command(
             help="Write nothing; exit 1 if proving would change a file or a check fails (CI).",
         ),
     ] = False,
+    allow_shallow: Annotated[
+        bool,
+        typer.Option(
+            "--allow-shallow",
+            help="In a shallow clone that cannot be deepened, check all but the registration "
+            "log's history and say so, instead of exit 2 (ADR 0078).",
+        ),
+    ] = False,
     root: RootOption = None,
 ) -> None:
     """Recompute every claim from committed evidence, offline: no key, nothing billed.
@@ -132,9 +140,11 @@ def prove_command(
     from stepswitch.claims.prove import prove, write
 
     folder = find_root(root)
-    done = prove(folder, list(claim or []), check=check)
+    done = prove(folder, list(claim or []), check=check, allow_shallow=allow_shallow)
     for line in done.lines:
         typer.echo(line)
+    for what in done.unchecked:
+        typer.echo(f"not checked: {what}")
     if not check:
         write(folder, done)
         for rel in done.changed:

@@ -78,6 +78,8 @@ def _record_entries(inputs: Inputs, rel: str) -> dict[str, TaskEntry]:
     record = _record(inputs, rel)
     inputs.run(RunSeen(rel, record.started_at, record.commit or "", ()))
     committed_tree(rel, record.dirty)
+    if record.commit:
+        inputs.made_at(rel, record.commit, record.started_at)
     entries: dict[str, TaskEntry] = {}
     for entry in record.tasks:
         if entry.task in entries:
@@ -154,8 +156,11 @@ def bench_seen(inputs: Inputs, rel: str) -> Any:
     claims = run.get("claims") or []
     if not isinstance(claims, list):
         raise EvidenceError(f"{base}/{RUN_FILE}: claims is not a list of claim ids")
-    inputs.run(RunSeen(rel, str(started), str(run.get("commit") or ""), tuple(map(str, claims))))
+    commit = str(run.get("commit") or "")
+    inputs.run(RunSeen(rel, str(started), commit, tuple(map(str, claims))))
     committed_tree(f"{base}/{RUN_FILE}", run.get("dirty"))
+    if commit:  # ssw's own commit (a task's scratch repository's is each task run's base_commit)
+        inputs.made_at(f"{base}/{RUN_FILE}", commit, str(started))
     return run
 
 

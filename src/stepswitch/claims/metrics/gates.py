@@ -119,7 +119,7 @@ def speedup(inputs: Inputs) -> Computed:
     inputs.measured_at(summary_rel, when)
     return Computed(
         {
-            "measured_commit": _commit_of(summary, summary_rel),
+            "measured_commit": _commit_of(inputs, summary, summary_rel, when),
             "project": str(field_of(summary, summary_rel, "project")),
             "version": str(field_of(summary, summary_rel, "version")),
             "tests": int(number_of(summary, summary_rel, "tests_collected")),
@@ -130,13 +130,14 @@ def speedup(inputs: Inputs) -> Computed:
     )
 
 
-def _commit_of(summary: Any, rel: str) -> str:
+def _commit_of(inputs: Inputs, summary: Any, rel: str, when: str) -> str:
     """The ssw commit a summary was measured at (its first 12 digits), refused when its tree had
-    uncommitted changes or the summary cannot say (ADR 0028)."""
+    uncommitted changes or the summary cannot say (ADR 0028); noted with its date (`when`)."""
     committed_tree(rel, summary.get("stepswitch_dirty") if isinstance(summary, dict) else None)
     commit = field_of(summary, rel, "stepswitch_commit")
     if not isinstance(commit, str) or len(commit) < 12:
         raise EvidenceError(f"{rel}: stepswitch_commit is not a commit: {commit!r}")
+    inputs.made_at(rel, commit, when)
     return commit[:12]
 
 
@@ -185,7 +186,7 @@ def _inrun_project(
     when = str(field_of(summary, summary_rel, "measured"))
     inputs.measured_at(summary_rel, when)
     return {
-        "measured_commit": _commit_of(summary, summary_rel),
+        "measured_commit": _commit_of(inputs, summary, summary_rel, when),
         "project": project,
         "version": str(field_of(summary, summary_rel, "version")),
         "measured": when,

@@ -53,6 +53,8 @@ def prompt_economy(inputs: Inputs) -> Computed:
             "uncached_vs_full": uncached / history,
             "mini_prompt_tokens": mini_tokens,
             "mini_uncached_tokens": mini_uncached,
+            # like with like: uncached against uncached, both from per-call counts
+            "uncached_vs_mini": uncached / mini_uncached,
         }
     )
 

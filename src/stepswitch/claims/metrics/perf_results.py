@@ -27,9 +27,11 @@ def measured(inputs: Inputs, rel: str, data: Any) -> dict[str, Value]:
             f"{rel}: measured with uncommitted changes in src/ (machine."
             f"stepswitch_src_uncommitted_changes is {dirty!r}): commit, then measure again"
         )
+    commit = str(field_of(data, rel, "machine", "stepswitch_commit"))
+    inputs.made_at(rel, commit, when)
     return {
         "measured_on": when[:10],
-        "measured_commit": str(field_of(data, rel, "machine", "stepswitch_commit")),
+        "measured_commit": commit,
         "mini_version": str(field_of(data, rel, "mini_swe_agent")),
     }
 
