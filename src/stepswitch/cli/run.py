@@ -310,6 +310,7 @@ def _prepare(
         log_dir=folder.logs,
         network=options.network,
         start_warm=options.start_warm,
+        run_id=folder.root.name,
     )
     for notice in checked.keys.settle():
         show(notice)
