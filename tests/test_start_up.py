@@ -83,3 +83,16 @@ def test_ssw_keeps_its_own_bytecode_when_the_environment_says_to_write_none(
         for p in prefix.rglob("*.pyc")
     }
     assert "stepswitch/cli/app" in kept, sorted(kept)
+
+
+def test_the_replay_page_a_run_writes_at_its_end_imports_no_grading_or_validation() -> None:
+    code = (
+        "import sys, stepswitch.site.build\n"
+        "print([n for n in sys.modules if n.startswith(('stepswitch.bench.grading', "
+        "'stepswitch.bench.valid', 'stepswitch.bench.task'))])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=ssw_env(), timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

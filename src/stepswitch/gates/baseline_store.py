@@ -261,4 +261,3 @@ def _relative(found: Iterable[tuple[str, str]], root: Path) -> dict[str, str] | 
         except ValueError:
             return None
     return out
-
