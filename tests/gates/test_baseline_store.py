@@ -12,10 +12,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from stepswitch.gates.baseline import Baseline
 from stepswitch.gates.baseline_store import STORE_FOLDER, BaselineStore
 from stepswitch.gates.config import read_gate_config
-from stepswitch.gates.preflight import preflight_gates
+from stepswitch.gates.preflight import GateUnusable, preflight_gates
 from stepswitch.gates.suite import GateSuite
 from tests.harness.repo import commit_all, sample_repo, write_repo
 from tests.harness.task import done, run_ssw
@@ -113,3 +115,18 @@ def test_the_second_ssw_run_of_a_commit_says_whose_preflight_it_reused(tmp_path:
     assert any(reused in line for line in second.lines), second.lines
     assert [g.name for g in second.saved.baseline_gates] == ["tests:collect"]
     assert second.saved.baseline_gates[0].report == first.saved.baseline_gates[0].report
+
+
+def test_a_tool_uninstalled_since_the_kept_preflight_is_still_refused(tmp_path: Path) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "ssw-lint-tool").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (tools / "ssw-lint-tool").chmod(0o755)
+    gates = '[tool.stepswitch.gates.lint]\ncommand = "ssw-lint-tool"\n'
+    files = {**CALC, "pyproject.toml": gates}
+    root, state = write_repo(tmp_path / "repo", files, commit=True), tmp_path / "state"
+    path = f"{tools}{os.pathsep}{os.environ['PATH']}"
+    preflight(suite_of(root, state, PATH=path), "run-1")
+    (tools / "ssw-lint-tool").unlink()
+    with pytest.raises(GateUnusable, match="command not found: ssw-lint-tool"):
+        preflight(suite_of(root, state, PATH=path), "run-2")
