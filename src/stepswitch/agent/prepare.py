@@ -14,10 +14,9 @@ from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import stepswitch
-from stepswitch.agent.machine import GateRunner
 from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.gates.config import protected_paths
@@ -37,7 +36,10 @@ from stepswitch.util.sandbox import (
     policy_for_worktree,
 )
 
-G = TypeVar("G", bound=GateRunner, covariant=True)
+if TYPE_CHECKING:  # the step machine (providers, ledger, httpx) is not for `ssw gates` to import
+    from stepswitch.agent.machine import GateRunner
+
+G = TypeVar("G", bound="GateRunner", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,16 @@ def prepare_run(
     network: bool = False,
     preflight: bool = True,
     start_warm: WarmStarter = WarmPytest,
+    run_id: str = "",
 ) -> PreparedRun[RepoGates]:
     """Prepare a run in `checkout`: a work tree of `repo` whose git `tree` names (a run's), a
     fresh copy where both are the same folder (a bench's), or with `tree=None` a checkout judged
     as it is, against HEAD (`ssw gates`). `repo`'s own folder is hidden from the sandbox but for
     its virtual environment, which stays readable. Runs the gates' pre-flight
     unless `preflight=False` (bench/perf, which times the loop, and `ssw gates`, whose gate run
-    is the verdict). `cleanup` ends the gates' warm pytest; `home` is the commands' HOME."""
+    is the verdict). `cleanup` ends the gates' warm pytest; `home` is the commands' HOME. A
+    `run_id` (`ssw run`'s) lets the pre-flight reuse the baseline an earlier run of the same base
+    commit kept in the same environment, and keep its own (`gates.baseline_store`)."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
     env = child_env(os.environ, home)  # an allow-list: no key, token or password
     # A Rust or Go toolchain in the user's home, which the sandbox hides (ADR 0073).
@@ -106,7 +111,7 @@ def prepare_run(
         config, checkout, env, base, log_dir, confinement, tree=tree, start_warm=start_warm
     )
     cleanup.callback(gates.close)
-    baseline = gates.preflight() if config.gates and preflight else None
+    baseline = gates.preflight(run_id=run_id) if config.gates and preflight else None
     records = list(baseline.records()) if baseline else []
     return PreparedRun(workspace, gates, records, tree, repo, registry)
 

@@ -81,12 +81,13 @@ class RepoGates:
             lines += [f"  {line}" for line in self.baseline.lines()]
         return "\n".join(lines)
 
-    def preflight(self, log_dir: Path | None = None) -> Baseline:
+    def preflight(self, log_dir: Path | None = None, run_id: str = "") -> Baseline:
         """Before any paid call, on the untouched tree: every gate can run (else a one-line
         ConfigError, exit 2), the tests import the worktree's code (else a UsageError), and each
         gate's verdict before any edit, kept in `baseline` for the run's record (full logs in
-        `log_dir` when given)."""
-        self.baseline = preflight_gates(self._suite, self.base_commit, log_dir)
+        `log_dir` when given). A run (`run_id`) reuses the baseline an earlier run of the same
+        base commit kept in the same environment, and keeps its own for the next."""
+        self.baseline = preflight_gates(self._suite, self.base_commit, log_dir, run_id)
         # From here on a warm pytest waits for each edit's stages (gates.warm): the first is the
         # one the pre-flight's collection and call map forked from.
         self._suite.keep_warm = True

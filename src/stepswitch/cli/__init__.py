@@ -10,6 +10,11 @@ AGENT_COMMANDS = frozenset({"run", "demo", "bench", "gates"})
 
 
 def main() -> None:
+    # ssw's own modules keep their bytecode whatever PYTHONDONTWRITEBYTECODE says, or an install
+    # not compiled by pip (an editable one) compiles them at every start (ADR 0075). The variable
+    # stays in the environment: the gates' and the agent's commands are given it in any case
+    # (util/child_env.py, gates/interpreter.py), so nothing writes bytecode into the user's tree.
+    sys.dont_write_bytecode = False
     # Libraries' imports for features ssw never uses: httpx's own command-line client, httpcore's
     # trio backend (ADR 0042). Before httpx is imported.
     from stepswitch.util.lean_imports import leave_out_unused_imports

@@ -47,7 +47,6 @@ from stepswitch.cli.render import TerminalPrinter, escaped
 from stepswitch.cli.run_header import header_lines
 from stepswitch.cli.run_policy import run_policy
 from stepswitch.errors import Interrupted, UsageError
-from stepswitch.fakes.recording import Recorder, RecordingProviders, check_record_path
 from stepswitch.fakes.scripted import Script, load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.warm import WarmPytest, WarmStarter
@@ -154,6 +153,8 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     if options.record is not None:
         if options.script is not None:
             raise UsageError("give --record FILE or --script FILE, not both")
+        from stepswitch.fakes.recording import check_record_path  # --record only
+
         check_record_path(options.record)
     given_script = load_script(options.script) if options.script is not None else None
     policy = run_policy(options, registry, continued, given_script)
@@ -310,6 +311,7 @@ def _prepare(
         log_dir=folder.logs,
         network=options.network,
         start_warm=options.start_warm,
+        run_id=folder.root.name,
     )
     for notice in checked.keys.settle():
         show(notice)
@@ -345,6 +347,8 @@ def _providers(options: RunOptions, checked: _Checked, cleanup: ExitStack) -> Pr
     cleanup.callback(http.close)
     if options.record is None:
         return http
+    from stepswitch.fakes.recording import Recorder, RecordingProviders  # YAML: --record only
+
     return RecordingProviders(http, Recorder(options.record, checked.policy, checked.task))
 
 

@@ -34,6 +34,7 @@ class Baseline:
     judged: Mapping[str, int] = field(default_factory=dict)
     # Suite gates failing before any edit whose failing tests could be read: how many there were.
     judged_tests: Mapping[str, int] = field(default_factory=dict)
+    reused_from: str = ""  # the run whose pre-flight this is, when kept for the same base commit
 
     @property
     def already_failing(self) -> tuple[BaselineGate, ...]:
@@ -44,8 +45,14 @@ class Baseline:
         """What the run's start says of the pre-flight (without the import line)."""
         if not self.gates:
             return []
-        shown = ", ".join(_summary(g) for g in self.gates)
+        shown = ", ".join(_summary(g, timed=not self.reused_from) for g in self.gates)
         out = [f"gates: before any edit: {shown}"]
+        if self.reused_from:
+            out.insert(
+                0,
+                f"pre-flight: reused from run {self.reused_from} (the same base commit "
+                f"{self.base_commit[:12]} and environment: no gate ran again)",
+            )
         if self.call_map:
             out.append(self.call_map)
         for gate in self.already_failing:
@@ -77,11 +84,11 @@ def is_collect(name: str) -> bool:
     return name.endswith(f":{COLLECT}")
 
 
-def _summary(gate: BaselineGate) -> str:
-    seconds = f"{gate.duration_s:.2f} s"
+def _summary(gate: BaselineGate, timed: bool = True) -> str:
+    seconds = f" ({gate.duration_s:.2f} s)" if timed else ""
     if is_collect(gate.name):
-        return f"{gate.name.removesuffix(':' + COLLECT)} {detail_line(gate.report)} ({seconds})"
-    return f"{gate.name} {'passed' if gate.passed else 'FAILED'} ({seconds})"
+        return f"{gate.name.removesuffix(':' + COLLECT)} {detail_line(gate.report)}{seconds}"
+    return f"{gate.name} {'passed' if gate.passed else 'FAILED'}{seconds}"
 
 
 def detail_line(report: str) -> str:

@@ -23,11 +23,14 @@ import re
 import shlex
 import shutil
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from stepswitch.errors import ConfigError
 from stepswitch.gates.base import BaseUnreadable
 from stepswitch.gates.baseline import COLLECT, Baseline, BaselineGate, detail_line, is_collect
+from stepswitch.gates.baseline_store import keep_baseline, reuse_baseline
 from stepswitch.gates.config import (
     CommandGate,
     GateConfig,
@@ -251,12 +254,16 @@ def _once(suite: GateSuite, commit: str, gate: GateSpec) -> GateResult:
     return result
 
 
-def preflight_gates(suite: GateSuite, base_commit: str, log_dir: Path | None = None) -> Baseline:
+def preflight_gates(
+    suite: GateSuite, base_commit: str, log_dir: Path | None = None, run_id: str = ""
+) -> Baseline:
     """Check and run every gate of `suite` once on the untouched tree at `base_commit`, before
     any edit; each full log is saved in `log_dir` when given. Returns the baseline verdicts;
     raises GateUnusable (exit 2) for a gate that cannot run at all, ConfigError when the base
     commit cannot be read, and UsageError when the tests would import code from outside the
-    worktree."""
+    worktree. With a `run_id` (a run's), a baseline kept by an earlier run of the same commit in
+    the same environment stands in for the gates' runs, and a full one is kept for the next
+    (`gates.baseline_store`)."""
     config = suite.config
     if not config.gates:
         return Baseline(())
@@ -270,15 +277,22 @@ def preflight_gates(suite: GateSuite, base_commit: str, log_dir: Path | None = N
             _static(suite, commit, gate)
     except BaseUnreadable as exc:
         raise ConfigError(str(suite.root), "(git)", str(exc), "check the repository") from exc
+    reused = reuse_baseline(suite, commit) if run_id else None
+    if reused is not None:
+        suite.warm_up()
+        return replace(reused, call_map=_call_map(suite, commit, reused.gates))
     imports = suite.preflight()
     # The tests' collection and the call map's traced run fork from a warm pytest started now,
     # which then serves the first edit's gate run (ADR 0044); it imports pytest meanwhile.
     suite.warm_up()
     try:
-        return _run_once(suite, commit, imports, log_dir)
+        baseline = _run_once(suite, commit, imports, log_dir)
     except BaseException:
         suite.close()  # a refusal or Ctrl-C: nothing the pre-flight started goes on running
         raise
+    if run_id:
+        keep_baseline(suite, baseline, run_id)
+    return baseline
 
 
 def _run_once(
@@ -306,16 +320,18 @@ def _run_once(
                 gate.name, frozenset(result.failed_tests)
             )
             judged_tests[gate.name] = len(result.failed_tests)
-    # The tests that ran each line, traced once on the untouched tree: they run first after an
-    # edit to those lines (the stage `tests:covered`).
-    collected = all(g.passed for g in verdicts if is_collect(g.name))
-    tests = sum(_collected_count(g.report) for g in verdicts if is_collect(g.name))
-    call_map = (
-        suite.record_call_map(commit, background=suite.trace_estimate_s(tests) > FOREGROUND_S)
-        if collected
-        else "gates: no call map: the tests do not collect before any edit"
-    )
+    call_map = _call_map(suite, commit, verdicts)
     return Baseline(tuple(verdicts), imports, commit, call_map, judged, judged_tests)
+
+
+def _call_map(suite: GateSuite, commit: str, verdicts: Sequence[BaselineGate]) -> str:
+    """The tests that ran each line, traced once on the untouched tree (unless kept): they run
+    first after an edit to those lines (the stage `tests:covered`). What the start says of it."""
+    collected = all(g.passed for g in verdicts if is_collect(g.name))
+    if not collected:
+        return "gates: no call map: the tests do not collect before any edit"
+    tests = sum(_collected_count(g.report) for g in verdicts if is_collect(g.name))
+    return suite.record_call_map(commit, background=suite.trace_estimate_s(tests) > FOREGROUND_S)
 
 
 # A trace expected to take longer than this runs in the background (`record_call_map`): the

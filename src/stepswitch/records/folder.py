@@ -8,12 +8,11 @@ import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from stepswitch.errors import SswError, UsageError
-from stepswitch.records import v1
 from stepswitch.records.base import READ_EXTRA
 from stepswitch.records.money import CostRange
 from stepswitch.records.run import RunIds, RunRecord, Totals
@@ -30,6 +29,9 @@ from stepswitch.records.steps import (
 )
 from stepswitch.util.config_model import first_problem
 from stepswitch.util.text import escape_json_controls
+
+if TYPE_CHECKING:  # old records' models are built only when one is read (load_run)
+    from stepswitch.records import v1
 
 _EVENT = TypeAdapter[StepEvent](StepEvent)
 
@@ -107,6 +109,8 @@ def load_run(folder: Path) -> LoadedRun:
         lines = [ln for ln in text.split("\n") if ln.strip()]
     try:
         if data.get("schema_version", 1) == 1:
+            from stepswitch.records import v1  # only old records need their models
+
             old = v1.RunRecord.model_validate(data)
             old_steps = [v1.StepRecord.model_validate_json(line) for line in lines]
             return LoadedRun(folder, _run_from_v1(old), _steps_from_v1(old, old_steps))
