@@ -308,7 +308,9 @@ def prove(root: Path, only: list[str] | None = None, check: bool = False) -> Pro
         done.files.update(shown_pages)
         # Every Markdown file shipped, the README and the pages as rendered (ADR 0077).
         shown = {readme_rel: rendered, **shown_pages}
-        linted = {rel: shown.get(rel, text) for rel, text in shipped_markdown(root).items()}
+        inputs = [p for lc in claims.claims for paths in lc.evidence.values() for p in paths]
+        shipped = shipped_markdown(root, inputs)
+        linted = {rel: shown.get(rel, text) for rel, text in shipped.items()}
         linted = {readme_rel: rendered, **linted}
         done.problems += lint_mod.lint_pages(linted, claims, git)
         done.problems += source_problems(root, claims.readme.allow)
