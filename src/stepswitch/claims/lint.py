@@ -333,7 +333,10 @@ def _notes(
         problems += [(note.start, w) for w in why]
         if not why:
             kept.append(note.body)
+    code = [m.span() for pattern in (FENCE, CODE_SPAN) for m in pattern.finditer(text)]
     for at in measured.stray_markers(text):
+        if any(start <= at < end for start, end in code):
+            continue  # the syntax shown as an example
         problems.append(
             (at, "a measured note is <!-- measured YYYY-MM-DD at COMMIT -->...<!-- /measured -->")
         )
