@@ -82,9 +82,13 @@ def ssw(root: Path, *args: str) -> tuple[int, str]:
 def copy_claims(root: Path, copied: tuple[str, ...], *, keep: bool = False) -> Path:
     """This repository's files `copied` and claims/evidence under `root`, and an empty stand-in
     for every other claim's input (they must exist to load claims.yaml; they are not read): a
-    folder for a folder, with a `.keep` in it when `keep` (for git to commit it)."""
+    folder for a folder, with a `.keep` in it when `keep` (for git to commit it). With
+    claims.yaml come the modules its readme.allow names: `ssw prove` reads each constant."""
     from stepswitch.claims.model import load_claims
 
+    if "claims/claims.yaml" in copied:
+        allowed = load_claims(REPO).readme.allow
+        copied = (*copied, *sorted({str(a.source).rpartition(":")[0] for a in allowed}))
     for rel in copied:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
