@@ -115,3 +115,44 @@ def test_every_route_around_the_lint_fails_naming_file_and_line(
     assert shown == {"'30.6'", "'10'", "'404'", "'500'", "'sixty", "'dozens", "'90'"}
     record_file = json.loads((root / "claims/docs-runs.json").read_text())
     assert "docs/runs/r1/run.json" in record_file["files"]
+
+
+def test_code_is_exempt_only_where_it_is_code() -> None:
+    from stepswitch.claims.lint import code_block, code_span
+
+    for code in ("ssw bench run --workers 2", "bench/perf/results.json", "sha256", "x = 3"):
+        assert code_span(code), code
+    assert code_span("20261201-090428-98debe")  # a run's id: a name
+    for quantity in ("30.6 s", "x10", "3.1x", "404 of 500", "40%", "0.30", "12-14 s"):
+        assert not code_span(quantity), quantity
+    assert code_block("toml", "timeout_s = 300\n")
+    assert code_block("", "$ NAME=1 .venv/bin/python bench/perf/run_all.py --reps 5\n")
+    assert not code_block("", "ratio 0.41, overhead 5.9 ms\n")  # output: prose
+
+
+def test_every_number_word_and_a_vague_plural_is_a_finding() -> None:
+    from stepswitch.claims.lint import lint_text
+    from stepswitch.claims.model import Claims, ReadmeSpec
+
+    claims = Claims(Path("."), ReadmeSpec(), (), ())
+    text = (
+        "It saves sixty-five percent, or sixty to ninety percent, in eighty seconds over\n"
+        "hundreds of runs; it reads twelve files, priced per million tokens.\n"
+    )
+    found = [f.text for f in lint_text(text, claims, "R.md")]
+    words = ["sixty-five percent", "sixty to ninety percent", "eighty seconds", "hundreds of"]
+    assert found == words
+
+
+def test_an_allow_entry_blesses_its_value_and_nothing_beside_it() -> None:
+    import re
+
+    from stepswitch.claims.lint import lint_text
+    from stepswitch.claims.model import AllowRule, Claims, ReadmeSpec
+
+    rule = AllowRule(pattern=r"after \d+ s", why="a limit", value=600, source="x.py:T")
+    claims = Claims(Path("."), ReadmeSpec(allow=[rule]), (re.compile(rule.pattern),), ())
+    found = [str(f) for f in lint_text("It stops after 600 s, or after 700 s.\n", claims, "R.md")]
+    assert len(found) == 2
+    assert found[0].startswith("R.md:1: readme.allow[0] blesses only 600, and this match also")
+    assert found[1].startswith("R.md:1: '700' is not rendered from evidence")

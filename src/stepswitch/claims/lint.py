@@ -168,7 +168,7 @@ RULES_STRUCTURE: tuple[tuple[str, Finder, str], ...] = (
         "name",
         _matches(
             re.compile(
-                r"\b(?![x\u00d7]\d)[A-Za-z][A-Za-z0-9]*(?:[-_./][A-Za-z0-9]+)+\b"
+                r"\b(?![x\u00d7]\d)(?=[-\w./]*\d)[A-Za-z][A-Za-z0-9]*(?:[-_./][A-Za-z0-9]+)+\b"
                 r"|\b(?![x\u00d7]\d)[A-Za-z]+\d+[A-Za-z0-9]*\b"
             )
         ),
