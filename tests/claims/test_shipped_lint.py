@@ -127,7 +127,9 @@ def test_code_is_exempt_only_where_it_is_code() -> None:
         assert not code_span(quantity), quantity
     assert code_block("toml", "timeout_s = 300\n")
     assert code_block("", "$ NAME=1 .venv/bin/python bench/perf/run_all.py --reps 5\n")
+    assert code_block("", "ssw run . \\\n  --task T\npython - <<'EOF'\nprint(3)\nEOF\n")
     assert not code_block("", "ratio 0.41, overhead 5.9 ms\n")  # output: prose
+    assert not code_block("", "ssw prove --check\nC-005  rejected  ratio 0.41\n")  # and below one
 
 
 def test_every_number_word_and_a_vague_plural_is_a_finding() -> None:

@@ -112,13 +112,34 @@ def _command_line(line: str) -> bool:
     return bool(words) and (words[0] in COMMANDS or "/" in words[0])
 
 
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+
+
 def code_block(info: str, body: str) -> bool:
-    """A fenced block is code (rule above), or else output and prose, linted."""
+    """A fenced block is code: in a code language, or every line a command, the continuation of
+    one (after a trailing backslash, or indented), a comment or a here-document's text. Anything
+    else (a command's output below it) makes the block output and prose, linted."""
     language = info.strip().split(" ")[0].lower() if info.strip() else ""
     if language in CODE_LANGUAGES:
         return True
-    first = next((line for line in body.splitlines() if line.strip()), "")
-    return _command_line(first)
+    lines = [line for line in body.splitlines() if line.strip()]
+    heredoc: str | None = None
+    previous = ""
+    for line in lines:
+        if heredoc is not None:
+            heredoc = None if line.strip() == heredoc else heredoc
+        elif not (
+            previous.rstrip().endswith("\\")
+            or line.startswith((" ", "\t"))
+            or line.lstrip().startswith("#")
+            or _command_line(line)
+        ):
+            return False
+        else:
+            opened = _HEREDOC.search(line)
+            heredoc = opened.group(1) if opened else None
+        previous = line
+    return bool(lines)
 
 
 def code_span(inner: str) -> bool:
