@@ -4,7 +4,7 @@ Every number a reader sees is rendered from evidence (inside a claim marker) or 
 rule with its reason. Three layers, each blanking what it exempts before the next looks:
 
 - structure (RULES_STRUCTURE): claim markers and the claims index (rendered), HTML comments,
-  code (a fenced block with a code language or whose first line is a command; a code span that
+  code (a fenced block with a code language or made of command lines; a code span that
   is a path, a command, an option or code, never one that is a quantity: `30.6 s`, `x10`, `0.30`),
   though a comment in a code block (`# about 90 s`) is prose; link targets and URLs, and names
   that hold digits (`sha256`, `gpt-5-mini`, `Version-1`; never a multiplier, `x10`);
