@@ -83,7 +83,7 @@ Finder = Callable[[str], Iterator[Span]]
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)\n(.*?)^ {0,3}\1[^\n]*$", re.S | re.M)
 CODE_SPAN = re.compile(r"(`+)((?:(?!\n\s*\n).)+?)(?<!`)\1(?!`)", re.S)
-# A fenced block in one of these is code; so is one whose first line is a command line.
+# A fenced block in one of these is code; so is one made of command lines (code_block).
 CODE_LANGUAGES = frozenset(
     {"sh", "bash", "shell", "zsh", "python", "py", "toml", "yaml", "yml", "json", "ini", "diff"}
 )
