@@ -139,7 +139,8 @@ def test_every_number_word_and_a_vague_plural_is_a_finding() -> None:
     claims = Claims(Path("."), ReadmeSpec(), (), ())
     text = (
         "It saves sixty-five percent, or sixty to ninety percent, in eighty seconds over\n"
-        "hundreds of runs; it reads twelve files, priced per million tokens.\n"
+        "hundreds of runs; it reads twelve files, priced per million tokens. Labels: the fix\n"
+        "5a3b8b1 on 1aa72df (2022), in 2025, after commit 4701576.\n"
     )
     found = [f.text for f in lint_text(text, claims, "R.md")]
     words = ["sixty-five percent", "sixty to ninety percent", "eighty seconds", "hundreds of"]

@@ -238,7 +238,16 @@ RULES_CONTEXT: tuple[tuple[str, Finder, str], ...] = (
         _ctx(r"\bADRs? \d{4}\b|\b\d{4}-[a-z0-9-]+\.md\b|(?m:^# \d{4}\b)"),
         "decision record numbers",
     ),
-    ("commit", _ctx(r"(?<=commit )[0-9a-f]{7,40}\b"), "a commit's hash"),
+    (
+        "commit",
+        _ctx(r"(?<=commit )[0-9a-f]{7,40}\b|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b"),
+        "a commit's hash (after `commit`, or hex digits with a letter among them)",
+    ),
+    (
+        "year",
+        _ctx(r"(?<=\()(?:19|20)\d\d(?=\))|(?<=\bin )(?:19|20)\d\d\b"),
+        "a year, in parentheses or after `in`",
+    ),
     ("issue", _ctx(r"(?i:\bissues?\s+#?\d+\b)|(?<![\w&])#\d+\b"), "issue and pull-request ids"),
     ("address", _ctx(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "network addresses"),
     ("http status", _ctx(r"\b[1-5]xx\b|\b(?:40[0-9]|429|50[0-4])s?\b"), "HTTP status codes"),
