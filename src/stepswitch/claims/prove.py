@@ -6,10 +6,12 @@ Malformed input (claims.yaml, registrations, a README marker, an evidence file i
 read) raises a ConfigError/UsageError before anything is written: exit 2. Everything else that is
 wrong is a problem line (exit 1): refused or inconsistent evidence, a status claims.yaml declares
 that the evidence does not give, a claim that says more than the runs behind it can
-(claims/scope.py), a number typed into the README or a page of the docs site (claims/lint.py,
-claims/pages.py), a claim the README does not show, a registration log with an entry edited,
-removed or laundering its claim (claims/registration.py), and with `check` any file that proving
-would change (the README, a page, an evidence file)."""
+(claims/scope.py), a number typed into any Markdown file shipped (claims/lint.py,
+claims/shipped.py), a readme.allow entry its constant does not hold (claims/allowed.py), a file of
+docs/runs its record does not name as it is (claims/runs_record.py), a claim the README does not
+show, a registration log with an entry edited, removed or laundering its claim
+(claims/registration.py), and with `check` any file that proving would change (the README, a
+page, an evidence file)."""
 
 from __future__ import annotations
 
