@@ -122,8 +122,10 @@ def test_code_is_exempt_only_where_it_is_code() -> None:
 
     for code in ("ssw bench run --workers 2", "bench/perf/results.json", "sha256", "x = 3"):
         assert code_span(code), code
+    for code in ("\\x1b", "::1", "[95%: Lx, Hx]", "sys.path[0]", "--max-file-mb 10"):
+        assert code_span(code), code
     assert code_span("20261201-090428-98debe")  # a run's id: a name
-    for quantity in ("30.6 s", "x10", "3.1x", "404 of 500", "40%", "0.30", "12-14 s"):
+    for quantity in ("30.6 s", "x10", "3.1x", "404 of 500", "40%", "0.30", "5.9 ms/step", "$2.00"):
         assert not code_span(quantity), quantity
     assert code_block("toml", "timeout_s = 300\n")
     assert code_block("", "$ NAME=1 .venv/bin/python bench/perf/run_all.py --reps 5\n")

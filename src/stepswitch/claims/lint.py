@@ -95,11 +95,28 @@ COMMANDS = frozenset(
 )
 # A comment in a code block (`# about 90 s`): prose, linted as prose.
 _COMMENT = re.compile(r"(?:^|(?<=\s))#(?!!)[^\n]*", re.M)
-# A span that is a quantity and nothing else: `30.6 s`, `x10`, `3.1x`, `40%`, `404 of 500`.
-_QUANTITY = re.compile(
-    r"[~<>=\u2248]*\s*[x\u00d7]?\d[\d.,]*\s*(?:[A-Za-z%\u00d7]+)?"
-    r"(?:\s*(?:-|to|of|out of|/)\s*\d[\d.,]*\s*[A-Za-z%\u00d7]*)?"
+# A span that is a quantity: digits, and no word but units and joining words (`30.6 s`, `x10`,
+# `3.1x`, `40%`, `404 of 500`, `5.9 ms/step`, `12.1 (11.6-13.3)`).
+_QUANTITY_WORDS = frozenset(
+    {
+        *("ms", "s", "sec", "secs", "second", "seconds", "min", "mins", "minute", "minutes"),
+        *("h", "hr", "hrs", "hour", "hours", "day", "days", "x", "times", "fold", "percent"),
+        *("k", "m", "g", "b", "kb", "mb", "gb", "kib", "mib", "gib", "byte", "bytes", "pct"),
+        *("token", "tokens", "test", "tests", "task", "tasks", "step", "steps", "call", "calls"),
+        *("run", "runs", "point", "points", "pts", "usd", "dollars", "per", "of", "out", "to"),
+        *("and", "or", "vs"),
+    }
 )
+# What code holds and a quantity does not (a quantity may hold / ( ) - < > $ %).
+_NOT_QUANTITY = re.compile(r"[\\_=\[\]{}'\"|@#;:`]")
+
+
+def _quantity(text: str) -> bool:
+    if _NOT_QUANTITY.search(text) or not re.search(r"\d", text):
+        return False
+    return all(word.lower() in _QUANTITY_WORDS for word in re.findall(r"[A-Za-z]+", text))
+
+
 # A path, an option, an assignment or code: a character prose does not hold.
 _CODE_CHARS = re.compile(r"[/\\=()\[\]{}<>_:'\"$*|@#;]|^-")
 
@@ -145,7 +162,7 @@ def code_block(info: str, body: str) -> bool:
 def code_span(inner: str) -> bool:
     """An inline code span is a path, a command, an option or code, and not a quantity."""
     text = inner.strip()
-    if not text or _QUANTITY.fullmatch(text):
+    if not text or _quantity(text):
         return False
     if _CODE_CHARS.search(text) or _command_line(text):
         return True
@@ -262,7 +279,11 @@ RULES_CONTEXT: tuple[tuple[str, Finder, str], ...] = (
         ),
         "a model's name (Claude Haiku 4.5, Gemini 3.1 Pro)",
     ),
-    ("price unit", _ctx(r"\$\s*/\s*1M\b"), "the unit of a price: dollars per million tokens"),
+    (
+        "price unit",
+        _ctx(r"\$\s*/\s*1M(?:\s+tokens)?\b"),
+        "the unit of a price: dollars per million tokens",
+    ),
     ("zero dollars", _ctx(r"\$0(?:\.0+)?(?!\.?\d)"), "a bill of nothing, never a saving"),
 )
 
