@@ -1,7 +1,8 @@
-"""The whole README, and every page of the docs site (docs/, decision records aside), is linted by
-`ssw prove --check`, and a page's claim markers are rendered and checked as the README's (ADR
-0066): each way of laundering a number is a tamper test on a copy of this repository's README,
-pages and claims, and a finding names the file, the line and the text."""
+"""The whole README, and every page of the docs site, is linted by `ssw prove --check` (a decision
+record outside its measured notes too, ADR 0077), and a page's claim markers are rendered and
+checked as the README's (ADR 0066): each way of laundering a number is a tamper test on a copy of
+this repository's README, pages and claims, and a finding names the file, the line and the
+text."""
 
 from __future__ import annotations
 
@@ -81,22 +82,23 @@ def test_a_comparison_spelled_out_outside_the_section_fails(real: Path, words: s
     assert len(problems) == 1 and problems[0].startswith(f"problem: README.md:{line}: '")
 
 
-def test_a_number_typed_on_any_docs_page_fails_and_a_decision_record_is_not_read(
-    real: Path,
-) -> None:
+def test_a_number_typed_on_any_docs_page_or_outside_a_records_notes_fails(real: Path) -> None:
     line = edit(real / "docs/gates.md", "## Pre-flight\n", "## Pre-flight\n\nIt is 2.5x sooner.\n")
     (real / "docs/notes.md").write_text("# Notes\n\nLinked from nowhere: 7x faster.\n")
     (real / "docs/deep").mkdir()
     (real / "docs/deep/more.md").write_text("# More\n\nIt halves the bill.\n")
-    edit(real / ADR, "## Context\n", "## Context\nThe ladder is 2.5x cheaper.\n")  # a record
+    record = real / ADR
+    at = record.read_text().count("\n") + 1
+    record.write_text(record.read_text() + "The ladder is 2.5x cheaper.\n")  # outside its notes
     code, problems = check(real)
     assert code == 1
     assert [p.split(" is")[0] for p in problems] == [
+        f"problem: {ADR}:{at}: '2.5'",
         "problem: docs/deep/more.md:3: 'halves'",
         f"problem: docs/gates.md:{line}: '2.5'",
         "problem: docs/notes.md:3: '7'",
     ]
-    assert "'It is 2.5x sooner.'" in problems[1]
+    assert "'It is 2.5x sooner.'" in problems[2]
 
 
 def test_a_number_typed_in_a_claims_section_of_a_page_fails(real: Path) -> None:
@@ -152,12 +154,13 @@ def test_rules_exempt_labels_but_never_a_quantity() -> None:
         "`docs/decisions/0016-claims-engine.md`): exit code 2, and 130 when interrupted; HTTP 429\n"
         "and 5xx are retried, `--workers 2` on 127.0.0.1, `sha256`, gpt-5-mini, after kill -9.\n"
         "It fails the gates twice. See [x](https://example.com/1.5x).\n\n"
-        "```\nssw bench run --runs-per-task 3   # 3.1x faster in a code sample\n```\n"
+        "```\nssw bench run --runs-per-task 3   # a code sample\n```\n"
     )
     assert [str(f) for f in lint_text(fine, claims, "R.md")] == []
     bad = (
         "It exits 2 s sooner, answers 429 ms later and saves $500; ADR 0016 is 3 times shorter,\n"
-        "version 2 is 2.5x faster, and issue 12 halved the bill.\n"
+        "version 2 is 2.5x faster, and issue 12 halved the bill.\n\n"
+        "```\nssw bench run --runs-per-task 3   # 3.1x faster, says a comment\n```\n"
     )
     found = [f.text for f in lint_text(bad, claims, "R.md")]
-    assert found == ["2", "429", "500", "3", "2.5", "halved"]
+    assert found == ["2", "429", "500", "3", "2.5", "halved", "3.1"]

@@ -76,8 +76,13 @@ class Claim(Strict):
 
 
 class AllowRule(Strict):
+    """A quantity the code fixes, blessed where the pattern matches: every match holds `value`
+    and no other number, and `source` (`path.py:NAME`) holds it (claims/allowed.py, ADR 0077)."""
+
     pattern: Text  # a regular expression; what it matches may hold digits
     why: Text
+    value: int | float | None = None
+    source: Text | None = None  # path/to/module.py:NAME, a module-level constant
 
 
 class ReadmeSpec(Strict):
@@ -115,10 +120,14 @@ class Claims:
         return next((c for c in self.claims if c.id == claim_id), None)
 
 
+CLAIM_ID = re.compile(r"\bC-\d{3,}\b")
+
+
 def typed_numbers(text: str, allow: tuple[re.Pattern[str], ...]) -> list[tuple[int, str]]:
-    """Digits in `text` that no allow rule covers: (offset, the number as written)."""
+    """Digits in `text` that no allow rule covers, claim ids aside: (offset, the number as
+    written)."""
     chars = list(text)
-    for pattern in allow:
+    for pattern in (CLAIM_ID, *allow):
         for found in pattern.finditer(text):
             chars[found.start() : found.end()] = " " * (found.end() - found.start())
     blanked = "".join(chars)

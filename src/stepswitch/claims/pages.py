@@ -1,11 +1,11 @@
 """The docs site's pages, as the claims engine sees them (ADR 0066).
 
 Every Markdown file under docs/ is a page of the site (mkdocs.yml at the root). `ssw prove`
-renders the claim markers of each page that holds one, as it renders the README's, and lints the
-numbers of every page, but for the decision records: a record (docs/decisions/) is dated and keeps
-the figures it was decided on as they were written then, like a commit message, and shows the
-markers' syntax as examples; what the project claims today is a claim, rendered from evidence on
-the README or a page.
+renders the claim markers of each page that holds one, as it renders the README's, but for the
+decision records: a record (docs/decisions/) shows the markers' syntax as examples, and keeps the
+figures it was decided on only in measured notes (claims/measured.py); what the project claims
+today is a claim, rendered from evidence on the README or a page. Which files are linted is
+claims/shipped.py's rule (ADR 0077): every page, records too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from stepswitch.claims import readme
 from stepswitch.errors import ConfigError
 
 DOCS = "docs"
-RECORDS = "docs/decisions/"  # dated records: their figures are history, kept as written
+RECORDS = "docs/decisions/"  # dated records: never rendered
 
 
 def read_pages(root: Path) -> dict[str, str]:

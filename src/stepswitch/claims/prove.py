@@ -6,10 +6,12 @@ Malformed input (claims.yaml, registrations, a README marker, an evidence file i
 read) raises a ConfigError/UsageError before anything is written: exit 2. Everything else that is
 wrong is a problem line (exit 1): refused or inconsistent evidence, a status claims.yaml declares
 that the evidence does not give, a claim that says more than the runs behind it can
-(claims/scope.py), a number typed into the README or a page of the docs site (claims/lint.py,
-claims/pages.py), a claim the README does not show, a registration log with an entry edited,
-removed or laundering its claim (claims/registration.py), and with `check` any file that proving
-would change (the README, a page, an evidence file)."""
+(claims/scope.py), a number typed into any Markdown file shipped (claims/lint.py,
+claims/shipped.py), a readme.allow entry its constant does not hold (claims/allowed.py), a file of
+docs/runs its record does not name as it is (claims/runs_record.py), a claim the README does not
+show, a registration log with an entry edited, removed or laundering its claim
+(claims/registration.py), and with `check` any file that proving would change (the README, a
+page, an evidence file)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ import stepswitch
 from stepswitch.claims import lint as lint_mod
 from stepswitch.claims import pages as pages_mod
 from stepswitch.claims import readme as readme_mod
+from stepswitch.claims import runs_record
+from stepswitch.claims.allowed import source_problems
 from stepswitch.claims.anchor import anchor
 from stepswitch.claims.code import changed_code, code_hashes
 from stepswitch.claims.evidence import (
@@ -43,6 +47,7 @@ from stepswitch.claims.numbers import Value, canonical
 from stepswitch.claims.refusals import refusals
 from stepswitch.claims.registration import History, bound_notes, load_log
 from stepswitch.claims.scope import EvidenceKind, shown_problems, word_problems
+from stepswitch.claims.shipped import shipped_markdown
 from stepswitch.claims.withdrawal import withdrawal_problems
 from stepswitch.errors import ConfigError, HarnessError, UsageError
 from stepswitch.util.hashing import hash_path
@@ -310,19 +315,33 @@ def prove(
             rel: readme_mod.render(t, done.evidence, rel, notes) for rel, t in marked.items()
         }
         done.files.update(shown_pages)
-        linted = {rel: shown_pages.get(rel, text) for rel, text in pages.items()}
-        done.problems += lint_mod.lint_pages({readme_rel: rendered, **linted}, claims)
-        shown = readme_mod.shown_claims(rendered)
+        # Every Markdown file shipped, the README and the pages as rendered (ADR 0077).
+        shown = {readme_rel: rendered, **shown_pages}
+        inputs = [p for lc in claims.claims for paths in lc.evidence.values() for p in paths]
+        shipped = shipped_markdown(root, inputs)
+        linted = {rel: shown.get(rel, text) for rel, text in shipped.items()}
+        linted = {readme_rel: rendered, **linted}
+        done.problems += lint_mod.lint_pages(linted, claims, git)
+        done.problems += source_problems(root, claims.readme.allow)
+        in_readme = readme_mod.shown_claims(rendered)
         for lc in claims.claims:
-            if "*" not in shown and lc.id not in shown:
+            if "*" not in in_readme and lc.id not in in_readme:
                 done.problems.append(
                     f"{lc.id} is not shown in {readme_rel}: add a <!-- claim {lc.id} --> marker or "
                     "a <!-- claims-index --> (a claim is never dropped from the README)"
                 )
+    # The recorded runs of docs/runs, hashed as evidence is (claims/runs_record.py).
+    runs = runs_record.runs_files(root)
+    if runs or (root / runs_record.RECORD).exists():
+        done.files[runs_record.RECORD] = runs_record.record_text(runs)
+    if check:
+        done.problems += runs_record.runs_problems(root, runs)
     for rel, text in sorted(done.files.items()):
         path = root / rel
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             done.changed.append(rel)
+            if rel == runs_record.RECORD:
+                continue  # its problems name the run's file and line, above
             if check and (rel == readme_rel or rel in marked) and path.exists():
                 on_disk = path.read_text(encoding="utf-8")
                 done.problems += readme_mod.differences(on_disk, text, rel)

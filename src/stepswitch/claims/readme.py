@@ -5,7 +5,7 @@
     <!-- claims-index -->...<!-- /claims-index -->  a table of every claim, withdrawn ones too
     <!-- claims-section --> ... <!-- /claims-section -->
         inside, a number that no marker rendered fails `ssw prove --check`; outside, the rules
-        of claims/lint.py apply (which lints the whole README and the docs/ files it links to)
+        of claims/lint.py apply (which lints every shipped Markdown file, claims/shipped.py)
 
 The text between a marker's two comments is replaced; everything else is left as it is.
 """
