@@ -13,6 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from stepswitch.bench.contestants import BuiltinContestant
 from stepswitch.bench.grading_folder import grade
 from stepswitch.bench.runner import BenchSpec, run_bench
 from stepswitch.bench.task import load_suite, load_task
@@ -21,7 +22,6 @@ from stepswitch.cli.bench import bench_app
 from stepswitch.errors import UsageError
 
 from . import BUGGY, TASK_TOML, patch_of, write_task
-from .test_bench_run import NULL
 
 POLYGLOT = Path(__file__).resolve().parents[2] / "bench" / "suites" / "polyglot"
 NO_SUCH = "ssw-no-such-command"
@@ -50,7 +50,11 @@ def test_a_bench_of_a_task_whose_command_is_missing_is_refused_before_any_run(tm
     needs_missing_command(tmp_path)
     with pytest.raises(UsageError) as refused:
         run_bench(
-            BenchSpec(root=tmp_path / "r", tasks=load_suite(tmp_path / "suite"), contestants=[NULL])
+            BenchSpec(
+                root=tmp_path / "r",
+                tasks=load_suite(tmp_path / "suite"),
+                contestants=[BuiltinContestant("null")],
+            )
         )
     assert str(refused.value).startswith(f"suite/needs requires the `{NO_SUCH}` command: install")
     assert os.listdir(tmp_path) == ["suite"]
@@ -86,3 +90,12 @@ def test_the_polyglot_suite_has_node_and_go_tasks_each_naming_its_command():
     tools = [task.spec.requires_tools for task in load_suite(POLYGLOT)]
     assert tools.count(("node",)) >= 6 and tools.count(("go",)) >= 4
     assert len(tools) == tools.count(("node",)) + tools.count(("go",))
+
+
+def test_a_task_that_needs_a_command_is_not_exported_to_harbor(tmp_path):
+    from stepswitch.bench.harbor import export_suite
+
+    needs_missing_command(tmp_path)
+    with pytest.raises(UsageError, match=f"suite/needs cannot be exported.*run {NO_SUCH}"):
+        export_suite(tmp_path / "suite", tmp_path / "out")
+    assert sorted(os.listdir(tmp_path)) == ["suite"]

@@ -3,7 +3,8 @@
     bench/suites/<suite>/<task>/
       instruction.md     what the agent is told, written as a user would write it
       task.toml          this file's model: id, kind, the hidden test command, limits, gates
-      repo/              the starting files: a small Python project with its own visible tests
+      repo/              the starting files: a small project with its own visible tests (Python;
+                         or Node, Go: hidden tests then run their runner from pytest, ADR 0082)
       tests/             hidden tests; copied to `.ssw_hidden/` in a grading folder, never before
       solution/*.patch   the reference change (`git diff` output), applied in name order
 
