@@ -174,6 +174,78 @@ class _ReportPipe:
         os.close(self.read_fd)
 
 
+def _spawn(
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    log: Path,
+    timeout_s: float,
+    pipe: _ReportPipe | None = None,
+) -> tuple[int, bool]:
+    """Run argv in its own session, output to `log`, up to `timeout_s`, passing it `pipe`'s
+    write end; then its group is killed (and what the tests left running). Its exit status, and
+    whether the limit ended it. Raises OSError when it cannot start (the pipe then abandoned)."""
+    with log.open("wb") as out:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=() if pipe is None else (pipe.write_fd,),
+            )
+        except OSError:
+            if pipe is not None:
+                pipe.abandon()
+            raise
+        if pipe is not None:
+            pipe.started()
+        killed = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            killed = True
+        kill_group(proc.pid)
+        proc.wait()
+    return proc.returncode, killed
+
+
+def run_command(
+    command: list[str], cwd: Path, *, timeout_s: float, scratch: Path, sandbox: Sandbox | None
+) -> TestVerdict:
+    """Another language's test command (`node --test test/`, `go test ./...`) run as run_pytest
+    runs pytest, in the same sandbox, environment and whole-run limit, its verdict its exit
+    status alone: no report (`report` False), so it never counts as a pytest pass."""
+    confine = sandbox if sandbox is not None else NoSandbox()
+    work = Path(tempfile.mkdtemp(prefix="run-", dir=scratch))
+    for sub in ("home", "tmp", "plugin"):
+        (work / sub).mkdir()
+    env = grading_env(work / "home", work / "tmp", work / "plugin")
+    policy = grading_policy(Path(cwd), work, env, command)
+    log = work / "output.log"
+    began = time.monotonic()
+    try:
+        returncode, killed = _spawn(
+            confine.argv(command, policy, cwd), cwd, policy.env, log, timeout_s
+        )
+    except OSError as exc:
+        return TestVerdict(
+            None, False, output=f"cannot start {command[0]}: {exc}", sandbox=confine.name
+        )
+    why = f"the run passed its {timeout_s:g} s limit" if killed else None
+    return TestVerdict(
+        None if killed else returncode,
+        False,
+        timed_out=why,
+        duration_s=time.monotonic() - began,
+        output=_tail(log),
+        sandbox=confine.name,
+    )
+
+
 def run_pytest(
     command: list[str],
     cwd: Path,
@@ -212,31 +284,12 @@ def run_pytest(
     graded = _argv(command, report_fd, per_test_timeout_s, pinned, selected)
     argv = confine.argv(graded, policy, cwd)
     began = time.monotonic()
-    with log.open("wb") as out:
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=policy.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                pass_fds=(pipe.write_fd,),
-            )
-        except OSError as exc:
-            pipe.abandon()
-            return TestVerdict(
-                None, False, output=f"cannot start {command[0]}: {exc}", sandbox=confine.name
-            )
-        pipe.started()
-        killed = False
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            killed = True
-        kill_group(proc.pid)  # also what the tests left running
-        proc.wait()
+    try:
+        returncode, killed = _spawn(argv, cwd, policy.env, log, timeout_s, pipe)
+    except OSError as exc:
+        return TestVerdict(
+            None, False, output=f"cannot start {command[0]}: {exc}", sandbox=confine.name
+        )
     received = pipe.close()
     duration = time.monotonic() - began
     output = _tail(log)
@@ -249,20 +302,18 @@ def run_pytest(
         )
     if received is None:
         verdict = TestVerdict(
-            proc.returncode,
+            returncode,
             True,
             tampered=f"the report passed {REPORT_CAP_BYTES} bytes",
             duration_s=duration,
             output=output,
         )
     else:
-        verdict = parse_junit(received, proc.returncode, duration, output)
+        verdict = parse_junit(received, returncode, duration, output)
         verdict = with_missing(verdict, received, ids) if ids else verdict
     if not verdict.report and "Timeout (" in output:  # faulthandler's exit: a test stuck in C
         why = f"a test ran past {per_test_timeout_s:g} s"
-        verdict = TestVerdict(
-            proc.returncode, False, timed_out=why, duration_s=duration, output=output
-        )
+        verdict = TestVerdict(returncode, False, timed_out=why, duration_s=duration, output=output)
     return dataclasses.replace(verdict, sandbox=confine.name)
 
 
@@ -329,6 +380,7 @@ __all__ = [
     "grading_env",
     "grading_policy",
     "parse_junit",
+    "run_command",
     "run_pytest",
     "write_grade",
 ]

@@ -166,6 +166,9 @@ def export_task(task: Task, out: Path) -> Path:
             f"{task.name} lays its hidden tests over the tree or grades by test ids (a SWE-bench "
             "task): Harbor's layout here runs .ssw_hidden/ whole"
         )
+    if task.spec.requires_tools:  # the image is a plain Python one (ADR 0082)
+        tools = ", ".join(task.spec.requires_tools)
+        raise UsageError(f"its tests run {tools}, which the exported Python image does not have")
     _write(folder / "instruction.md", task.brief)  # a Harbor agent is told the failing tests too
     _write(folder / "task.toml", tomli_w.dumps(_config(task)))
     _write(folder / "environment/Dockerfile", _dockerfile(task))

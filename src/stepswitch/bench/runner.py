@@ -47,7 +47,7 @@ from stepswitch.bench.record import (
 from stepswitch.bench.results import ContestantKind, ResultRow, write_csv
 from stepswitch.bench.stats import RESAMPLES
 from stepswitch.bench.summary import summarize
-from stepswitch.bench.task import Task, missing_requirements
+from stepswitch.bench.task import Task, missing_requirements, missing_tools
 from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.errors import UsageError
 
@@ -333,7 +333,7 @@ def run_bench(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"tasks given twice: {', '.join(twice)}")
-    unmet = [(t.name, m) for t in spec.tasks if (m := missing_requirements(t))]
+    unmet = [(t.name, m) for t in spec.tasks if (m := missing_requirements(t) + missing_tools(t))]
     if unmet:  # every run of the task would fail for want of a package, and be paid for
         name, missing = unmet[0]
         more = f" (and {len(unmet) - 1} more tasks)" if len(unmet) > 1 else ""

@@ -3,7 +3,8 @@
     bench/suites/<suite>/<task>/
       instruction.md     what the agent is told, written as a user would write it
       task.toml          this file's model: id, kind, the hidden test command, limits, gates
-      repo/              the starting files: a small Python project with its own visible tests,
+      repo/              the starting files: a small project with its own visible tests (Python;
+                         or Node, Go: hidden tests then run their runner from pytest, ADR 0082),
                          or none (then the brief says hidden tests judge it)
       tests/             hidden tests; copied to `.ssw_hidden/` in a grading folder, never before
                          (with `overlay`, over the graded tree at their own paths)
@@ -16,7 +17,9 @@
     per_test_timeout_s = 30                  # default 30: CPU seconds; a test past it, or past four
                                              # times it in wall time, fails as timed out
     timeout_s = 300                          # default 300: the whole run, then its group is killed
-    visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them
+    visible = "python -m pytest -q"          # default: the repo's own tests, as the repo runs them;
+                                             # another runner (`node --test test/`) is judged by
+                                             # its exit status alone
     start_hangs = true                       # default false: the bug is a hang, so the start's
                                              # hidden tests time out (validate accepts that only
                                              # when declared)
@@ -37,6 +40,9 @@
     requires = ["numpy==2.1.3"]              # default none: packages the tests import, as
                                              # `name` or `name==version`; validate refuses a task
                                              # whose requirement ssw's interpreter lacks
+    requires_tools = ["node"]                # default none: commands the tests run (another
+                                             # language's toolchain); without one on PATH the
+                                             # task is not judged (validate skips it, said)
     # [gates.<name>] optional, as in .stepswitch.toml; without it the repo's own gates are used
 
 Every problem is a ConfigError naming the file and the key. docs/decisions/0011-task-format.md
@@ -48,6 +54,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import shlex
+import shutil
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,6 +82,7 @@ Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", strict=True)]
 Requirement = Annotated[
     str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*(==[A-Za-z0-9.+!_-]+)?$", strict=True)
 ]
+Tool = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", strict=True)]  # a command's name
 NodeId = Annotated[str, Field(pattern=r"^[^\s:][^\s]*\.py::\S+$", strict=True)]
 # A graded id as pytest names it (SWE-bench's FAIL_TO_PASS): a parameter may hold spaces.
 GRADED_ID = r"^[^\s:][^\s]*\.py::\S.*$"
@@ -118,6 +126,9 @@ class TaskSpec(Strict):
     # Packages the task's code and tests import beyond the standard library and pytest; tasks run
     # on ssw's interpreter, which must have them (validate checks; nothing is installed).
     requires: tuple[Requirement, ...] = ()
+    # Commands the tests run beyond python (`node`, `go`, `cargo`): the hidden tests of a task in
+    # another language are a pytest file running that language's own runner (ADR 0082).
+    requires_tools: tuple[Tool, ...] = ()
     gates: dict[str, Any] | None = None  # checked by stepswitch.gates.config
 
 
@@ -155,8 +166,9 @@ class Task:
 
     @property
     def visible_tests(self) -> bool:
-        """Whether the start holds tests of its own; without, the hidden tests alone judge it."""
-        return has_tests(self.repo)
+        """Whether the start holds tests of its own; without, the hidden tests alone judge it.
+        Another language's runner (`[tests] visible` not pytest) runs the start's own tests."""
+        return not self.visible_is_pytest or has_tests(self.repo)
 
     @property
     def graded_ids(self) -> tuple[str, ...]:
@@ -181,6 +193,11 @@ class Task:
     @property
     def visible_command(self) -> list[str]:
         return shlex.split(self.spec.tests.visible)
+
+    @property
+    def visible_is_pytest(self) -> bool:
+        """Whether the visible command runs pytest (else its exit status alone is its verdict)."""
+        return runs_pytest(self.visible_command)
 
 
 HIDDEN_ONLY_NOTE = (
@@ -233,6 +250,16 @@ def missing_requirements(task: Task) -> list[str]:
     return missing
 
 
+def missing_tools(task: Task) -> list[str]:
+    """The commands the task's tests run (`requires_tools`) that are not on PATH, each said."""
+    return [f"the `{tool}` command" for tool in task.spec.requires_tools if not shutil.which(tool)]
+
+
+def runs_pytest(argv: Sequence[str]) -> bool:
+    """Whether a command runs pytest: a word naming it among its first three."""
+    return any(Path(arg).name.startswith("pytest") for arg in argv[:3])
+
+
 def junit_name(node: str) -> str:
     """A pytest node id (`tests/test_x.py::TestA::test_b[1]`) as pytest's JUnit report names the
     test (`tests.test_x.TestA::test_b[1]`), the form a verdict's failing ids take; a parameter is
@@ -274,6 +301,7 @@ def _fix_for(error: Any) -> str:
         "tests.data": 'a list of globs relative to repo/, e.g. data = ["expected/*.json"]',
         "schema_version": "1",
         "requires": 'e.g. requires = ["numpy==2.1.3"]: a name, or name==version',
+        "requires_tools": 'e.g. requires_tools = ["node"]: command names',
     }
     return hints.get(key, "seconds above 0" if key.endswith("timeout_s") else f"see {DOCS}")
 
@@ -286,12 +314,18 @@ def _problem_of(error: Any) -> str:
     return str(error["msg"])
 
 
-def _pytest_argv(file: str, key: str, command: str) -> None:
+def _split(file: str, key: str, command: str) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
         raise ConfigError(file, key, f"cannot split: {exc}", "fix the quoting") from exc
-    if not any(Path(arg).name.startswith("pytest") for arg in argv[:3]):
+    if not argv:
+        raise ConfigError(file, key, "empty", 'e.g. "python -m pytest -q .ssw_hidden"')
+    return argv
+
+
+def _pytest_argv(file: str, key: str, command: str) -> None:
+    if not runs_pytest(_split(file, key, command)):
         raise ConfigError(
             file,
             key,
@@ -339,7 +373,9 @@ def load_task(folder: Path, suite: str | None = None) -> Task:
             file, "id", f"{spec.id!r} is not the folder's name", f'id = "{folder.name}"'
         )
     _pytest_argv(file, "tests.command", spec.tests.command)
-    _pytest_argv(file, "tests.visible", spec.tests.visible)
+    if spec.tests.failing_at_start:  # named by pytest node ids, read from its JUnit report
+        _pytest_argv(file, "tests.visible", spec.tests.visible)
+    _split(file, "tests.visible", spec.tests.visible)
 
     instruction = _text(folder / INSTRUCTION, INSTRUCTION)
     if not instruction.strip():

@@ -6,7 +6,8 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
   that collects nothing, a usage error or a crash makes the task invalid;
 - with graded ids (`fail_to_pass`, `pass_to_pass`: SWE-bench's), the start fails each
   fail_to_pass test and passes each pass_to_pass one;
-- the start passes its own visible tests, but for those task.toml declares failing at the start
+- the start passes its own visible tests (a command other than pytest, another language's runner,
+  by its exit status), but for those task.toml declares failing at the start
   (`failing_at_start`, the bug report's test), which it must fail, each and no other; a start
   with no tests of its own has none to run (its hidden tests alone judge it);
 - the reference (solution/*.patch applied with `git apply`) passes the hidden tests twice in a row
@@ -17,6 +18,8 @@ In a temporary folder, through the same grading steps a run gets (`grading_folde
 - the task requires no package ssw's interpreter lacks (`requires`), else it cannot be judged;
 - a start whose hidden tests time out is invalid unless task.toml declares the bug a hang
   (`start_hangs`);
+- the commands its tests run (`requires_tools`: node, go, cargo) are on PATH, else the task is
+  not judged here (`TaskValidation.unjudged`: neither valid nor counted invalid, and said);
 - and, a warning only, the whole-run limit covers the hidden tests times each one's wall-clock
   backstop (so a hanging start, or a loaded machine, does not end the run before its tests do);
 - and, a warning only, the hidden tests name no file of repo/ that `[tests] data` leaves out
@@ -38,10 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.bench.data_reads import undeclared_data_reads
-from stepswitch.bench.grading_folder import grade, grading_env, run_task_pytest
+from stepswitch.bench.grading_folder import grade, grading_env, run_command, run_task_pytest
 from stepswitch.bench.grading_layout import copy_tree, lay_out
 from stepswitch.bench.grading_timeout import WALL_FACTOR
-from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements
+from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements, missing_tools
 from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
 from stepswitch.bench.validation_result import CHECKS, Check, TaskValidation
 from stepswitch.bench.verdict import TestVerdict
@@ -55,6 +58,10 @@ REFERENCE_RUNS = 2
 
 class Invalid(Exception):
     """The reason a task is invalid (internal: validate_task returns it as data)."""
+
+
+class Unjudged(Invalid):
+    """The reason a task cannot be judged on this machine: a command its tests run is missing."""
 
 
 def _git(folder: Path, home: Path, *args: str) -> GitResult:
@@ -105,6 +112,9 @@ def _visible(
     if not task.visible_tests:
         found.ok(check, "no visible tests: the hidden tests alone judge the task")
         return
+    if not task.visible_is_pytest:  # another language's runner: its exit status says
+        _visible_by_status(task, tree, scratch, which, found, sandbox)
+        return
     verdict = run_task_pytest(task, task.visible_command, tree, scratch, sandbox)
     if verdict.timed_out:
         raise found.fail(check, f"{which}: visible tests timed out: {verdict.timed_out}")
@@ -115,6 +125,26 @@ def _visible(
     if not verdict.passed:
         raise found.fail(check, f"{which} fails its own visible tests: {_why(verdict)}")
     found.ok(check, verdict.summary())
+
+
+def _visible_by_status(
+    task: Task, tree: Path, scratch: Path, which: str, found: _Found, sandbox: Sandbox | None
+) -> None:
+    check = "start_visible" if which == "the start" else "reference_visible"
+    command = task.visible_command
+    ran = run_command(
+        command, tree, timeout_s=task.spec.tests.timeout_s, scratch=scratch, sandbox=sandbox
+    )
+    if ran.timed_out:
+        raise found.fail(check, f"{which}: visible tests timed out: {ran.timed_out}")
+    if ran.exit_status != 0:
+        tail = ran.output.strip().splitlines()[-3:]
+        raise found.fail(
+            check,
+            f"{which} fails its own visible tests: {command[0]} exit {ran.exit_status}: "
+            + " | ".join(line.strip() for line in tail),
+        )
+    found.ok(check, f"{command[0]} exit 0")
 
 
 def _fails_as_declared(verdict: TestVerdict, declared: frozenset[str], found: _Found) -> None:
@@ -302,6 +332,11 @@ def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> Non
     scratch, home, tree = tmp / "scratch", tmp / "home", tmp / "tree"
     scratch.mkdir()
     home.mkdir()
+    tools = missing_tools(task)
+    if tools:  # this machine lacks the task's language: not judged, and said (not invalid)
+        problem = f"cannot judge here: the task's tests run {', '.join(tools)}, not on PATH"
+        found.checks.append(Check("start_fails_hidden", False, problem))
+        raise Unjudged(problem)
     missing = missing_requirements(task)
     if missing:  # the start would fail for want of a package, not for the task's bug
         raise found.fail(
@@ -343,9 +378,12 @@ def validate_task(task: Task, sandbox: Sandbox | None = None) -> TaskValidation:
     began = time.monotonic()
     found = _Found()
     problem: str | None = None
+    unjudged = False
     with tempfile.TemporaryDirectory(prefix="ssw-validate-") as tmp:
         try:
             _check(task, Path(tmp), found, sandbox)
+        except Unjudged as exc:
+            problem, unjudged = str(exc), True
         except Invalid as exc:
             problem = str(exc)
         except Exception as exc:  # a crash is data: the task is reported, not lost
@@ -360,6 +398,7 @@ def validate_task(task: Task, sandbox: Sandbox | None = None) -> TaskValidation:
         tuple(found.reference),
         time.monotonic() - began,
         tuple(found.checks),
+        unjudged,
     )
 
 

@@ -38,10 +38,18 @@ class TaskValidation:
     reference: tuple[TestVerdict, ...] = ()  # the hidden tests on the reference, each run
     duration_s: float = 0.0
     checks: tuple[Check, ...] = ()  # in the order run; after the first problem none runs
+    # `problem` says this machine lacks a command the tests run (task.toml `requires_tools`):
+    # the task was not judged here, neither valid nor invalid.
+    unjudged: bool = False
 
     @property
     def valid(self) -> bool:
         return self.problem is None
+
+    @property
+    def invalid(self) -> bool:
+        """Judged, and found invalid (a task not judged here is neither)."""
+        return self.problem is not None and not self.unjudged
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
 """`ssw bench`: validate task suites, run contestants on them, summarize a bench, import suites.
 
 - `validate SUITE... [--out FILE] [--json]`: exit 0 when every task is valid, 1 when any is not, 2
-  for a malformed one; `--out`/`--json` give the record (per task its checks and verdict, with
+  for a malformed one (a task whose tests run a command missing here is not judged: SKIPPED);
+  `--out`/`--json` give the record (per task its checks and verdict, with
   the commit, the ssw version and the start time).
 - `run --suite S --contestant C ...`: exit 0 when the bench is complete, 1 when its budget (or a
   broken worker) stopped it, 130 when interrupted (Ctrl-C or SIGTERM); the same command resumes it.
@@ -41,6 +42,8 @@ def render_validation(result: object) -> str:
     from stepswitch.bench.validation_result import TaskValidation
 
     assert isinstance(result, TaskValidation)
+    if result.unjudged:
+        return escape_controls(f"SKIPPED  {result.task}: {result.problem}")
     if result.problem is not None:
         return escape_controls(f"INVALID  {result.task}: {result.problem}")
     start = result.start.summary() if result.start else "-"
@@ -101,16 +104,19 @@ def validate(
     started_at, source = now(), source_commit()  # the code that validates, as it starts
     hashes = task_sha256s(tasks)  # the tasks as they are validated
     began = time.monotonic()
-    invalid = 0
+    invalid = skipped = 0
     entries = []
     results = validate_tasks(tasks, jobs=workers, sandbox=confinement)
     for task, sha256, result in zip(tasks, hashes, results, strict=True):
-        invalid += not result.valid
+        invalid += result.invalid
+        skipped += result.unjudged
         entries.append(task_entry(task, result, sha256))
         typer.echo(render_validation(result), err=as_json)
     duration = time.monotonic() - began
+    valid = len(tasks) - invalid - skipped
+    unjudged = f", {skipped} not judged (a command missing)" if skipped else ""
     typer.echo(
-        f"{len(tasks)} tasks: {len(tasks) - invalid} valid, {invalid} invalid ({duration:.1f} s)",
+        f"{len(tasks)} tasks: {valid} valid, {invalid} invalid{unjudged} ({duration:.1f} s)",
         err=as_json,
     )
     if out is not None or as_json:

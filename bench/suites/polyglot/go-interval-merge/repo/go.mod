@@ -1,0 +1,3 @@
+module example.com/intervals
+
+go 1.19

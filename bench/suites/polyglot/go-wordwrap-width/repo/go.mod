@@ -1,0 +1,3 @@
+module example.com/wordwrap
+
+go 1.19
