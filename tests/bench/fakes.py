@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stepswitch.bench.contestants import TaskRunPlace
 from stepswitch.bench.oracle import step_of
 from stepswitch.bench.results import ContestantKind
 from stepswitch.bench.task import Task
@@ -85,16 +85,8 @@ class FakeContestant:
         }
         return validate_policy(data, f"tests:{self.name}")
 
-    def providers(
-        self,
-        task: Task,
-        checkout: Path,
-        scratch: Path,
-        registry: Any,
-        stack: ExitStack,
-        attempt: int = 1,
-    ) -> FakeProvider:
-        return FakeProvider(self, task)
+    def providers(self, place: TaskRunPlace) -> FakeProvider:
+        return FakeProvider(self, place.task)
 
 
 class FakeProvider:

@@ -191,3 +191,35 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture
 def repo(make_repo: Callable[..., Path]) -> Path:
     return make_repo()
+
+
+def lint_findings(text: str) -> list[str]:
+    """What the lint finds in `text` as a Markdown file with no claims and no allow entries."""
+    from stepswitch.claims.lint import lint_text
+    from stepswitch.claims.model import Claims, ReadmeSpec
+
+    return [f.text for f in lint_text(text, Claims(Path("."), ReadmeSpec(), (), ()), "R.md")]
+
+
+INRUN_CLAIM = """\
+  - id: {id}
+    title: Inside a real run the gates miss no failure
+    statement: "{{missed}} of {{mutations}} mutations missed on {{project_names}}."
+    metrics: [gates.inrun]
+    evidence:
+      summaries: [{summaries}]
+      results: [{results}]
+    bounds: ["missed == 0"]
+    bounds_set_by: the gates issue
+    retrospective: the bound was set before the measurement
+    status: accepted
+"""
+
+
+def inrun_claim(claim_id: str, projects: tuple[str, ...]) -> str:
+    """A gates.inrun claim over the committed bench/gates records of `projects`."""
+    return INRUN_CLAIM.format(
+        id=claim_id,
+        summaries=", ".join(f"bench/gates/summary-{p}.json" for p in projects),
+        results=", ".join(f"bench/gates/results-{p}.csv" for p in projects),
+    )

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.claims.conftest import inrun_claim
 from tests.claims.test_raw_samples import (
     PERF,
     PERF_CLAIMS,
@@ -26,19 +27,7 @@ from tests.claims.test_raw_samples import (
 )
 
 BOLTONS = "bench/gates/summary-boltons.json"
-INRUN_CLAIMS = """\
-  - id: C-003
-    title: Inside a real run the gates miss no failure
-    statement: "{missed} of {mutations} mutations missed on {project_names}."
-    metrics: [gates.inrun]
-    evidence:
-      summaries: [bench/gates/summary-boltons.json]
-      results: [bench/gates/results-boltons.csv]
-    bounds: ["missed == 0"]
-    bounds_set_by: the gates issue
-    retrospective: the bound was set before the measurement
-    status: accepted
-"""
+INRUN_CLAIMS = inrun_claim("C-003", ("boltons",))
 
 
 @pytest.fixture

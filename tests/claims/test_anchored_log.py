@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.claims.registration import dump_log, load_log
-from tests.claims.conftest import CLAIMS_HEAD, OVERHEAD_CLAIM, README, commit_all, ssw
+from tests.claims.conftest import CLAIMS_HEAD, OVERHEAD_CLAIM, README, commit_all, inrun_claim, ssw
 from tests.claims.test_raw_samples import copy, make
 
 LOG = "claims/registrations.yaml"
@@ -88,27 +88,7 @@ def test_a_measurement_dated_before_its_commit_or_naming_no_commit_here_is_refus
     ) in found, found
 
 
-INRUN = """\
-  - id: C-001
-    title: Inside a real run the gates miss no failure
-    statement: "{{missed}} of {{mutations}} mutations missed on {{project_names}}."
-    metrics: [gates.inrun]
-    evidence:
-      summaries: [{summaries}]
-      results: [{results}]
-    bounds: ["missed == 0"]
-    bounds_set_by: the gates issue
-    retrospective: the bound was set before the measurement
-    status: accepted
-"""
 PROJECTS = ("boltons", "pyflakes")
-
-
-def _inrun(projects: tuple[str, ...]) -> str:
-    return INRUN.format(
-        summaries=", ".join(f"bench/gates/summary-{p}.json" for p in projects),
-        results=", ".join(f"bench/gates/results-{p}.csv" for p in projects),
-    )
 
 
 def test_a_claim_proved_on_fewer_projects_than_it_was_registered_over_is_refused(
@@ -118,10 +98,10 @@ def test_a_claim_proved_on_fewer_projects_than_it_was_registered_over_is_refused
     for project in PROJECTS:
         copy(root, f"bench/gates/summary-{project}.json")
         copy(root, f"bench/gates/results-{project}.csv")
-    make(root, _inrun(PROJECTS), ["C-001"])  # registered over both projects
+    make(root, inrun_claim("C-001", PROJECTS), ["C-001"])  # registered over both projects
     code, out = ssw(root, "prove")
     assert code == 0, out  # the control
-    (root / "claims/claims.yaml").write_text(CLAIMS_HEAD + _inrun(PROJECTS[:1]))
+    (root / "claims/claims.yaml").write_text(CLAIMS_HEAD + inrun_claim("C-001", PROJECTS[:1]))
     code, out = ssw(root, "prove", "--check")
     assert code == 1, out
     assert any(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claims.conftest import REPO, copy_claims, ssw
+from tests.claims.conftest import REPO, copy_claims, lint_findings, ssw
 
 ADR = "docs/decisions/0016-claims-engine.md"
 PAGE = "docs/claims.md"  # every claim in full
@@ -145,10 +145,6 @@ def test_a_state_changed_in_the_claims_index_names_the_claim_and_its_row(real: P
 
 
 def test_rules_exempt_labels_but_never_a_quantity() -> None:
-    from stepswitch.claims.lint import lint_text
-    from stepswitch.claims.model import Claims, ReadmeSpec
-
-    claims = Claims(Path("."), ReadmeSpec(), (), ())
     fine = (
         "On Python 3.11+ with mini-swe-agent 2.4.6, measured on 2026-12-01 (ADR 0016, issue 23,\n"
         "`docs/decisions/0016-claims-engine.md`): exit code 2, and 130 when interrupted; HTTP 429\n"
@@ -156,11 +152,10 @@ def test_rules_exempt_labels_but_never_a_quantity() -> None:
         "It fails the gates twice. See [x](https://example.com/1.5x).\n\n"
         "```\nssw bench run --runs-per-task 3   # a code sample\n```\n"
     )
-    assert [str(f) for f in lint_text(fine, claims, "R.md")] == []
+    assert lint_findings(fine) == []
     bad = (
         "It exits 2 s sooner, answers 429 ms later and saves $500; ADR 0016 is 3 times shorter,\n"
         "version 2 is 2.5x faster, and issue 12 halved the bill.\n\n"
         "```\nssw bench run --runs-per-task 3   # 3.1x faster, says a comment\n```\n"
     )
-    found = [f.text for f in lint_text(bad, claims, "R.md")]
-    assert found == ["2", "429", "500", "3", "2.5", "halved", "3.1"]
+    assert lint_findings(bad) == ["2", "429", "500", "3", "2.5", "halved", "3.1"]

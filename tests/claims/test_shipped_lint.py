@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.claims.conftest import CLAIMS, CLAIMS_HEAD, README, commit_all, git, ssw
+from tests.claims.conftest import CLAIMS, CLAIMS_HEAD, README, commit_all, git, lint_findings, ssw
 
 SOURCE = "src/limits.py"
 # readme.allow, tied to the constant that holds its value.
@@ -135,16 +135,12 @@ def test_code_is_exempt_only_where_it_is_code() -> None:
 
 
 def test_every_number_word_and_a_vague_plural_is_a_finding() -> None:
-    from stepswitch.claims.lint import lint_text
-    from stepswitch.claims.model import Claims, ReadmeSpec
-
-    claims = Claims(Path("."), ReadmeSpec(), (), ())
     text = (
         "It saves sixty-five percent, or sixty to ninety percent, in eighty seconds over\n"
         "hundreds of runs; it reads twelve files, priced per million tokens. Labels: the fix\n"
         "5a3b8b1 on 1aa72df (2022), in 2025, after commit 4701576.\n"
     )
-    found = [f.text for f in lint_text(text, claims, "R.md")]
+    found = lint_findings(text)
     words = ["sixty-five percent", "sixty to ninety percent", "eighty seconds", "hundreds of"]
     assert found == words
 

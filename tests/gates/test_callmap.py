@@ -14,7 +14,7 @@ from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.staged_tests import covered_first
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
-from tests.harness.repo import git, write_repo
+from tests.harness.repo import edit, git, write_repo
 
 # shape() runs its first branch for one test and its second for another; LIMIT is module-level.
 GEOMETRY = {
@@ -60,13 +60,6 @@ GEOMETRY = {
 def _suite(root: Path, state: Path, command: str | None = None, **options: bool) -> GateSuite:
     gate = TestsGate(name="tests", kind="tests", command=command or pytest_command(root), **options)
     return GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=state)
-
-
-def _edit(root: Path, rel: str, old: str, new: str) -> None:
-    path = root / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 @pytest.fixture
@@ -115,7 +108,7 @@ def test_a_broken_line_runs_only_the_tests_that_ran_it_first_and_fails_there(
     traced: tuple[Path, GateSuite, str],
 ) -> None:
     root, suite, _ = traced
-    _edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
+    edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
     result = suite.run(["geo/shapes.py"])
     assert result.stages == ("tests:covered",)
     [stage] = result.test_stages
@@ -131,11 +124,11 @@ def test_a_change_the_map_places_passes_its_stage_and_the_full_suite_still_decid
     root, suite, _ = traced
     # The parity tests pass with this change; test_limit fails only because LIMIT changed too,
     # at module level, where the map cannot see: the graph's stage and the full suite can.
-    _edit(root, "geo/shapes.py", "n % 2 == 0", "not n % 2")
+    edit(root, "geo/shapes.py", "n % 2 == 0", "not n % 2")
     result = suite.run(["geo/shapes.py"])
     assert result.stages == ("tests:covered", "tests:full")
     assert result.passed and result.full_ran
-    _edit(root, "geo/shapes.py", "LIMIT = 100", "LIMIT = 99")
+    edit(root, "geo/shapes.py", "LIMIT = 100", "LIMIT = 99")
     result = suite.run(["geo/shapes.py"])
     assert result.stages[0] == "tests:covered" and result.results[0].passed
     # The module-level line is not fully covered, so the graph looks too; every test file
@@ -160,7 +153,7 @@ def test_a_map_of_another_commit_is_never_used(traced: tuple[Path, GateSuite, st
         "x",
         "--allow-empty",
     )
-    _edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
+    edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
     fresh = _suite(root, suite.state_dir)
     result = fresh.run(["geo/shapes.py"])
     assert "tests:covered" not in result.stages
@@ -294,7 +287,7 @@ def test_a_failure_outside_the_first_two_files_is_found_by_the_covered_rest(
     data = json.loads(kept.read_text(encoding="utf-8"))
     data["tests"] = [[t, 9.0 if "exact" in t else s] for t, s in data["tests"]]
     kept.write_text(json.dumps(data), encoding="utf-8")
-    _edit(root, "geo/shapes.py", "return w * h", "return w * h + (w == h == 2)")
+    edit(root, "geo/shapes.py", "return w * h", "return w * h + (w == h == 2)")
     result = _suite(root, tmp_path / "state").run(["geo/shapes.py"])
     assert result.stages == ("tests:covered", "tests:covered-rest")
     first, rest = result.test_stages
@@ -315,7 +308,7 @@ def test_a_background_trace_maps_a_copy_of_the_start_while_the_worktree_changes(
 
     line = suite.record_call_map(commit, background=True)
     # The agent edits at once: the trace runs on the start's files, not on these.
-    _edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
+    edit(root, "geo/shapes.py", 'return "negative"', 'return "positive"')
     assert line.startswith(f"gates: call map: tracing the full suite at {commit[:12]} in the")
     assert suite.wait_for_call_map(120)
 

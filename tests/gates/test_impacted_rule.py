@@ -12,7 +12,7 @@ import pytest
 from stepswitch.gates.config import GateConfig, TestsGate
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.tools import pytest_command
-from tests.harness.repo import git, write_repo
+from tests.harness.repo import edit, git, write_repo
 
 pytestmark = pytest.mark.slow  # real pytest runs
 
@@ -77,13 +77,6 @@ def _suite(root: Path, state: Path) -> GateSuite:
     return GateSuite(GateConfig((gate,), "test"), root, dict(os.environ), state_dir=state)
 
 
-def _edit(root: Path, rel: str, old: str, new: str) -> None:
-    path = root / rel
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GateSuite]:
     folder = tmp_path_factory.mktemp("shop")
@@ -110,11 +103,11 @@ def test_a_change_to_code_that_runs_at_import_is_caught_by_the_impacted_stage(
     traced: tuple[Path, GateSuite], rel: str, old: str, new: str, failing: str
 ) -> None:
     root, suite = traced
-    _edit(root, rel, old, new)
+    edit(root, rel, old, new)
     try:
         result = suite.run([rel])
     finally:
-        _edit(root, rel, new, old)
+        edit(root, rel, new, old)
     # The tests the trace charged the line to go first and pass; the graph's stage (the files
     # that import the module, not test_c_greeting.py) finds the failure; no full suite.
     *covered, impacted = result.test_stages
@@ -152,7 +145,7 @@ def test_while_the_call_map_is_traced_no_test_runs_twice(tmp_path: Path) -> None
     try:
         line = suite.record_call_map(git(root, "rev-parse", "HEAD").strip(), background=True)
         assert "in the background" in line
-        _edit(root, "shop/prices.py", "return tables.Limits.basket", "return +tables.Limits.basket")
+        edit(root, "shop/prices.py", "return tables.Limits.basket", "return +tables.Limits.basket")
         result = suite.run(["shop/prices.py"])
         assert suite._tracing is not None and suite._tracing.line is None  # still tracing
     finally:

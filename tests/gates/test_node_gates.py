@@ -94,15 +94,22 @@ def _gates(root: Path, *changed: str) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
+def _changed_package(tmp_path: Path, path: str, text: str) -> tuple[int, str]:
+    """`ssw gates` on the node --test package after `path` became `text`."""
+    root = write_repo(tmp_path / "calc", NODE_PACKAGE, commit=True)
+    (root / path).write_text(text + "\n")
+    return _gates(root, path)
+
+
 def _line(output: str, start: str) -> str:
     return next(line for line in output.splitlines() if line.strip().startswith(start))
 
 
 @needs_node
 def test_a_broken_module_fails_its_impacted_tests_naming_the_test(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "calc", NODE_PACKAGE, commit=True)
-    (root / "src/mul.mjs").write_text("export const mul = (a, b) => a * b + 1;\n")
-    code, output = _gates(root, "src/mul.mjs")
+    code, output = _changed_package(
+        tmp_path, "src/mul.mjs", "export const mul = (a, b) => a * b + 1;"
+    )
     assert code == 1, output
     # Only the test file whose imports reach the change ran: fewer tests than the five.
     assert "ran 2 tests: 1 test file of 3 import a changed file" in _line(output, "FAIL  tests:imp")
@@ -113,10 +120,9 @@ def test_a_broken_module_fails_its_impacted_tests_naming_the_test(tmp_path: Path
 
 @needs_node
 def test_impacted_first_follows_requires_then_the_full_suite_decides(tmp_path: Path) -> None:
-    root = write_repo(tmp_path / "calc", NODE_PACKAGE, commit=True)
     # The same sums another way: add.js is reached by two test files, one through double.js.
-    (root / "src/add.js").write_text("exports.add = (a, b) => [a, b].reduce((x, y) => x + y);\n")
-    code, output = _gates(root, "src/add.js")
+    new = "exports.add = (a, b) => [a, b].reduce((x, y) => x + y);"
+    code, output = _changed_package(tmp_path, "src/add.js", new)
     assert code == 0, output
     assert "tests: package.json scripts.test runs node --test, through npm" in output
     # No Python wording on a repository without Python gates (the first line names the folder).

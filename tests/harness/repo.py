@@ -52,14 +52,20 @@ def commit_all(root: Path, message: str = "change") -> str:
 def edited(root: Path, path: str, old: str, new: str) -> Iterator[None]:
     """`old` replaced by `new` in root/path while the block runs, the file as it was afterwards
     (a test's change to a repository that later tests share, as a built workspace)."""
+    text = edit(root, path, old, new)
+    try:
+        yield
+    finally:
+        (root / path).write_text(text, encoding="utf-8")
+
+
+def edit(root: Path, path: str, old: str, new: str) -> str:
+    """`old` replaced by `new` in root/path (which must hold it); the text as it was."""
     target = root / path
     text = target.read_text(encoding="utf-8")
     assert old in text, f"{path} does not hold {old!r}"
     target.write_text(text.replace(old, new), encoding="utf-8")
-    try:
-        yield
-    finally:
-        target.write_text(text, encoding="utf-8")
+    return text
 
 
 def write_repo(root: Path, files: dict[str, str], *, commit: bool = False) -> Path:

@@ -57,6 +57,20 @@ def provider_env() -> dict[str, str]:
     return {**os.environ, **held_keys(), **_keys}
 
 
+@dataclass(frozen=True)
+class TaskRunPlace:
+    """Where one task run of a contestant happens: its task, the checkout the agent works in, a
+    scratch folder, the providers' registry, what closes with the run, and which attempt it is
+    (a simulated population is seeded by it)."""
+
+    task: Task
+    checkout: Path
+    scratch: Path
+    registry: dict[str, ProviderSpec]
+    stack: ExitStack
+    attempt: int = 1
+
+
 class Contestant(Protocol):
     @property
     def name(self) -> str: ...
@@ -69,15 +83,7 @@ class Contestant(Protocol):
 
     def load_policy(self) -> Policy: ...
 
-    def providers(
-        self,
-        task: Task,
-        checkout: Path,
-        scratch: Path,
-        registry: dict[str, ProviderSpec],
-        stack: ExitStack,
-        attempt: int = 1,
-    ) -> ProviderFactory: ...
+    def providers(self, place: TaskRunPlace) -> ProviderFactory: ...
 
 
 def builtin_policy(name: str) -> Policy:
@@ -109,16 +115,10 @@ class BuiltinContestant:
     def load_policy(self) -> Policy:
         return builtin_policy(self.name)
 
-    def providers(
-        self,
-        task: Task,
-        checkout: Path,
-        scratch: Path,
-        registry: dict[str, ProviderSpec],
-        stack: ExitStack,
-        attempt: int = 1,
-    ) -> ProviderFactory:
-        change = reference_change(task, checkout, scratch) if self.kind == "oracle" else None
+    def providers(self, place: TaskRunPlace) -> ProviderFactory:
+        if self.kind != "oracle":
+            return BuiltinProvider(self.name, None)
+        change = reference_change(place.task, place.checkout, place.scratch)
         return BuiltinProvider(self.name, change)
 
 
@@ -141,15 +141,8 @@ class PolicyContestant:
     def load_policy(self) -> Policy:
         return load_policy(Path(self.path))
 
-    def providers(
-        self,
-        task: Task,
-        checkout: Path,
-        scratch: Path,
-        registry: dict[str, ProviderSpec],
-        stack: ExitStack,
-        attempt: int = 1,
-    ) -> ProviderFactory:
+    def providers(self, place: TaskRunPlace) -> ProviderFactory:
+        stack = place.stack
         base_urls = {}
         if self.script is not None:
             # The script starts over for every task run: each gets its own loopback server.
@@ -159,12 +152,13 @@ class PolicyContestant:
         if self.population is not None:
             # Its own population server per task run, knowing this task's reference change and
             # seeded by the run's attempt: the same file plays the same runs.
-            ref = task_reference(task, checkout, scratch)
-            sim, _ = start_sim_server(load_population(Path(self.population)), ref, attempt)
+            ref = task_reference(place.task, place.checkout, place.scratch)
+            population = load_population(Path(self.population))
+            sim, _ = start_sim_server(population, ref, place.attempt)
             stack.callback(sim.stop)
             base_urls[SIM_PROVIDER] = sim.base_url
         providers = HttpProviders(
-            registry, env=provider_env(), base_urls=base_urls, trust=self.trust
+            place.registry, env=provider_env(), base_urls=base_urls, trust=self.trust
         )
         stack.callback(providers.close)
         return providers

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,19 +165,24 @@ def import_pairs(buggy: Path, correct: Path, tests: Path, out: Path) -> list[Pai
         programs = sorted(e.name[:-3] for e in entries if e.name != "__init__.py")
         if not programs:
             raise UsageError(f"--buggy {buggy}: no <name>.py programs")
-        found = []
-        for name in programs:
-            try:
-                if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-                    raise ValueError(f"{name!r} is not a module name ssw can give a task")
-                files = pair_files(name, *sources.read(name), buggy.name)
-            except ValueError as why:
-                found.append(Pair(name, str(why)))
-                continue
-            dest = out / name.replace("_", "-")
-            if dest.exists():
-                found.append(Pair(name, f"{dest} exists: import into an empty folder"))
-                continue
-            write_task_folder(dest, files)
-            found.append(Pair(name, "", dest))
-    return found
+
+        def files_of(name: str) -> dict[str, str]:
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+                raise ValueError(f"{name!r} is not a module name ssw can give a task")
+            return pair_files(name, *sources.read(name), buggy.name)
+
+        return [write_program(out, name, files_of) for name in programs]
+
+
+def write_program(out: Path, name: str, files_of: Callable[[str], dict[str, str]]) -> Pair:
+    """Program `name` written as a task under `out` from `files_of(name)`, or why not: what
+    files_of raises (ValueError), or a task folder already there."""
+    try:
+        files = files_of(name)
+    except ValueError as why:
+        return Pair(name, str(why))
+    dest = out / name.replace("_", "-")
+    if dest.exists():
+        return Pair(name, f"{dest} exists: import into an empty folder")
+    write_task_folder(dest, files)
+    return Pair(name, "", dest)

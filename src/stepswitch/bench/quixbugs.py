@@ -27,9 +27,8 @@ from stepswitch.bench.import_source import Allowance, SourceFolder, text_of
 from stepswitch.bench.imported_task import (
     imported_task_head,
     whole_run_timeout_s,
-    write_task_folder,
 )
-from stepswitch.bench.pairs import INSTRUCTION, VISIBLE_TEST, Pair, check_defines
+from stepswitch.bench.pairs import INSTRUCTION, VISIBLE_TEST, Pair, check_defines, write_program
 from stepswitch.errors import UsageError
 
 PROGRAMS, CORRECT, TESTS, DATA = (
@@ -230,17 +229,7 @@ def import_quixbugs(checkout: Path, out: Path) -> list[Pair]:
         names = sorted(t[5:-3] for t in tests if t.startswith("test_") and t.endswith(".py"))
         if not names:
             raise UsageError(f"{checkout}/{TESTS}: no test_<name>.py files")
-        found = []
-        for name in names:
-            try:
-                files = program_files(name, _read(tree, name), checkout.name)
-            except ValueError as why:
-                found.append(Pair(name, str(why)))
-                continue
-            dest = out / name.replace("_", "-")
-            if dest.exists():
-                found.append(Pair(name, f"{dest} exists: import into an empty folder"))
-                continue
-            write_task_folder(dest, files)
-            found.append(Pair(name, "", dest))
-    return found
+        return [
+            write_program(out, name, lambda n: program_files(n, _read(tree, n), checkout.name))
+            for name in names
+        ]

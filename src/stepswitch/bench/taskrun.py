@@ -25,7 +25,7 @@ from stepswitch.agent.prepare import prepare_run
 from stepswitch.agent.run import RunExtras, run_task
 from stepswitch.agent.workspace.stops import sigterm_interrupts
 from stepswitch.bench import journal
-from stepswitch.bench.contestants import Contestant
+from stepswitch.bench.contestants import Contestant, TaskRunPlace
 from stepswitch.bench.gitops import change_patch, commit_base
 from stepswitch.bench.grading_folder import TestVerdict, grade, write_grade
 from stepswitch.bench.grading_layout import TreeRefused, copy_tree
@@ -250,9 +250,8 @@ def _run(job: TaskRunJob, task: Task, row: ResultRow, scratch: Path) -> TaskRunR
     ledger = ledger_for(ctx.ledger_path)
     sandbox = choose_sandbox(ctx.sandbox)  # the agent's commands, the gates and grading
     with ExitStack() as stack:
-        providers = contestant.providers(
-            task, checkout, scratch, registry, stack, attempt=job.attempt
-        )
+        place = TaskRunPlace(task, checkout, scratch, registry, stack, attempt=job.attempt)
+        providers = contestant.providers(place)
         clock.set_up = time.monotonic()
         prepared = prepare_run(
             checkout,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from stepswitch.claims import readme
-from stepswitch.errors import ConfigError
+from stepswitch.claims.shipped import markdown_text
 
 DOCS = "docs"
 RECORDS = "docs/decisions/"  # dated records: never rendered
@@ -27,10 +27,7 @@ def read_pages(root: Path) -> dict[str, str]:
         rel = path.relative_to(root).as_posix()
         if rel.startswith(RECORDS) or path.is_symlink() or not path.is_file():
             continue
-        try:
-            pages[rel] = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ConfigError(rel, "its text", "is not UTF-8") from None
+        pages[rel] = markdown_text(path, rel)
     return pages
 
 

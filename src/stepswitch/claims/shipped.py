@@ -51,11 +51,16 @@ def shipped_markdown(root: Path, evidence: Iterable[str] = ()) -> dict[str, str]
             continue
         if is_evidence(rel, inputs):
             continue
-        try:
-            found[rel] = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ConfigError(rel, "its text", "is not UTF-8") from None
+        found[rel] = markdown_text(path, rel)
     return found
 
 
-__all__ = ["PROJECT_FILES", "is_data", "is_evidence", "shipped_markdown"]
+def markdown_text(path: Path, rel: str) -> str:
+    """A shipped Markdown file's text; one that is not UTF-8 is exit 2 naming it (`rel`)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(rel, "its text", "is not UTF-8") from None
+
+
+__all__ = ["PROJECT_FILES", "is_data", "is_evidence", "markdown_text", "shipped_markdown"]

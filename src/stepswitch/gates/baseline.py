@@ -56,25 +56,21 @@ class Baseline:
         if self.call_map:
             out.append(self.call_map)
         for gate in self.already_failing:
-            failing = self.judged_tests.get(gate.name)
-            if failing is not None:
-                out.append(
-                    f"gates: {gate.name} already fails before any edit ({failing} failing "
-                    "test(s)), so the change is judged by the failing tests it adds"
-                )
-                continue
-            count = self.judged.get(gate.name)
-            if count is not None:
-                out.append(
-                    f"gates: {gate.name} already fails before any edit ({count} finding(s)), so "
-                    "the change is judged by the findings it adds"
-                )
-                continue
-            out.append(
-                f"gates: {gate.name} already fails before any edit, so the change must also "
-                f"fix it: {detail_line(gate.report)}"
-            )
+            out.append(f"gates: {gate.name} already fails before any edit{self._judged(gate)}")
         return out
+
+    def _judged(self, gate: BaselineGate) -> str:
+        """How a change is judged by a gate that fails before it: by the failing tests or the
+        findings it adds when they could be read, else it must fix the gate."""
+        if gate.name in self.judged_tests:
+            count, what = self.judged_tests[gate.name], "failing test(s)"
+        elif gate.name in self.judged:
+            count, what = self.judged[gate.name], "finding(s)"
+        else:
+            return f", so the change must also fix it: {detail_line(gate.report)}"
+        return (
+            f" ({count} {what}), so the change is judged by the {what.replace('(s)', 's')} it adds"
+        )
 
     def records(self) -> list[dict[str, object]]:
         return [g.as_record() for g in self.gates]

@@ -180,19 +180,18 @@ class BaselineStore:
             return None
         if [g.name for g in stored.gates] != _expected_names(suite):
             return None
-        failing_commands = {
-            g.name
-            for g, kept in zip(suite.config.gates, stored.gates, strict=True)
-            if isinstance(g, CommandGate) and not kept.passed
+        # Findings only of command gates that failed, failing tests only of suite gates that did.
+        failing = {
+            kind: {
+                g.name
+                for g, kept in zip(suite.config.gates, stored.gates, strict=True)
+                if isinstance(g, kind) and not kept.passed
+            }
+            for kind in (CommandGate, SuiteGate)
         }
-        if not set(stored.findings) <= failing_commands:
+        if not set(stored.findings) <= failing[CommandGate]:
             return None
-        failing_suites = {
-            g.name
-            for g, kept in zip(suite.config.gates, stored.gates, strict=True)
-            if isinstance(g, SuiteGate) and not kept.passed
-        }
-        if not set(stored.failed_tests) <= failing_suites:
+        if not set(stored.failed_tests) <= failing[SuiteGate]:
             return None
         return stored
 

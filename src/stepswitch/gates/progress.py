@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -81,6 +82,13 @@ class SuiteProgress:
         self.results.append(kept)
         if path is not None:
             self.logs.append(path)
+
+    def full_stage(self, run: Callable[[], object]) -> None:
+        """Run the tests gate's full suite (`run`), timing it as `full_s`."""
+        began = time.monotonic()
+        run()
+        self.full_s = time.monotonic() - began
+        self.full_ran = True
 
     def test_stage_done(self, began: float) -> float:
         now = time.monotonic()

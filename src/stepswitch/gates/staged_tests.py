@@ -172,10 +172,9 @@ class StagedTests:
         rest = sorted((f for f in measured if f not in ran), key=lambda f: (measured[f], f))
         wider_left = [f for f in wider if f not in ran]
         order = list(dict.fromkeys([*skipped, *wider_left, *rest, *nearest]))
-        began = time.monotonic()
-        self._stage(gate, f"{gate.name}:full", None, order, progress, base=base)
-        progress.full_s = time.monotonic() - began
-        progress.full_ran = True
+        progress.full_stage(
+            lambda: self._stage(gate, f"{gate.name}:full", None, order, progress, base=base)
+        )
 
     def _stage(
         self,

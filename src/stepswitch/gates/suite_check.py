@@ -93,10 +93,11 @@ class SuiteCheck(ConfiguredCheck[SuiteGate]):
                         return
             report = folder / "full-report"
             command = found.full_command(gate.command, report)
-            began = time.monotonic()
-            self._recorded(f"{gate.name}:full", command, report, progress, None, full_why)
-            progress.full_s = time.monotonic() - began
-            progress.full_ran = True
+            progress.full_stage(
+                lambda: self._recorded(
+                    f"{gate.name}:full", command, report, progress, None, full_why
+                )
+            )
 
     def _recorded(
         self,

@@ -170,16 +170,22 @@ class NodeTestRunner:
         return node_test_count(report)
 
 
-class JestRunner:
-    name = "jest"
-    language = NODE
+class _ReportingRunner:
+    """A runner whose report comes from options added to the project's own command."""
 
-    @staticmethod
-    def _reporter(report: Path) -> str:
-        return f"--json --outputFile={shlex.quote(str(report))}"
+    language = NODE
+    reporter = ""  # the options that make it write its report; {report} is the report's path
+
+    def _reporter(self, report: Path) -> str:
+        return self.reporter.format(report=shlex.quote(str(report)))
 
     def full_command(self, command: str, report: Path) -> str:
         return with_args(command, self._reporter(report))
+
+
+class JestRunner(_ReportingRunner):
+    name = "jest"
+    reporter = "--json --outputFile={report}"
 
     def impacted(self, root: Path, command: str, changed: Sequence[str], report: Path) -> Selection:
         if is_compound(command):
@@ -198,14 +204,11 @@ class JestRunner:
         return jest_count(report)
 
 
-class VitestRunner:
-    name = "vitest"
-    language = NODE
+class VitestRunner(JestRunner):
+    """Vitest writes Jest's JSON report: its failures and counts are read as Jest's."""
 
-    @staticmethod
-    def _reporter(report: Path) -> str:
-        destination = shlex.quote(f"--outputFile.json={report}")
-        return f"--reporter=default --reporter=json {destination}"
+    name = "vitest"
+    reporter = "--reporter=default --reporter=json --outputFile.json={report}"
 
     def full_command(self, command: str, report: Path) -> str:
         # CI: vitest runs once (never watches), and writes no snapshot it did not find.
@@ -222,23 +225,10 @@ class VitestRunner:
         command = f"CI=true {related} {shlex.join(sources)}"
         return Selection(command, tuple(sources), f"vitest related {' '.join(sources)}")
 
-    def failures(self, output: str, report: Path) -> list[FailedTest]:
-        return jest_failures(report)
 
-    def tests_run(self, report: Path) -> int | None:
-        return jest_count(report)
-
-
-class MochaRunner:
+class MochaRunner(_ReportingRunner):
     name = "mocha"
-    language = NODE
-
-    @staticmethod
-    def _reporter(report: Path) -> str:
-        return f"--reporter json --reporter-option {shlex.quote(f'output={report}')}"
-
-    def full_command(self, command: str, report: Path) -> str:
-        return with_args(command, self._reporter(report))
+    reporter = "--reporter json --reporter-option output={report}"
 
     def impacted(self, root: Path, command: str, changed: Sequence[str], report: Path) -> Selection:
         found, shown = _script_words(root, command)

@@ -79,6 +79,17 @@ def node_test_count(report: Path) -> int | None:
 # -- Jest and Vitest (--json) -------------------------------------------------------------------
 
 
+def _objects(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The JSON objects in the list `data[key]` (anything else there passed over)."""
+    found = data.get(key)
+    return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+
+
+def _text(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) else None
+
+
 def jest_failures(report: Path) -> list[FailedTest]:
     """Jest's `--json` report (Vitest's json reporter writes the same shape): each failing
     assertion, and each test file that failed to run at all."""
@@ -86,10 +97,8 @@ def jest_failures(report: Path) -> list[FailedTest]:
     if not isinstance(data, dict):
         return []
     out: list[FailedTest] = []
-    for suite in data.get("testResults") or []:
-        if not isinstance(suite, dict):
-            continue
-        file = suite.get("name") if isinstance(suite.get("name"), str) else None
+    for suite in _objects(data, "testResults"):
+        file = _text(suite, "name")
         failed = [
             a
             for a in suite.get("assertionResults") or []
@@ -127,10 +136,8 @@ def mocha_failures(report: Path, output: str) -> list[FailedTest]:
     if not isinstance(data, dict):
         return []
     out: list[FailedTest] = []
-    for failure in data.get("failures") or []:
-        if not isinstance(failure, dict):
-            continue
-        file = failure.get("file") if isinstance(failure.get("file"), str) else None
+    for failure in _objects(data, "failures"):
+        file = _text(failure, "file")
         title = str(failure.get("fullTitle") or failure.get("title") or "?")
         err = failure.get("err")
         err = err if isinstance(err, dict) else {}
