@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.bench.task import junit_name, load_task
+from stepswitch.bench.pytest_ids import junit_name
+from stepswitch.bench.task import load_task
 from stepswitch.bench.validate import validate_task
 from stepswitch.errors import ConfigError
 from tests.bench import TASK_TOML, write_task

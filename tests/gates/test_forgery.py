@@ -15,15 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from stepswitch.gates.config import (
-    CommandGate,
-    GateConfig,
-    GoldenGate,
-    protected_paths,
-    protected_patterns,
-    read_gate_config,
-)
+from stepswitch.gates.config import CommandGate, GateConfig, GoldenGate, read_gate_config
 from stepswitch.gates.suite import TRUTH_CHECK, GateSuite
+from stepswitch.gates.truth_paths import protected_paths, protected_patterns
 from tests.harness.repo import git, write_repo
 
 PY = shlex.quote(sys.executable)

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import stepswitch
 from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.workspace.paths import Workspace
-from stepswitch.gates.config import protected_paths
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import find_interpreter, gate_environment
 from stepswitch.gates.lang.toolchain_view import toolchain_view
 from stepswitch.gates.test_config import config_folder
+from stepswitch.gates.truth_paths import protected_paths
 from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.registry.presets import ProviderSpec, key_variables
 from stepswitch.util.git_tree import TreeGit

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import tomli_w
 
-from stepswitch.bench.task import HIDDEN_FOLDER, Task, is_test_module
+from stepswitch.bench.pytest_ids import is_test_module
+from stepswitch.bench.task import HIDDEN_FOLDER, Task
 from stepswitch.bench.task_data import covers
 from stepswitch.gates.shadowing import shadowing_modules, twin_modules
 from stepswitch.util.toml import parse_toml

@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
-from stepswitch.bench.task import MAX_FAILING, junit_name
+from stepswitch.bench.pytest_ids import junit_name
+from stepswitch.bench.task import MAX_FAILING
 from stepswitch.bench.verdict import TestVerdict
 
 SELECT_PLUGIN = "ssw_grading_select"

@@ -43,7 +43,8 @@ from stepswitch.bench.harbor_shell import Refused
 from stepswitch.bench.harbor_solution import reference_patch
 from stepswitch.bench.import_source import LINKED_TASK, Allowance, SourceFolder, SourceRefused
 from stepswitch.bench.oracle import reference_change
-from stepswitch.bench.task import Task, brief_of, has_tests, load_suite, load_task
+from stepswitch.bench.pytest_ids import has_tests
+from stepswitch.bench.task import Task, brief_of, load_suite, load_task
 from stepswitch.errors import SswError, UsageError
 from stepswitch.util.toml import parse_toml
 

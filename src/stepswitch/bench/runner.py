@@ -47,7 +47,8 @@ from stepswitch.bench.record import (
 from stepswitch.bench.results import ContestantKind, ResultRow, write_csv
 from stepswitch.bench.stats import RESAMPLES
 from stepswitch.bench.summary import summarize
-from stepswitch.bench.task import Task, missing_requirements, missing_tools
+from stepswitch.bench.task import Task
+from stepswitch.bench.task_needs import missing_requirements, missing_tools
 from stepswitch.bench.taskrun import BenchContext, TaskRunJob, TaskRunResult, ledger_for, run_one
 from stepswitch.errors import UsageError
 

@@ -51,10 +51,8 @@ says why the layout is Harbor's and what grading does with it.
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import shlex
-import shutil
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,6 +61,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from stepswitch.bench.pytest_ids import has_tests, junit_name, runs_pytest
 from stepswitch.bench.task_data import _data_globs, _files_of, covers
 from stepswitch.errors import ConfigError
 from stepswitch.gates.config import OWN_FILE, GateConfig, _parse_gates, read_gate_config
@@ -218,57 +217,6 @@ def brief_of(instruction: str, failing_at_start: Sequence[str], hidden_only: boo
         f"{instruction.rstrip()}\n\nThese tests of the repository fail now, and pass once the "
         f"task is done:\n{listed}\n"
     )
-
-
-def is_test_module(rel: Path) -> bool:
-    """A file pytest collects tests from by default: test_*.py or *_test.py."""
-    name = rel.name
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-
-
-def has_tests(repo: Path) -> bool:
-    """Whether a start holds a test module of its own (anywhere but a hidden or git folder)."""
-    for path in repo.rglob("*.py"):
-        rel = path.relative_to(repo)
-        if is_test_module(rel) and not any(p.startswith(".") for p in rel.parts[:-1]):
-            return True
-    return False
-
-
-def missing_requirements(task: Task) -> list[str]:
-    """The task's requirements this interpreter does not meet, each with what it has instead."""
-    missing = []
-    for requirement in task.spec.requires:
-        name, _, wanted = requirement.partition("==")
-        try:
-            have = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            missing.append(f"{requirement} (not installed)")
-            continue
-        if wanted and have != wanted:
-            missing.append(f"{requirement} (installed: {have})")
-    return missing
-
-
-def missing_tools(task: Task) -> list[str]:
-    """The commands the task's tests run (`requires_tools`) that are not on PATH, each said."""
-    return [f"the `{tool}` command" for tool in task.spec.requires_tools if not shutil.which(tool)]
-
-
-def runs_pytest(argv: Sequence[str]) -> bool:
-    """Whether a command runs pytest: a word naming it among its first three."""
-    return any(Path(arg).name.startswith("pytest") for arg in argv[:3])
-
-
-def junit_name(node: str) -> str:
-    """A pytest node id (`tests/test_x.py::TestA::test_b[1]`) as pytest's JUnit report names the
-    test (`tests.test_x.TestA::test_b[1]`), the form a verdict's failing ids take; a parameter is
-    kept whole, whatever it holds (`::`, `/`), as pytest's junitxml keeps it."""
-    address, bracket, params = node.partition("[")
-    path, _, rest = address.partition("::")
-    parts = rest.split("::")
-    module = path.removesuffix(".py").replace("/", ".")
-    return f"{'.'.join([module, *parts[:-1]])}::{parts[-1]}{bracket}{params}"
 
 
 # -- reading ------------------------------------------------------------------------------------

@@ -37,16 +37,25 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.bench.data_reads import undeclared_data_reads
 from stepswitch.bench.grading_folder import grade, grading_env, run_command, run_task_pytest
 from stepswitch.bench.grading_layout import copy_tree, lay_out
 from stepswitch.bench.grading_timeout import WALL_FACTOR
-from stepswitch.bench.task import HIDDEN_FOLDER, Task, missing_requirements, missing_tools
+from stepswitch.bench.task import HIDDEN_FOLDER, Task
+from stepswitch.bench.task_needs import missing_requirements, missing_tools
 from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
-from stepswitch.bench.validation_result import CHECKS, Check, TaskValidation
+from stepswitch.bench.validation_result import (
+    CHECKS,
+    Check,
+    Found,
+    Invalid,
+    TaskValidation,
+    Unjudged,
+    first_line,
+    why_of,
+)
 from stepswitch.bench.verdict import TestVerdict
 from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
@@ -56,44 +65,23 @@ from stepswitch.util.sandbox_backends import Sandbox
 REFERENCE_RUNS = 2
 
 
-class Invalid(Exception):
-    """The reason a task is invalid (internal: validate_task returns it as data)."""
-
-
-class Unjudged(Invalid):
-    """The reason a task cannot be judged on this machine: a command its tests run is missing."""
-
-
 def _git(folder: Path, home: Path, *args: str) -> GitResult:
     ident = ["-c", "user.name=ssw", "-c", "user.email=ssw@localhost"]
     return run_git(folder, *ident, *args, env={"HOME": str(home)})
 
 
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
-def _why(verdict: TestVerdict) -> str:
-    shown = verdict.summary()
-    if verdict.failing:
-        shown += ": " + ", ".join(verdict.failing[:3])
-    elif not verdict.report and verdict.output:
-        shown += ": " + _first_line(verdict.output[-400:])
-    return shown
-
-
-def _apply_reference(task: Task, tree: Path, home: Path, found: _Found) -> None:
+def _apply_reference(task: Task, tree: Path, home: Path, found: Found) -> None:
     """`tree`: a git repository of the start, committed, with the reference applied on top."""
     copy_tree(task.repo, tree)
     for args in (("init", "-q"), ("add", "-A"), ("commit", "-qm", "start")):
         done = _git(tree, home, *args)
         if done.status != 0:
-            raise RuntimeError(f"git {args[0]}: {_first_line(done.err)}")
+            raise RuntimeError(f"git {args[0]}: {first_line(done.err)}")
     for patch in task.patches:
         done = _git(tree, home, "apply", "--whitespace=nowarn", str(patch.resolve()))
         if done.status != 0:
             rel = patch.relative_to(task.folder).as_posix()
-            raise found.fail("reference_applies", f"{rel} does not apply: {_first_line(done.err)}")
+            raise found.fail("reference_applies", f"{rel} does not apply: {first_line(done.err)}")
     shown = ", ".join(p.relative_to(task.folder).as_posix() for p in task.patches)
     for rel in task.data_files:
         changed = tree / rel
@@ -106,7 +94,7 @@ def _apply_reference(task: Task, tree: Path, home: Path, found: _Found) -> None:
 
 
 def _visible(
-    task: Task, tree: Path, scratch: Path, which: str, found: _Found, sandbox: Sandbox | None
+    task: Task, tree: Path, scratch: Path, which: str, found: Found, sandbox: Sandbox | None
 ) -> None:
     check = "start_visible" if which == "the start" else "reference_visible"
     if not task.visible_tests:
@@ -123,12 +111,12 @@ def _visible(
         _fails_as_declared(verdict, declared, found)
         return
     if not verdict.passed:
-        raise found.fail(check, f"{which} fails its own visible tests: {_why(verdict)}")
+        raise found.fail(check, f"{which} fails its own visible tests: {why_of(verdict)}")
     found.ok(check, verdict.summary())
 
 
 def _visible_by_status(
-    task: Task, tree: Path, scratch: Path, which: str, found: _Found, sandbox: Sandbox | None
+    task: Task, tree: Path, scratch: Path, which: str, found: Found, sandbox: Sandbox | None
 ) -> None:
     check = "start_visible" if which == "the start" else "reference_visible"
     command = task.visible_command
@@ -147,12 +135,12 @@ def _visible_by_status(
     found.ok(check, f"{command[0]} exit 0")
 
 
-def _fails_as_declared(verdict: TestVerdict, declared: frozenset[str], found: _Found) -> None:
+def _fails_as_declared(verdict: TestVerdict, declared: frozenset[str], found: Found) -> None:
     """The start fails exactly the visible tests its task.toml declares (failing_at_start), and
     pytest got as far as running them: none more, none fewer, nothing that stopped it first."""
     failed = set(verdict.failing)
     if not verdict.report or verdict.failures + verdict.errors != len(failed):
-        raise found.fail("start_visible", f"the start's visible tests gave {_why(verdict)}")
+        raise found.fail("start_visible", f"the start's visible tests gave {why_of(verdict)}")
     if failed - declared:
         extra = ", ".join(sorted(failed - declared))
         raise found.fail("start_visible", f"the start fails visible tests not declared: {extra}")
@@ -181,7 +169,7 @@ def _whole_run_short(task: Task, tests: int) -> str | None:
 
 
 def _runs_without_hidden(
-    task: Task, tree: Path, scratch: Path, found: _Found, sandbox: Sandbox | None
+    task: Task, tree: Path, scratch: Path, found: Found, sandbox: Sandbox | None
 ) -> None:
     if task.spec.tests.overlay:
         _runs_overlaid(task, found)
@@ -204,7 +192,7 @@ def _runs_without_hidden(
     found.ok("needs_hidden", f"without {HIDDEN_FOLDER}/: {verdict.summary()}")
 
 
-def _runs_overlaid(task: Task, found: _Found) -> None:
+def _runs_overlaid(task: Task, found: Found) -> None:
     """Overlaid hidden tests change the start's own test files, which pass on the reference
     as they were: what must hold is that the run takes its tests from a hidden file (the
     graded ids' files, else the command's arguments)."""
@@ -221,7 +209,7 @@ def _runs_overlaid(task: Task, found: _Found) -> None:
     found.ok("needs_hidden", f"runs the hidden {', '.join(ran)}")
 
 
-def _gates(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
+def _gates(task: Task, tree: Path, scratch: Path, found: Found) -> None:
     config = task.gates or read_gate_config(tree)
     gates = () if config is None else tuple(g for g in config.gates if not isinstance(g, TestsGate))
     if config is None or not gates:  # the tests gate is the visible run, checked above
@@ -236,12 +224,12 @@ def _gates(task: Task, tree: Path, scratch: Path, found: _Found) -> None:
     if failed is not None:
         raise found.fail(
             "reference_gates",
-            f"the reference fails its gate {failed.name}: {_first_line(failed.report)}",
+            f"the reference fails its gate {failed.name}: {first_line(failed.report)}",
         )
     found.ok("reference_gates", "passed: " + ", ".join(g.name for g in gates))
 
 
-def _test_data(task: Task, found: _Found) -> None:
+def _test_data(task: Task, found: Found) -> None:
     reads = undeclared_data_reads(task)
     if not reads:
         declared = len(task.data_files)
@@ -264,21 +252,7 @@ def _test_data(task: Task, found: _Found) -> None:
     )
 
 
-@dataclass
-class _Found:
-    start: TestVerdict | None = None
-    reference: list[TestVerdict] = field(default_factory=list)
-    checks: list[Check] = field(default_factory=list)
-
-    def ok(self, name: str, found: str) -> None:
-        self.checks.append(Check(name, True, found))
-
-    def fail(self, name: str, problem: str) -> Invalid:
-        self.checks.append(Check(name, False, problem))
-        return Invalid(problem)
-
-
-def _start_by_ids(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | None) -> None:
+def _start_by_ids(task: Task, scratch: Path, found: Found, sandbox: Sandbox | None) -> None:
     """The start fails every fail_to_pass test (a failure, an error, a skip or not collected)
     and passes every pass_to_pass one: two runs, each graded by its own ids."""
     spec = task.spec.tests
@@ -287,7 +261,7 @@ def _start_by_ids(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | N
         raise found.fail("start_fails_hidden", f"start: timed out: {start.timed_out}")
     if not start.report:
         raise found.fail(
-            "start_fails_hidden", f"start: the hidden tests did not run ({_why(start)})"
+            "start_fails_hidden", f"start: the hidden tests did not run ({why_of(start)})"
         )
     if start.passed_tests:
         raise found.fail(
@@ -295,18 +269,18 @@ def _start_by_ids(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | N
             f"the untouched start passes {start.passed_tests} of the {len(spec.fail_to_pass)} "
             "fail_to_pass tests: each must fail before the change",
         )
-    shown = f"fail_to_pass: {_why(start)}"
+    shown = f"fail_to_pass: {why_of(start)}"
     if spec.pass_to_pass:
         kept = grade(task, task.repo, scratch, sandbox, spec.pass_to_pass)
         if not kept.passed:
             raise found.fail(
-                "start_fails_hidden", f"the start fails pass_to_pass tests: {_why(kept)}"
+                "start_fails_hidden", f"the start fails pass_to_pass tests: {why_of(kept)}"
             )
         shown += f"; pass_to_pass: {kept.summary()}"
     found.ok("start_fails_hidden", shown)
 
 
-def _start_fails(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | None) -> None:
+def _start_fails(task: Task, scratch: Path, found: Found, sandbox: Sandbox | None) -> None:
     """The untouched start fails its hidden tests: one failed or errored test at least."""
     start = found.start = grade(task, task.repo, scratch, sandbox)
     if start.timed_out and task.spec.tests.start_hangs:
@@ -323,12 +297,12 @@ def _start_fails(task: Task, scratch: Path, found: _Found, sandbox: Sandbox | No
         )
     if not start.failed:
         raise found.fail(
-            "start_fails_hidden", f"start: the hidden tests did not run ({_why(start)})"
+            "start_fails_hidden", f"start: the hidden tests did not run ({why_of(start)})"
         )
-    found.ok("start_fails_hidden", _why(start))
+    found.ok("start_fails_hidden", why_of(start))
 
 
-def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> None:
+def _check(task: Task, tmp: Path, found: Found, sandbox: Sandbox | None) -> None:
     scratch, home, tree = tmp / "scratch", tmp / "home", tmp / "tree"
     scratch.mkdir()
     home.mkdir()
@@ -357,9 +331,9 @@ def _check(task: Task, tmp: Path, found: _Found, sandbox: Sandbox | None) -> Non
         if verdict.timed_out:
             raise found.fail(check, f"reference: timed out: {verdict.timed_out}")
         if not verdict.passed and attempt == 0:
-            raise found.fail(check, f"the reference fails the hidden tests: {_why(verdict)}")
+            raise found.fail(check, f"the reference fails the hidden tests: {why_of(verdict)}")
         if not verdict.passed:
-            raise found.fail(check, f"the reference is flaky: passed, then {_why(verdict)}")
+            raise found.fail(check, f"the reference is flaky: passed, then {why_of(verdict)}")
         first = found.reference[0].tests
         if verdict.tests != first:
             raise found.fail(check, f"the reference is flaky: {first} tests, then {verdict.tests}")
@@ -376,7 +350,7 @@ def validate_task(task: Task, sandbox: Sandbox | None = None) -> TaskValidation:
     """Check one task, its test runs inside `sandbox` as grading runs them (None: unconfined);
     never raises for a problem of the task, which is returned as `problem`."""
     began = time.monotonic()
-    found = _Found()
+    found = Found()
     problem: str | None = None
     unjudged = False
     with tempfile.TemporaryDirectory(prefix="ssw-validate-") as tmp:

@@ -3,7 +3,7 @@ outcome, and the task's verdict (`validate.validate_task` makes it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from stepswitch.bench.verdict import TestVerdict
 
@@ -54,3 +54,40 @@ class TaskValidation:
     @property
     def warnings(self) -> tuple[str, ...]:
         return tuple(c.found for c in self.checks if c.warning)
+
+
+class Invalid(Exception):
+    """The reason a task is invalid (internal: validate_task returns it as data)."""
+
+
+class Unjudged(Invalid):
+    """The reason a task cannot be judged on this machine: a command its tests run is missing."""
+
+
+def first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def why_of(verdict: TestVerdict) -> str:
+    shown = verdict.summary()
+    if verdict.failing:
+        shown += ": " + ", ".join(verdict.failing[:3])
+    elif not verdict.report and verdict.output:
+        shown += ": " + first_line(verdict.output[-400:])
+    return shown
+
+
+@dataclass
+class Found:
+    """What validate_task found so far: the verdicts it keeps and each check in order."""
+
+    start: TestVerdict | None = None
+    reference: list[TestVerdict] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+    def ok(self, name: str, found: str) -> None:
+        self.checks.append(Check(name, True, found))
+
+    def fail(self, name: str, problem: str) -> Invalid:
+        self.checks.append(Check(name, False, problem))
+        return Invalid(problem)

@@ -53,7 +53,7 @@ and the key, e.g. `pyproject.toml: tool.stepswitch.gates.lint.timeout_s: ...`.
 The gates' truth is the base commit. A run reads this configuration from its fresh worktree,
 before any edit; the golden gate's expected values and the protected constants' old values are
 read from the base commit's objects, never from the worktree (`gates.base`). The configuration
-file, `.stepswitch.toml`, the golden files and the protected paths (`protected_patterns`) are
+file, `.stepswitch.toml`, the golden files and the protected paths (`gates.truth_paths`) are
 what the agent's tools refuse to write, and any change to them in the worktree, by any means, is
 a failing verdict of the `ssw:protected` check that runs before the gates (`gates.tree_diff`).
 A protected path or constant that is not in the base commit, a golden file that is not there or
@@ -397,24 +397,3 @@ def _check_paths(gate: GateSpec, file: str, key: str) -> None:
                 f"{path!r} is not inside the repository",
                 "use a path relative to the repository root",
             )
-
-
-def protected_patterns(config: GateConfig) -> dict[str, str]:
-    """The paths the gates' truth lives in, each with why: the gate configuration (and
-    .stepswitch.toml, so a model cannot add one), the golden files and the protected paths. The
-    tools refuse writes to them; any change to them fails the gates."""
-    out: dict[str, str] = {OWN_FILE: "where the gates are configured"}
-    if config.config_file and config.config_file != OWN_FILE:
-        out[config.config_file] = "where the gates are configured"
-    for gate in config.gates:
-        if isinstance(gate, GoldenGate):
-            out.setdefault(gate.expected, f"the golden file of gate {gate.name}")
-        elif isinstance(gate, ProtectedGate):
-            for pattern in gate.paths:
-                out.setdefault(pattern, f"protected by gate {gate.name} ({pattern!r})")
-    return out
-
-
-def protected_paths(config: GateConfig) -> tuple[str, ...]:
-    """Globs for Workspace.protected: the keys of `protected_patterns`."""
-    return tuple(protected_patterns(config))

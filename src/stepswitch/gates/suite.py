@@ -40,7 +40,6 @@ from stepswitch.gates.config import (
     ProtectedGate,
     SuiteGate,
     TestsGate,
-    protected_patterns,
 )
 from stepswitch.gates.context import GateCheck, GateContext
 from stepswitch.gates.durations import Durations
@@ -68,6 +67,7 @@ from stepswitch.gates.staged_tests import StagedTests
 from stepswitch.gates.suite_check import SuiteCheck
 from stepswitch.gates.suite_result import SuiteResult
 from stepswitch.gates.test_config import TEST_CONFIG_CHECK, check_test_config
+from stepswitch.gates.truth_paths import protected_patterns
 from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Confinement
