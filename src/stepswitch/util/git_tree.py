@@ -11,6 +11,7 @@ takes part (docs/decisions/0020-git-outside-the-agents-reach.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -73,6 +74,8 @@ class TreeGit:
     _trees: dict[str, Entries] = field(default_factory=dict)  # commit id -> its entries
     _removed: list[str] = field(default_factory=list)  # what ssw had to take out of the tree
     _last_tree: _WrittenTree | None = None  # a run writes the same tree again between edits
+    _steady: int = 0  # how many `steady()` blocks are open
+    _listed: tuple[set[str], set[str]] | None = None  # the listing a steady block reuses
 
     @property
     def index(self) -> Path:
@@ -153,10 +156,32 @@ class TreeGit:
 
     # -- what the tree holds --------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def steady(self) -> Iterator[None]:
+        """A block in which the caller starts no command in the tree and writes no file to it:
+        the tree's listing (`listed_paths`, a git process) is made once and reused inside it.
+        Files are still read each time, so a file's content is never taken from before."""
+        self._steady += 1
+        try:
+            yield
+        finally:
+            self._steady -= 1
+            if not self._steady:
+                self._listed = None
+
     def listed_paths(self) -> tuple[set[str], set[str]]:
         """Every file git does not ignore (with an empty index, tracked ones too), relative to
         the tree's top; and, apart, folders that hold another repository (git does not look in
-        them)."""
+        them). Inside `steady()`, the first listing of the block."""
+        if self._steady and self._listed is not None:
+            paths, nested = self._listed
+            return set(paths), set(nested)
+        paths, nested = self._list()
+        if self._steady:
+            self._listed = (set(paths), set(nested))
+        return paths, nested
+
+    def _list(self) -> tuple[set[str], set[str]]:
         args = ("ls-files", "-z", "--others", "--exclude-standard")
         try:
             listed = self.git(*args, timeout=LIST_TIMEOUT_S)
@@ -349,6 +374,12 @@ class TreeGit:
     def head(self) -> str:
         """The branch's commit."""
         return self.git_ok("rev-parse", "--verify", f"{self.branch}^{{commit}}").decode().strip()
+
+    def head_and_tree(self) -> tuple[str, str]:
+        """The branch's commit and that commit's tree, from one git process."""
+        out = self.git_ok("rev-parse", f"{self.branch}^{{commit}}", f"{self.branch}^{{tree}}")
+        commit, tree = out.decode().split()
+        return commit, tree
 
     def commit(
         self,

@@ -237,11 +237,11 @@ def commit_all(worktree: Worktree, message: str) -> str | None:
     it holds exactly what the branch's last commit has (no empty commit claims anything).
     Control characters in the message are escaped, and paths git cannot hold are named in it."""
     tree, left_out = worktree.git.write_tree()
-    head_tree = worktree.git.git_ok("rev-parse", f"{worktree.git.head()}^{{tree}}")
-    if not left_out and tree == head_tree.decode().strip():
+    head, head_tree = worktree.git.head_and_tree()
+    if not left_out and tree == head_tree:
         return None
     # What was left out is said in the commit itself, where whoever takes the change sees it.
-    return worktree.git.commit(commit_message(message, left_out), AUTHOR, tree)
+    return worktree.git.commit(commit_message(message, left_out), AUTHOR, tree, (head,))
 
 
 def commit_message(message: str, left_out: list[str]) -> str:
