@@ -270,12 +270,18 @@ def connect_rw(path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Co
     return conn
 
 
-def configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> None:
+def configure(
+    conn: sqlite3.Connection, path: Path, busy_timeout_s: float, *, sync: bool = True
+) -> None:
+    """WAL mode and the busy timeout; `sync=False` for a file nobody sees yet (ledger.create),
+    which its maker fsyncs whole before it links it into place."""
     with guarded(path):
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        conn.execute(f"PRAGMA synchronous = {'FULL' if sync else 'OFF'}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        # FULL until a transaction says otherwise (`immediate(fsync=False)` for settlements).
-        conn.execute("PRAGMA synchronous = FULL")
+        # FULL until a transaction says otherwise (`immediate(fsync=False)`: settlements, and
+        # reservations that hold no dollars, ADR 0074).
+        conn.execute(f"PRAGMA synchronous = {'FULL' if sync else 'OFF'}")
     if str(mode).lower() != "wal":
         raise LedgerError(
             path,

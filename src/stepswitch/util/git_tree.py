@@ -416,6 +416,11 @@ class TreeGit:
         commit = done.out.strip()
         old = parents[0] if parents else ""  # the branch moves only from where ssw left it
         self.git_ok("update-ref", "-m", "ssw: commit the run's change", self.branch, commit, old)
+        last = self._last_tree
+        if last is not None and last.tree == tree and not last.refused:
+            # The commit's entries are the ones its tree was written from: no ls-tree to read
+            # them back when the tree is next compared with it.
+            self._trees[commit] = last.entries
         if self.checkout_index is not None:
             self.git_ok("read-tree", commit, index=self.checkout_index)
         return commit
