@@ -14,6 +14,7 @@ ledger to the end of the clean-up):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -31,10 +32,8 @@ _STARTS = ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.system")
 
 def mark(name: str) -> None:
     """A syscall strace sees with `name` in it (the path does not exist: nothing is read)."""
-    try:
+    with contextlib.suppress(OSError):
         os.statvfs(name)
-    except OSError:
-        pass
 
 
 def _program(args: Any) -> str:
@@ -112,8 +111,16 @@ def strace_counts(argv: list[str], cwd: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="ssw-strace-") as folder:
         out = Path(folder) / "trace"
         done = subprocess.run(
-            [strace, "-f", "-qq", "-e", "trace=execve,fsync,fdatasync,statfs", "-o", str(out)]
-            + argv,
+            [
+                strace,
+                "-f",
+                "-qq",
+                "-e",
+                "trace=execve,fsync,fdatasync,statfs",
+                "-o",
+                str(out),
+                *argv,
+            ],
             cwd=cwd,
             capture_output=True,
             text=True,

@@ -36,6 +36,7 @@ from stepswitch.util.git_objects import (
     row_under,
     stamp,
 )
+from stepswitch.util.loose_objects import LooseObjects, plain_path
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.tree_checkout import FolderWriter, listed_entries
 
@@ -86,6 +87,14 @@ class TreeGit:
     @property
     def sha256(self) -> bool:
         return len(self.base_commit) == 64
+
+    @property
+    def objects(self) -> LooseObjects | None:
+        """The repository's object folder, written without a git process (util/loose_objects);
+        None when the git folder holds none of its own (a linked checkout's: git finds it)."""
+        if not (self.git_dir / "objects").is_dir():
+            return None
+        return LooseObjects(self.git_dir, self.sha256)
 
     def git(
         self,
@@ -299,8 +308,13 @@ class TreeGit:
         mode, data, opened = read
         oid = blob_id(data, self.sha256)
         if write and oid not in self._written:
-            stored = self.git_ok("hash-object", "-w", "--no-filters", "--stdin", input=data)
-            if stored.decode().strip() != oid:
+            objects = self.objects
+            if objects is not None:
+                stored = objects.write(b"blob", data)
+            else:
+                out = self.git_ok("hash-object", "-w", "--no-filters", "--stdin", input=data)
+                stored = out.decode().strip()
+            if stored != oid:
                 raise UsageError(f"git stored {path} under another id than its content's")
             self._written.add(oid)
         entry = TreeEntry(mode, oid)
@@ -326,6 +340,16 @@ class TreeGit:
         last = self._last_tree
         if last is not None and (last.base_commit, last.entries) == (self.base_commit, entries):
             return last.tree, left_out + list(last.refused)
+        objects = self.objects
+        if (
+            objects is not None
+            and not self.prefix
+            and all(plain_path(p, e.mode) for p, e in entries.items())
+        ):
+            # Every name is one git takes as it is: the trees are written here, no process.
+            tree = objects.write_tree(entries)
+            self._last_tree = _WrittenTree(self.base_commit, entries, tree, ())
+            return tree, left_out
         self.state.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix="snapshot-", suffix=".index", dir=self.state)
         os.close(handle)
