@@ -240,10 +240,10 @@ def immediate(
     """One write transaction, taken before any read: admission across processes is atomic.
 
     `fsync=True` (a reservation of dollars): the commit is on disk before this returns, through
-    a power loss. `fsync=False` (a settlement, which only lowers what a reservation counts): the commit
-    survives SIGKILL at once and reaches the disk with the next fsynced commit; a power loss in
-    between leaves the reservation's upper bound standing, never less than was spent, or takes
-    back the row of a call that reserved no dollars (ADR 0074)."""
+    a power loss. `fsync=False` (a settlement, which only lowers what a reservation counts): the
+    commit survives SIGKILL at once and reaches the disk with the next fsynced commit; a power
+    loss in between leaves the reservation's upper bound standing, never less than was spent, or
+    takes back the row of a call that reserved no dollars (ADR 0074)."""
     with guarded(path):
         conn.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
         conn.execute("BEGIN IMMEDIATE")
