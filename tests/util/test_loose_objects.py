@@ -64,3 +64,8 @@ def test_a_tree_written_without_git_is_the_one_git_writes(tmp_path):
 )
 def test_names_git_may_refuse_go_through_git(path, mode):
     assert not plain_path(path, mode)
+
+
+def test_a_gitmodules_file_is_plain_and_a_link_so_named_is_not():
+    assert plain_path(".gitmodules", "100644")
+    assert not plain_path("sub/.GITMODULES", "120000")

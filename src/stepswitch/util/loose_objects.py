@@ -29,7 +29,15 @@ TREE_MODE = b"40000"  # as git writes a folder's mode inside a tree object
 # usual files; a link is never named like the files git reads from the tree itself.
 _PLAIN = re.compile(r"\.?[A-Za-z0-9_][A-Za-z0-9_+,=@-]*(\.[A-Za-z0-9_+,=@-]+)*\Z")
 _USUAL_DOT_GIT = frozenset(
-    {".gitignore", ".gitattributes", ".github", ".gitkeep", ".gitlab", ".gitlab-ci.yml"}
+    {
+        ".gitignore",
+        ".gitattributes",
+        ".github",
+        ".gitkeep",
+        ".gitlab",
+        ".gitlab-ci.yml",
+        ".gitmodules",
+    }
 )
 _READ_BY_GIT = frozenset({".gitmodules", ".gitattributes", ".gitignore", ".mailmap"})
 
