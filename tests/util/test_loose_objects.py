@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from stepswitch.errors import GitFailed
 from stepswitch.util.git_objects import TreeEntry
 from stepswitch.util.loose_objects import LooseObjects, plain_path
 from tests.harness.repo import git, write_repo
@@ -69,3 +70,11 @@ def test_names_git_may_refuse_go_through_git(path, mode):
 def test_a_gitmodules_file_is_plain_and_a_link_so_named_is_not():
     assert plain_path(".gitmodules", "100644")
     assert not plain_path("sub/.GITMODULES", "120000")
+
+
+def test_a_store_the_file_system_refuses_is_a_git_failure_naming_no_path(tmp_path):
+    (tmp_path / "not-a-folder").write_text("")
+    objects = LooseObjects(tmp_path / "not-a-folder", sha256=False)
+    with pytest.raises(GitFailed, match="Not a directory") as raised:
+        objects.write(b"blob", b"data")
+    assert str(tmp_path) not in str(raised.value)

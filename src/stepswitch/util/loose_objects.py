@@ -19,6 +19,7 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from stepswitch.errors import GitFailed
 from stepswitch.util.git_objects import LINK_MODE, Entries, TreeEntry
 
 _Node = dict[str, "TreeEntry | _Node"]  # a folder: its names -> a file's entry or a folder
@@ -61,13 +62,22 @@ class LooseObjects:
         self.sha256 = sha256
 
     def write(self, kind: bytes, data: bytes) -> str:
-        """Store one object (when it is not there yet); its id."""
+        """Store one object (when it is not there yet); its id. GitFailed when the file system
+        refuses (a full disk), saying why without the repository's path."""
         body = b"%s %d\0" % (kind, len(data)) + data
         oid = (hashlib.sha256 if self.sha256 else hashlib.sha1)(body).hexdigest()
+        try:
+            self._store(oid, body)
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise GitFailed(f"cannot store the work tree's files in the repository: {why}") from exc
+        return oid
+
+    def _store(self, oid: str, body: bytes) -> None:
         folder = self.root / oid[:2]
         final = folder / oid[2:]
         if final.exists():
-            return oid
+            return
         folder.mkdir(exist_ok=True)
         handle, temp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
         try:
@@ -78,7 +88,6 @@ class LooseObjects:
                 os.link(temp, final)
         finally:
             os.unlink(temp)
-        return oid
 
     def write_tree(self, entries: Entries) -> str:
         """The tree object of `entries` (paths with plain names), its sub-trees stored first."""
