@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import common
+import counts
 import task
 
 from stepswitch.util.source_state import source_state
@@ -54,6 +55,8 @@ TARGET_HELP_S = 0.2  # benchmarks.md: `ssw --help` under 0.2 s (the brief says <
 TARGET_HELP_S_BRIEF = 0.3
 TARGET_FIRST_CALL_S = 0.5
 TARGET_REPEAT_SHARE = 0.8
+TARGET_PROCESSES = 8  # issue 48: besides the commands (the gates', the model's), per 40 steps
+TARGET_SYNCS = 10
 TARGET_UNCACHED_RATIO = 0.5
 
 
@@ -120,6 +123,8 @@ def overhead(reps: int) -> dict[str, Any]:
             f"mini {mini_runs[-1]['overhead_per_step_ms']:.2f} ms/step",
             file=sys.stderr,
         )
+    print("counted: one more ssw run, under strace when it is there", file=sys.stderr)
+    traced = counts.strace_counts([str(SSW_PY), str(HERE / "ssw_run.py")], REPO)
     ssw_ms = [r["overhead_per_step_ms"] for r in ssw_runs]
     mini_ms = [r["overhead_per_step_ms"] for r in mini_runs]
     pair_ratios = [s / m for s, m in zip(ssw_ms, mini_ms, strict=True)]
@@ -151,6 +156,12 @@ def overhead(reps: int) -> dict[str, Any]:
             mini_runs,
             ["wall_s", "commands_s", "server_s", "overhead_s", "setup_s", "cross_check_replay_s"],
         ),
+        # per run of 40 steps: what ssw's Python started (every repetition) and, under strace,
+        # its syncs and every program its children started (counts.py)
+        "ssw_processes": common.summary([float(r["processes"]["total"]) for r in ssw_runs]),
+        "ssw_git_processes": common.summary([float(r["processes"]["git"]) for r in ssw_runs]),
+        "ssw_sandboxed_commands": ssw_runs[0]["processes"]["sandboxed_commands"],
+        "ssw_strace": traced,
         "ssw_runs": ssw_runs,
         "mini_runs": mini_runs,
     }
@@ -525,6 +536,21 @@ def table(results: dict[str, Any]) -> str:
             "-",
         ),
         (
+            "processes ssw started per run: all (git; sandboxed commands); syncs",
+            f"{o['ssw_processes']['median']:.0f} ({o['ssw_git_processes']['median']:.0f}; "
+            f"{o['ssw_sandboxed_commands']}); {_syncs(o['ssw_strace'])}",
+            "-",
+            "-",
+            "<= 8 + commands; <= 10",
+            _yes(o["ssw_processes"]["median"] - o["ssw_sandboxed_commands"] <= TARGET_PROCESSES)
+            + "; "
+            + (
+                _yes(o["ssw_strace"]["syncs"] <= TARGET_SYNCS)
+                if o["ssw_strace"]["available"]
+                else "-"
+            ),
+        ),
+        (
             "`--help` cold start, ms",
             _ms(c["ssw_help_s"]),
             _ms(c["mini_help_s"]),
@@ -620,6 +646,13 @@ def table(results: dict[str, Any]) -> str:
     lines = ["| " + " | ".join(r) + " |" for r in rows]
     lines.insert(1, "|" + " --- |" * len(rows[0]))
     return "\n".join(lines)
+
+
+def _syncs(traced: dict[str, Any]) -> str:
+    """fsync + fdatasync of one run, or why they were not counted (no strace)."""
+    if not traced["available"]:
+        return f"not counted ({traced['why']})"
+    return f"{traced['syncs']} ({traced['fsync']} fsync, {traced['fdatasync']} fdatasync)"
 
 
 def _yes(ok: bool) -> str:

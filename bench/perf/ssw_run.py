@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import common
+import counts
 import task
 
 
@@ -213,6 +214,8 @@ def main() -> None:
     cleanup = contextlib.ExitStack()
     registry = load_registry()
     policy = load_policy(policy_path)
+    processes = counts.ProcessCounter()
+    processes.install()
     gc_before = [s["collections"] for s in gc.get_stats()]
     profiler = None
     if args.profile:
@@ -220,6 +223,8 @@ def main() -> None:
 
         profiler = cProfile.Profile()
         profiler.enable()
+    counts.mark(counts.MARK_BEGIN)
+    processes.counting = True
     began = time.perf_counter()
     # What `ssw run` does around run_task, in its order (cli/run.py): ledger, providers, worktree,
     # the run prepared in it (agent/prepare.py: gates read at the base commit, the sandbox, the
@@ -258,6 +263,8 @@ def main() -> None:
     ledger.close()
     cleanup.close()
     wall = time.perf_counter() - began
+    processes.counting = False
+    counts.mark(counts.MARK_END)
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(str(args.profile))
@@ -343,6 +350,7 @@ def main() -> None:
             "after_first_request_per_step_ms": (overhead - setup_s) / record.totals.steps * 1000,
             "git_s": sum(git.values()),
             "git": git,
+            "processes": processes.summary(),
             "gc_collections": [a - b for a, b in zip(gc_after, gc_before, strict=True)],
             "prompt": {
                 "prompt_tokens": prompt,

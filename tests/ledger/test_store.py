@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -129,6 +130,25 @@ def test_a_reservation_left_by_a_dead_process_is_recovered_as_a_bound(ledger_pat
         assert row.pid == left["pid"]
         assert ledger.recover_orphans() == []  # settled once
         assert ledger.spend("bench", "bench-1").high == pytest.approx(row.reserved_usd)
+
+
+def test_reservations_survive_a_kill_minus_9_whether_fsynced_or_not(ledger_path):
+    # A priced reservation is fsynced, a free one only written (ADR 0074): SIGKILL loses neither.
+    open_ledger(ledger_path).close()
+    child = subprocess.run(
+        [sys.executable, str(WORKER_SCRIPT), "reserve-kill", str(ledger_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    left = json.loads(child.stdout)
+    with open_ledger(ledger_path) as ledger:
+        assert sorted(r.id for r in ledger.recovered) == sorted(left["rows"])
+        paid, free = sorted(ledger.recovered, key=lambda r: r.id)
+        assert paid.high_usd == paid.reserved_usd > 0
+        assert not free.priced and free.worker == "free"
 
 
 def _set(ledger_path, sql, *args):

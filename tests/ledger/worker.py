@@ -4,15 +4,18 @@
     worker.py faults CONFIG_JSON   real calls through HttpProvider to a fault-injecting server
     worker.py hang CONFIG_JSON     a few good calls, then one the server never answers
     worker.py reserve-exit LEDGER  reserve one attempt and end without settling
+    worker.py reserve-kill LEDGER  reserve a priced and a free attempt, then SIGKILL itself
 
 Prints one JSON object of counts on stdout when it ends by itself.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
+import signal
 import sys
 import time
 from collections import Counter
@@ -136,6 +139,13 @@ def main(argv: list[str]) -> None:
         reservation = ledger.reserve(intent({"worker": "gone"}, 0), 1, 3000)
         print(json.dumps({"row_id": reservation.row_id, "pid": os.getpid()}), flush=True)
         os._exit(0)  # no settle, no close: as if the process died mid-call
+    if mode == "reserve-kill":
+        ledger = open_ledger(Path(arg))
+        priced = ledger.reserve(intent({"worker": "paid"}, 0), 1, 3000)
+        free = dataclasses.replace(intent({"worker": "free"}, 1), price=None)
+        unpriced = ledger.reserve(free, 1, 3000)  # commits without an fsync (ADR 0074)
+        print(json.dumps({"rows": [priced.row_id, unpriced.row_id]}), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
     cfg = json.loads(arg)
     counts = {"admit": admit, "faults": faults, "hang": hang}[mode](cfg)
     print(json.dumps(dict(counts)), flush=True)

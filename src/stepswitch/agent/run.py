@@ -255,7 +255,8 @@ def _commit_message(record: RunRecord, summary: str) -> str:
 
 
 def _read_diff(worktree: Worktree) -> tuple[str, list[str]]:
-    return diff_text(worktree), changed_paths(worktree)
+    with worktree.git.steady():  # one listing of the tree for both
+        return diff_text(worktree), changed_paths(worktree)
 
 
 def _brief(task: str, workspace: Workspace, resume: Resume | None) -> TaskBrief:

@@ -19,6 +19,7 @@ paid to fix.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from functools import partial
@@ -256,14 +257,13 @@ class GateSuite:
     def _run(
         self, progress: SuiteProgress, changed: list[str] | None, base_commit: str
     ) -> SuiteResult:
-        if changed is not None:
-            changed = complete_changes(self.tree, changed, base_commit)
         skipped: list[str] = []
         not_run: list[str] = []
         if news := self.tracer.news():
             progress.warm_notes.append(news)  # the background call map has ended: how it went
         # First the checks against the base commit: each runs, the first that fails is the
-        # verdict, and a passing check adds none.
+        # verdict, and a passing check adds none. No gate command runs among them, so they
+        # share one listing of the tree (TreeGit.steady).
         pre_checks: list[tuple[str, Callable[[], GateResult | None]]] = [
             (TRUTH_CHECK, lambda: self.truth_check(base_commit)),
             (SHADOW_CHECK, lambda: self.shadow_check(base_commit)),
@@ -271,10 +271,13 @@ class GateSuite:
             (LEFT_OUT_CHECK, lambda: left_out_check(self.context)),
             (NODE_CONFIG_CHECK, lambda: node_config_check(self.context, self.config, base_commit)),
         ]
-        for name, pre_check in pre_checks:
-            found = self._guarded(name, pre_check)
-            if found is not None and not found.passed and not progress.results:
-                progress.record(found)
+        with self.tree.steady() if self.tree is not None else contextlib.nullcontext():
+            if changed is not None:
+                changed = complete_changes(self.tree, changed, base_commit)
+            for name, pre_check in pre_checks:
+                found = self._guarded(name, pre_check)
+                if found is not None and not found.passed and not progress.results:
+                    progress.record(found)
         for gate in self.config.gates:
             if not gate.applies_to(changed):
                 skipped.append(gate.name)

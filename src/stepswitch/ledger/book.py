@@ -182,7 +182,9 @@ class Ledger:
         check_prompt_fits(intent, prompt_bytes)  # PromptTooLong: no row, nothing sent
         tokens = intent.prompt_tokens(prompt_bytes)
         worst = intent.worst_usd(tokens)
-        with self._lock, self._writes.transaction() as conn:
+        # fsynced only when it reserves dollars: a process crash loses no commit either way, a
+        # power loss only an unsynced one, which then holds no money (ADR 0074).
+        with self._lock, self._writes.transaction(fsync=worst > 0) as conn:
             liar = flagged(conn, intent)  # in the same transaction as the row it would add
             if liar is not None:
                 raise ProviderOverReported(intent, evidence(liar))

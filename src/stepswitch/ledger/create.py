@@ -22,7 +22,9 @@ def _build(temp: Path, path: Path, busy_timeout_s: float) -> None:
     with guarded(path):
         conn = sqlite3.connect(temp, timeout=busy_timeout_s, isolation_level=None)
     try:
-        configure(conn, path, busy_timeout_s)
+        # No sync while it is built: nobody sees this file until make_ledger has fsynced it
+        # whole and linked it into place.
+        configure(conn, path, busy_timeout_s, sync=False)
         with guarded(path):
             conn.execute("BEGIN IMMEDIATE")
             migrate(conn, path)

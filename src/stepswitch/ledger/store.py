@@ -239,10 +239,11 @@ def immediate(
 ) -> Iterator[sqlite3.Connection]:
     """One write transaction, taken before any read: admission across processes is atomic.
 
-    `fsync=True` (a reservation): the commit is on disk before this returns, through a power
-    loss. `fsync=False` (a settlement, which only lowers what a reservation counts): the commit
-    survives SIGKILL at once and reaches the disk with the next fsynced commit; a power loss in
-    between leaves the reservation's upper bound standing, never less than was spent."""
+    `fsync=True` (a reservation of dollars): the commit is on disk before this returns, through
+    a power loss. `fsync=False` (a settlement, which only lowers what a reservation counts): the
+    commit survives SIGKILL at once and reaches the disk with the next fsynced commit; a power
+    loss in between leaves the reservation's upper bound standing, never less than was spent, or
+    takes back the row of a call that reserved no dollars (ADR 0074)."""
     with guarded(path):
         conn.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
         conn.execute("BEGIN IMMEDIATE")
@@ -270,12 +271,18 @@ def connect_rw(path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Co
     return conn
 
 
-def configure(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> None:
+def configure(
+    conn: sqlite3.Connection, path: Path, busy_timeout_s: float, *, sync: bool = True
+) -> None:
+    """WAL mode and the busy timeout; `sync=False` for a file nobody sees yet (ledger.create),
+    which its maker fsyncs whole before it links it into place."""
     with guarded(path):
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        conn.execute(f"PRAGMA synchronous = {'FULL' if sync else 'OFF'}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        # FULL until a transaction says otherwise (`immediate(fsync=False)` for settlements).
-        conn.execute("PRAGMA synchronous = FULL")
+        # FULL until a transaction says otherwise (`immediate(fsync=False)`: settlements, and
+        # reservations that hold no dollars, ADR 0074).
+        conn.execute(f"PRAGMA synchronous = {'FULL' if sync else 'OFF'}")
     if str(mode).lower() != "wal":
         raise LedgerError(
             path,

@@ -24,7 +24,8 @@ SUFFIX = ".tally"
 
 class Tally(BaseModel):
     """writes: the highest write count any process saw committed; durable: the highest one
-    committed with an fsync (a settlement is not fsynced: a power loss may take it back)."""
+    committed with an fsync (a settlement, or a reservation of no dollars, is not fsynced: a
+    power loss may take it back, ADR 0074)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -183,6 +183,7 @@ class Checkout:
     head: str | None  # the commit it is on, None before the first commit
     branch: str | None  # None when detached
     excludes_file: str | None  # core.excludesFile as the user's configuration names it
+    exclude: Path | None = None  # its info/exclude file (a linked worktree's: the common one)
 
 
 def git_answer(cwd: Path, *args: str) -> str | None:
@@ -198,6 +199,51 @@ def git_answer(cwd: Path, *args: str) -> str | None:
 def discover(path: Path) -> Checkout | None:
     """The checkout holding `path` (with the user's configuration: this is the user's own
     checkout, before a run); None when `path` is in none."""
+    return _discover_at_once(path) or _discover(path)
+
+
+# Folders, the exclude file, HEAD's commit and the ref HEAD names, from one git process.
+_AT_ONCE = (
+    *("--show-toplevel", "--absolute-git-dir", "--git-common-dir", "--git-path", "info/exclude"),
+    *("HEAD^{commit}", "--symbolic-full-name", "HEAD"),
+)
+
+
+def _discover_at_once(path: Path) -> Checkout | None:
+    """discover in two processes (this and the excludes file's configuration); None when that
+    cannot answer (no commit yet, a path holding a newline, HEAD on no branch's ref): the one
+    question at a time way answers then."""
+    done = run_git(path, "rev-parse", "--path-format=absolute", *_AT_ONCE, user_config=True)
+    lines = done.out.split("\n")
+    if done.status != 0 or len(lines) != 6:
+        return None
+    top, git_dir, common, exclude, head, ref = lines
+    if ref != "HEAD" and not ref.startswith("refs/heads/"):
+        return None
+    return Checkout(
+        top=Path(top),
+        git_dir=Path(git_dir),
+        common_dir=Path(common),
+        head=head,
+        branch=ref.removeprefix("refs/heads/") if ref != "HEAD" else None,
+        excludes_file=_excludes_file(Path(top), Path(git_dir)),
+        exclude=Path(exclude),
+    )
+
+
+def _excludes_file(top: Path, git_dir: Path) -> str | None:
+    """core.excludesFile as the user's configuration names it, else git's default one if it
+    is there."""
+    excludes = run_git(
+        top, "config", "--path", "--get", "core.excludesFile", git_dir=git_dir, user_config=True
+    )
+    if excludes.status == 0 and excludes.out.strip():
+        return excludes.out.strip()
+    default = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config", "git", "ignore")
+    return str(default) if default.is_file() else None
+
+
+def _discover(path: Path) -> Checkout | None:
     asks = ("--show-toplevel", "--absolute-git-dir", "--git-common-dir")
     done = run_git(path, "rev-parse", "--path-format=absolute", *asks, user_config=True)
     if done.status != 0:
@@ -217,19 +263,11 @@ def discover(path: Path) -> Checkout | None:
     branch = run_git(
         top, "symbolic-ref", "--short", "--quiet", "HEAD", git_dir=git_dir, work_tree=top
     )
-    excludes = run_git(
-        top, "config", "--path", "--get", "core.excludesFile", git_dir=git_dir, user_config=True
-    )
-    default_excludes = Path(
-        os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config", "git", "ignore"
-    )
     return Checkout(
         top=top,
         git_dir=git_dir,
         common_dir=common,
         head=head.out.strip() if head.status == 0 else None,
         branch=branch.out.strip() if branch.status == 0 and branch.out.strip() else None,
-        excludes_file=excludes.out.strip()
-        if excludes.status == 0 and excludes.out.strip()
-        else (str(default_excludes) if default_excludes.is_file() else None),
+        excludes_file=_excludes_file(top, git_dir),
     )

@@ -11,6 +11,7 @@ takes part (docs/decisions/0020-git-outside-the-agents-reach.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -35,6 +36,7 @@ from stepswitch.util.git_objects import (
     row_under,
     stamp,
 )
+from stepswitch.util.loose_objects import LooseObjects, plain_path
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.tree_checkout import FolderWriter, listed_entries
 
@@ -73,6 +75,8 @@ class TreeGit:
     _trees: dict[str, Entries] = field(default_factory=dict)  # commit id -> its entries
     _removed: list[str] = field(default_factory=list)  # what ssw had to take out of the tree
     _last_tree: _WrittenTree | None = None  # a run writes the same tree again between edits
+    _steady: int = 0  # how many `steady()` blocks are open
+    _listed: tuple[set[str], set[str]] | None = None  # the listing a steady block reuses
 
     @property
     def index(self) -> Path:
@@ -83,6 +87,14 @@ class TreeGit:
     @property
     def sha256(self) -> bool:
         return len(self.base_commit) == 64
+
+    @property
+    def objects(self) -> LooseObjects | None:
+        """The repository's object folder, written without a git process (util/loose_objects);
+        None when the git folder holds none of its own (a linked checkout's: git finds it)."""
+        if not (self.git_dir / "objects").is_dir():
+            return None
+        return LooseObjects(self.git_dir, self.sha256)
 
     def git(
         self,
@@ -153,10 +165,32 @@ class TreeGit:
 
     # -- what the tree holds --------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def steady(self) -> Iterator[None]:
+        """A block in which the caller starts no command in the tree and writes no file to it:
+        the tree's listing (`listed_paths`, a git process) is made once and reused inside it.
+        Files are still read each time, so a file's content is never taken from before."""
+        self._steady += 1
+        try:
+            yield
+        finally:
+            self._steady -= 1
+            if not self._steady:
+                self._listed = None
+
     def listed_paths(self) -> tuple[set[str], set[str]]:
         """Every file git does not ignore (with an empty index, tracked ones too), relative to
         the tree's top; and, apart, folders that hold another repository (git does not look in
-        them)."""
+        them). Inside `steady()`, the first listing of the block."""
+        if self._steady and self._listed is not None:
+            paths, nested = self._listed
+            return set(paths), set(nested)
+        paths, nested = self._list()
+        if self._steady:
+            self._listed = (set(paths), set(nested))
+        return paths, nested
+
+    def _list(self) -> tuple[set[str], set[str]]:
         args = ("ls-files", "-z", "--others", "--exclude-standard")
         try:
             listed = self.git(*args, timeout=LIST_TIMEOUT_S)
@@ -274,8 +308,13 @@ class TreeGit:
         mode, data, opened = read
         oid = blob_id(data, self.sha256)
         if write and oid not in self._written:
-            stored = self.git_ok("hash-object", "-w", "--no-filters", "--stdin", input=data)
-            if stored.decode().strip() != oid:
+            objects = self.objects
+            if objects is not None:
+                stored = objects.write(b"blob", data)
+            else:
+                out = self.git_ok("hash-object", "-w", "--no-filters", "--stdin", input=data)
+                stored = out.decode().strip()
+            if stored != oid:
                 raise UsageError(f"git stored {path} under another id than its content's")
             self._written.add(oid)
         entry = TreeEntry(mode, oid)
@@ -301,6 +340,16 @@ class TreeGit:
         last = self._last_tree
         if last is not None and (last.base_commit, last.entries) == (self.base_commit, entries):
             return last.tree, left_out + list(last.refused)
+        objects = self.objects
+        if (
+            objects is not None
+            and not self.prefix
+            and all(plain_path(p, e.mode) for p, e in entries.items())
+        ):
+            # Every name is one git takes as it is: the trees are written here, no process.
+            tree = objects.write_tree(entries)
+            self._last_tree = _WrittenTree(self.base_commit, entries, tree, ())
+            return tree, left_out
         self.state.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix="snapshot-", suffix=".index", dir=self.state)
         os.close(handle)
@@ -350,6 +399,12 @@ class TreeGit:
         """The branch's commit."""
         return self.git_ok("rev-parse", "--verify", f"{self.branch}^{{commit}}").decode().strip()
 
+    def head_and_tree(self) -> tuple[str, str]:
+        """The branch's commit and that commit's tree, from one git process."""
+        out = self.git_ok("rev-parse", f"{self.branch}^{{commit}}", f"{self.branch}^{{tree}}")
+        commit, tree = out.decode().split()
+        return commit, tree
+
     def commit(
         self,
         message: str,
@@ -385,6 +440,11 @@ class TreeGit:
         commit = done.out.strip()
         old = parents[0] if parents else ""  # the branch moves only from where ssw left it
         self.git_ok("update-ref", "-m", "ssw: commit the run's change", self.branch, commit, old)
+        last = self._last_tree
+        if last is not None and last.tree == tree and not last.refused:
+            # The commit's entries are the ones its tree was written from: no ls-tree to read
+            # them back when the tree is next compared with it.
+            self._trees[commit] = last.entries
         if self.checkout_index is not None:
             self.git_ok("read-tree", commit, index=self.checkout_index)
         return commit

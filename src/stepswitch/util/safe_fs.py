@@ -170,7 +170,6 @@ def _replace(folder_fd: int, name: str, rel: str, data: bytes) -> bool:
             out.flush()
             if old is not None:  # a new file gets 0o666 less the umask, as open() gives it
                 os.fchmod(out.fileno(), stat.S_IMODE(old.st_mode) & 0o777)
-            os.fsync(out.fileno())
         # rename replaces the entry itself: a link put there meanwhile is replaced, not followed.
         os.rename(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
     except BaseException:
@@ -305,8 +304,10 @@ class Beneath(ClosesOnExit):
                 os.close(frame.fd)
 
     def write(self, rel: str, data: bytes, *, make_folders: bool = False) -> bool:
-        """rel's content replaced by data atomically (a temporary file in the same folder, synced,
-        then renamed over it, keeping its permission bits); whether a file was there before.
+        """rel's content replaced by data atomically (a temporary file in the same folder, renamed
+        over it, keeping its permission bits); whether a file was there before. Not fsynced: a
+        run's work tree is scratch, kept by its commit (ADR 0074), and a crashed process leaves
+        the old content or the new, never half of either.
         make_folders creates missing folders on the way, refusing links as everywhere else."""
         names = components(rel)
         if not names:

@@ -44,12 +44,14 @@ def _check_top(path: Path) -> Checkout:
     return found
 
 
-def exclude_ssw_folder(repo: Path) -> None:
+def exclude_ssw_folder(repo: Path, exclude: Path | None = None) -> None:
     """Keep .ssw/ (ledger, worktrees, run records) out of `git status` and `git add -A`, in any
-    checkout: git names the exclude file (a linked worktree's is in the common git folder).
-    Call it before anything is written to .ssw/; no tracked file changes."""
-    relative = git_out(repo, "rev-parse", "--git-path", "info/exclude", user_config=True)
-    exclude = repo / relative  # absolute for a linked worktree, relative to repo otherwise
+    checkout: git names the exclude file (a linked worktree's is in the common git folder), or
+    the caller, from the checkout git found (`Checkout.exclude`). Call it before anything is
+    written to .ssw/; no tracked file changes."""
+    if exclude is None:
+        relative = git_out(repo, "rev-parse", "--git-path", "info/exclude", user_config=True)
+        exclude = repo / relative  # absolute for a linked worktree, relative to repo otherwise
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
     if SSW_FOLDER + "/" not in text.split():
@@ -166,7 +168,7 @@ def create_worktree(
     repo = repo.resolve()  # git runs in ssw's scratch folder: every path it gets is absolute
     checkout = _check_top(repo)
     base = base or _head_commit(checkout)
-    exclude_ssw_folder(repo)
+    exclude_ssw_folder(repo, checkout.exclude)
     path = repo / SSW_FOLDER / "worktrees" / run_id
     branch = f"ssw/{run_id}"
     lock = lock_path(repo, run_id)
@@ -237,11 +239,11 @@ def commit_all(worktree: Worktree, message: str) -> str | None:
     it holds exactly what the branch's last commit has (no empty commit claims anything).
     Control characters in the message are escaped, and paths git cannot hold are named in it."""
     tree, left_out = worktree.git.write_tree()
-    head_tree = worktree.git.git_ok("rev-parse", f"{worktree.git.head()}^{{tree}}")
-    if not left_out and tree == head_tree.decode().strip():
+    head, head_tree = worktree.git.head_and_tree()
+    if not left_out and tree == head_tree:
         return None
     # What was left out is said in the commit itself, where whoever takes the change sees it.
-    return worktree.git.commit(commit_message(message, left_out), AUTHOR, tree)
+    return worktree.git.commit(commit_message(message, left_out), AUTHOR, tree, (head,))
 
 
 def commit_message(message: str, left_out: list[str]) -> str:

@@ -1,0 +1,69 @@
+"""What a run starts for its own bookkeeping, counted (issue 48): a git on PATH that logs each
+call before it runs the real one, around a scripted forty-step run of the bug task."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+
+from tests.harness.task import (
+    approve_and_summarize,
+    done,
+    run_ssw,
+    tool,
+    tried_plus_two,
+)
+
+# The run's git processes: the pre-flight, the worktree, two gate runs, the diffs, the commit.
+# Before issue 48 this run started 61 of them (`ls-files --others` 20 times; `hash-object`,
+# `update-index` and `write-tree` 7), 37 since.
+MOST_GIT_PROCESSES = 37
+
+
+def _forty_steps() -> list[dict[str, object]]:
+    look = [tool("list_dir"), tool("list_dir", path="calc"), tool("find_files", pattern="*.py")]
+    read = [tool("read", path="calc/ops.py"), tool("search", pattern="def mean")]
+    return [
+        *look, *look[:2], done("plan"),  # plan
+        *look, *read[1:], *look[:2], done("calc/ops.py"),  # navigate
+        *read, *read, *read, tool("read", path="tests/test_ops.py"), done("n + 1"),  # read
+        *read, *read, *read, done("fails"),  # run
+        *tried_plus_two(),  # edit, gates fail, triage
+        *read, tool("edit", path="calc/ops.py", old="(len(values) + 2)", new="len(values)"),
+        *read, done("fixed"),  # edit, gates pass
+        *approve_and_summarize(),
+    ]  # fmt: skip
+
+
+def _subcommand(logged: str) -> str:
+    """`status` of `-c core.fsmonitor=false ... status --porcelain` (every -c value has a =)."""
+    return next(w for w in logged.split() if not w.startswith("-") and "=" not in w)
+
+
+def test_a_forty_step_run_starts_few_git_processes(tmp_path, monkeypatch, bug_repo):
+    log = tmp_path / "git-calls.log"
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    counting = folder / "git"
+    counting.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{shutil.which("git")}" "$@"\n',
+        encoding="utf-8",
+    )
+    counting.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    log.touch()
+
+    finished = run_ssw(tmp_path, bug_repo, _forty_steps())
+
+    assert finished.record.outcome == "done", finished.record.reason
+    assert finished.record.totals.steps == 40
+    assert [g.passed for g in finished.gates] == [False, True]
+    assert "return sum(values) / len(values)" in finished.on_branch("calc/ops.py")
+    calls = log.read_text(encoding="utf-8").splitlines()
+    by_command = Counter(_subcommand(call) for call in calls)
+    # The snapshots' files and trees are stored without git (plain names: ADR 0074).
+    assert not {"hash-object", "update-index", "write-tree"} & set(by_command)
+    assert len(calls) <= MOST_GIT_PROCESSES, " ".join(
+        f"{k}:{n}" for k, n in sorted(by_command.items())
+    )
