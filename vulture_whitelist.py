@@ -80,3 +80,8 @@ _.windowed
 
 # Each language's detection, found by name in gates/lang/registry.py (DETECTORS).
 _.detect
+
+# Python calls a module's __getattr__ for a name it lacks (stepswitch.bench's lazy names), and
+# reads sys.dont_write_bytecode, which the CLI sets for ssw's own start.
+_.__getattr__
+_.dont_write_bytecode
