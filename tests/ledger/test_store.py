@@ -112,15 +112,16 @@ def test_the_report_never_creates_a_missing_ledger(ledger_path):
     assert not ledger_path.exists() and not ledger_path.parent.exists()
 
 
-def test_a_reservation_left_by_a_dead_process_is_recovered_as_a_bound(ledger_path):
+def _worker(ledger_path, action: str) -> subprocess.CompletedProcess[str]:
+    """The ledger's worker script doing `action` on a ledger made here first."""
     open_ledger(ledger_path).close()
-    child = subprocess.run(
-        [sys.executable, str(WORKER_SCRIPT), "reserve-exit", str(ledger_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    command = [sys.executable, str(WORKER_SCRIPT), action, str(ledger_path)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_a_reservation_left_by_a_dead_process_is_recovered_as_a_bound(ledger_path):
+    child = _worker(ledger_path, "reserve-exit")
+    assert child.returncode == 0, child.stderr
     left = json.loads(child.stdout)
     with open_ledger(ledger_path) as ledger:
         assert [r.id for r in ledger.recovered] == [left["row_id"]]
@@ -134,14 +135,7 @@ def test_a_reservation_left_by_a_dead_process_is_recovered_as_a_bound(ledger_pat
 
 def test_reservations_survive_a_kill_minus_9_whether_fsynced_or_not(ledger_path):
     # A priced reservation is fsynced, a free one only written (ADR 0074): SIGKILL loses neither.
-    open_ledger(ledger_path).close()
-    child = subprocess.run(
-        [sys.executable, str(WORKER_SCRIPT), "reserve-kill", str(ledger_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    child = _worker(ledger_path, "reserve-kill")
     assert child.returncode == -signal.SIGKILL, child.stderr
     left = json.loads(child.stdout)
     with open_ledger(ledger_path) as ledger:
