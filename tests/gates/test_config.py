@@ -11,10 +11,10 @@ from stepswitch.gates.config import (
     GoldenGate,
     ProtectedGate,
     TestsGate,
-    protected_paths,
     read_gate_config,
 )
 from stepswitch.gates.detect import detect_gates, load_gates
+from stepswitch.gates.truth_paths import protected_paths
 from tests.harness.repo import write_repo
 
 PYPROJECT_GATES = """

@@ -51,7 +51,7 @@ def select_args(plugin_dir: Path, ids: Sequence[str]) -> list[str]:
 
 
 def _reported(report: bytes) -> set[str]:
-    """The tests a JUnit report names, as `classname::name` (task.junit_name's form)."""
+    """The tests a JUnit report names, as `classname::name` (pytest_ids.junit_name's form)."""
     root = ET.fromstring(report)
     return {f"{c.get('classname', '')}::{c.get('name', '')}" for c in root.iter("testcase")}
 
