@@ -26,7 +26,7 @@ from . import BUGGY, FIXED, TASK_TOML, write_task
 from .fakes import FakeContestant
 
 CONFINING = ("bwrap", "unshare")
-LIMIT_S = 10  # the whole hidden run's limit in these tasks
+LIMIT_S = 6  # the whole hidden run's limit in these tasks
 
 # Only where grading runs the code (a grading folder has .ssw_hidden/), not in the agent's gates.
 IN_GRADING = "\nimport os as _os\n\nif _os.path.isdir('.ssw_hidden'):\n"
