@@ -129,9 +129,9 @@ def _is_skip(decorator: ast.expr) -> bool:
     return (owner_name, target.attr) in _SKIPS
 
 
-def unskipped(text: str) -> tuple[str, int, int]:
+def unskipped(text: str) -> tuple[str, int]:
     """The tests with their unconditional skips removed, as Exercism's runner runs every test
-    (conditional ones, skipIf, stay); how many it removed, and how many tests there are."""
+    (conditional ones, skipIf, stay), and how many tests there are."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -145,10 +145,9 @@ def unskipped(text: str) -> tuple[str, int, int]:
                 if _is_skip(decorator):
                     end = decorator.end_lineno or decorator.lineno
                     dropped.update(range(decorator.lineno, end + 1))
-    removed = sum(_is_skip(d) for n in ast.walk(tree) for d in getattr(n, "decorator_list", []))
     lines = text.splitlines(keepends=True)
     kept = "".join(line for n, line in enumerate(lines, start=1) if n not in dropped)
-    return kept, removed, tests
+    return kept, tests
 
 
 def _instruction(folder: Path, solution: str) -> str:
@@ -180,7 +179,7 @@ def exercise_files(folder: Path, source: str) -> tuple[str, dict[str, str]]:
     hidden: dict[str, str] = {}
     count = 0
     for rel in files.tests:
-        text, _, tests = unskipped(_read(folder / rel))
+        text, tests = unskipped(_read(folder / rel))
         hidden[f"tests/{Path(rel).name}"] = text
         count += tests
     helpers = {h: _read(folder / h) for h in files.helpers}

@@ -8,6 +8,14 @@ PLUGIN = "ssw_grading_timeout"
 TIMEOUT_MARK = "ssw: test timed out after"
 WALL_FACTOR = 4  # a test's wall-clock backstop, as a multiple of its CPU-time limit
 
+
+def backstop_s(tests: int, per_test_s: float) -> float:
+    """How long `tests` hidden tests take when each runs to its wall-clock backstop (a start
+    that hangs, or a machine so loaded a test gets under a quarter of a CPU): the whole-run
+    limit importers write and validate warns below."""
+    return tests * per_test_s * WALL_FACTOR
+
+
 PLUGIN_SOURCE = f'''"""Per-test time limit for graded runs (written by stepswitch): CPU time, so
 a loaded machine does not fail a test that would pass idle, with a wall-clock backstop for a
 test that waits (sleeps, blocks) instead of computing."""

@@ -33,7 +33,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from stepswitch.bench.grading_layout import copy_tree
-from stepswitch.bench.grading_timeout import WALL_FACTOR
+from stepswitch.bench.grading_timeout import backstop_s
 from stepswitch.bench.imported_task import write_task_folder
 from stepswitch.bench.task import GRADED_ID, Requirement, load_task
 from stepswitch.errors import SswError, UsageError
@@ -231,7 +231,7 @@ def _task_toml(instance: Instance, name: str) -> str:
             "command": " ".join(["python -m pytest -q -p no:cacheprovider", *files]),
             "per_test_timeout_s": PER_TEST_S,
             # Each test may run to its wall-clock backstop, the limit validate warns below.
-            "timeout_s": max(900.0, PER_TEST_S * WALL_FACTOR * len(ids)),
+            "timeout_s": max(900.0, backstop_s(len(ids), PER_TEST_S)),
             "overlay": True,
             "fail_to_pass": instance.FAIL_TO_PASS,
             **({"pass_to_pass": instance.PASS_TO_PASS} if instance.PASS_TO_PASS else {}),

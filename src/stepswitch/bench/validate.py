@@ -42,7 +42,7 @@ from pathlib import Path
 from stepswitch.bench.data_reads import undeclared_data_reads
 from stepswitch.bench.grading_folder import grade, grading_env, run_command, run_task_pytest
 from stepswitch.bench.grading_layout import copy_tree, lay_out
-from stepswitch.bench.grading_timeout import WALL_FACTOR
+from stepswitch.bench.grading_timeout import WALL_FACTOR, backstop_s
 from stepswitch.bench.task import HIDDEN_FOLDER, Task
 from stepswitch.bench.task_needs import missing_requirements, missing_tools
 from stepswitch.bench.validation_record import task_entry, task_sha256, task_sha256s
@@ -157,7 +157,7 @@ def _whole_run_short(task: Task, tests: int) -> str | None:
     times its CPU limit: a test that hangs, or one slowed by a loaded machine), outlast the whole
     run."""
     spec = task.spec.tests
-    need = tests * spec.per_test_timeout_s * WALL_FACTOR
+    need = backstop_s(tests, spec.per_test_timeout_s)
     if need <= spec.timeout_s:
         return None
     return (
