@@ -75,10 +75,10 @@ def _restore_pytest_config(start: Path, dest: Path) -> bool:
     return True
 
 
-def lay_out(task: Task, tree: Path, dest: Path, *, hidden: bool = True) -> list[str]:
+def lay_out(task: Task, tree: Path, dest: Path) -> list[str]:
     """Make `dest` a grading folder from the run's `tree`; returns what was put back or removed.
     The hidden tests go to `.ssw_hidden/`, or with the task's `overlay` over the tree at their
-    own paths (`hidden=False`: not at all, for validate's run without them). TreeRefused when
+    own paths. TreeRefused when
     the tree holds a link leading out of it (the copying below would follow it on the host)."""
     copy_tree(tree, dest)
     _refuse_links_out(dest)
@@ -115,9 +115,9 @@ def lay_out(task: Task, tree: Path, dest: Path, *, hidden: bool = True) -> list[
     if folder.exists() or folder.is_symlink():
         _remove(folder)
     laid: list[str] = []
-    if hidden and task.spec.tests.overlay:
+    if task.spec.tests.overlay:
         laid = _overlay(task.hidden_tests, dest)
-    elif hidden:
+    else:
         copy_tree(task.hidden_tests, folder)
     _read_only_data[dest.resolve()] = _data_mounts(dest, [*task.data_files, *laid])
     return changed

@@ -39,6 +39,7 @@ from stepswitch.bench.task import GRADED_ID, Requirement, load_task
 from stepswitch.errors import SswError, UsageError
 from stepswitch.util.config_model import dotted, first_error
 from stepswitch.util.git import run_git
+from stepswitch.util.text import first_line
 
 _TASK_ID = re.compile(r"[^a-z0-9_-]+")
 PER_TEST_S = 30.0
@@ -122,10 +123,6 @@ def read_instances(file: Path) -> list[dict[str, Any]]:
     return found
 
 
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
 def _start(clone: Path, commit: str, dest: Path, scratch: Path) -> None:
     """The clone's tree at `commit` in dest (new), as a checkout writes it: read into an index
     of our own and checked out from it under dest (`git archive` would rewrite export-subst
@@ -140,7 +137,7 @@ def _start(clone: Path, commit: str, dest: Path, scratch: Path) -> None:
     for args in (("read-tree", commit), ("checkout-index", "-a", f"--prefix={dest}/")):
         done = run_git(clone, *args, index=index)
         if done.status != 0:
-            raise Refused(f"git {args[0]} {commit}: {_first_line(done.err)}")
+            raise Refused(f"git {args[0]} {commit}: {first_line(done.err)}")
 
 
 def _apply(tree: Path, patch: str, what: str, scratch: Path) -> None:
@@ -149,7 +146,7 @@ def _apply(tree: Path, patch: str, what: str, scratch: Path) -> None:
     file.write_text(patch, encoding="utf-8")
     done = run_git(tree, "apply", "--whitespace=nowarn", str(file))
     if done.status != 0:
-        raise Refused(f"the {what} does not apply at the base commit: {_first_line(done.err)}")
+        raise Refused(f"the {what} does not apply at the base commit: {first_line(done.err)}")
 
 
 def _touched(tree: Path, patch: str, scratch: Path) -> list[str]:
@@ -158,7 +155,7 @@ def _touched(tree: Path, patch: str, scratch: Path) -> list[str]:
     file.write_text(patch, encoding="utf-8")
     done = run_git(tree, "apply", "--numstat", "-z", str(file))
     if done.status != 0:
-        raise Refused(f"the test patch cannot be read: {_first_line(done.err)}")
+        raise Refused(f"the test patch cannot be read: {first_line(done.err)}")
     paths = []
     for entry in done.out.split("\0"):
         if not entry:

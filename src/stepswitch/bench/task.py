@@ -56,6 +56,7 @@ import shlex
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -163,7 +164,7 @@ class Task:
             return ()
         return tuple(rel for rel in _files_of(self.repo) if covers(self.spec.tests.data, rel))
 
-    @property
+    @cached_property
     def visible_tests(self) -> bool:
         """Whether the start holds tests of its own; without, the hidden tests alone judge it.
         Another language's runner (`[tests] visible` not pytest) runs the start's own tests."""

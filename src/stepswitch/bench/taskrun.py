@@ -50,6 +50,7 @@ from stepswitch.registry.presets import load_registry
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.sandbox import Sandbox, choose_sandbox
 from stepswitch.util.scratch import owned_scratch
+from stepswitch.util.text import first_line
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,6 @@ def _base_row(job: TaskRunJob, task: Task) -> ResultRow:
     )
 
 
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
-
-
 def _from_record(row: ResultRow, record: RunRecord, loaded: LoadedRun | None) -> None:
     t = record.totals
     row.run_outcome = record.outcome
@@ -199,7 +196,7 @@ def _grade_into(
     if fault is not None:
         row.reason = f"grading: {fault}"
     elif not verdict.report:  # the command or the sandbox did not start
-        tail = _first_line(verdict.output[-400:]) if verdict.output else ""
+        tail = first_line(verdict.output[-400:]) if verdict.output else ""
         row.outcome = "harness_error"
         row.reason = f"grading gave no verdict: {verdict.summary()}" + (f": {tail}" if tail else "")
     row.passed = verdict.passed and row.outcome != "harness_error"

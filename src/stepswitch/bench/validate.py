@@ -53,7 +53,6 @@ from stepswitch.bench.validation_result import (
     Invalid,
     TaskValidation,
     Unjudged,
-    first_line,
     why_of,
 )
 from stepswitch.bench.verdict import TestVerdict
@@ -61,6 +60,7 @@ from stepswitch.gates.config import GateConfig, TestsGate, read_gate_config
 from stepswitch.gates.suite import GateSuite
 from stepswitch.util.git import GitResult, run_git
 from stepswitch.util.sandbox_backends import Sandbox
+from stepswitch.util.text import first_line
 
 REFERENCE_RUNS = 2
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stepswitch.bench.verdict import TestVerdict
+from stepswitch.util.text import first_line
 
 # The checks, in the order they run; each names what must hold.
 CHECKS: dict[str, str] = {
@@ -62,10 +63,6 @@ class Invalid(Exception):
 
 class Unjudged(Invalid):
     """The reason a task cannot be judged on this machine: a command its tests run is missing."""
-
-
-def first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def why_of(verdict: TestVerdict) -> str:

@@ -46,3 +46,8 @@ def escape_json_controls(json_text: str) -> str:
     cannot drive the terminal or reorder a line. Outside its strings JSON is ASCII, so every one
     replaced is inside a string, where the escape means the character itself."""
     return _RAW_IN_JSON.sub(lambda char: f"\\u{ord(char.group()):04x}", json_text)
+
+
+def first_line(text: str) -> str:
+    """The first line of `text` that holds anything, stripped ("" when none does)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
