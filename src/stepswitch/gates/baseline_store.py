@@ -44,6 +44,7 @@ from stepswitch.gates.findings import KnownFindings
 from stepswitch.gates.interpreter import ImportCheck, Interpreter
 from stepswitch.gates.known_failures import KnownFailures
 from stepswitch.gates.suite import GateSuite
+from stepswitch.util.text_files import text_or_empty
 
 STORE_FOLDER = "baselines"  # under the suite's state folder, <checkout>/.ssw/cache
 KEEP = 50  # baselines kept per checkout: the newest, by when they were written
@@ -122,7 +123,7 @@ def _interpreter(interpreter: Interpreter) -> dict[str, object]:
     return {
         "python": str(python),
         "real": [str(real), stat.st_size if stat else -1, stat.st_mtime_ns if stat else -1],
-        "pyvenv": _read(venv / "pyvenv.cfg") if venv is not None else "",
+        "pyvenv": text_or_empty(venv / "pyvenv.cfg") if venv is not None else "",
         "site": [_installed(site) for site in sorted(prefix.glob("lib/python3*/site-packages"))],
     }
 
@@ -134,14 +135,9 @@ def _installed(site: Path) -> list[str]:
         names = sorted(os.listdir(site))
     except OSError:
         return []
-    return [f"{name}={_read(site / name)}" if name.endswith(".pth") else name for name in names]
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+    return [
+        f"{name}={text_or_empty(site / name)}" if name.endswith(".pth") else name for name in names
+    ]
 
 
 def _expected_names(suite: GateSuite) -> list[str]:
@@ -207,15 +203,16 @@ class BaselineStore:
             old.unlink(missing_ok=True)
 
 
-def reuse_baseline(suite: GateSuite, commit: str) -> Baseline | None:
-    """The baseline a run of `commit` kept in this environment, made this run's: the import
+def reuse_baseline(suite: GateSuite, commit: str, print_: str) -> Baseline | None:
+    """The baseline a run of `commit` kept in this environment (`print_`, its `fingerprint`),
+    made this run's: the import
     check's folders under this tree, the known findings of the command gates that already
     failed; None when there is none to reuse (the pre-flight then runs in full). The call map
     is left to the caller."""
     store = BaselineStore.of(suite)
     if store is None:
         return None
-    stored = store.load(suite, commit, fingerprint(suite))
+    stored = store.load(suite, commit, print_)
     if stored is None:
         return None
     for name, found in stored.findings.items():
@@ -234,8 +231,9 @@ def reuse_baseline(suite: GateSuite, commit: str) -> Baseline | None:
     return Baseline(gates, imports, commit, "", judged, judged_tests, reused_from=stored.run_id)
 
 
-def keep_baseline(suite: GateSuite, baseline: Baseline, run_id: str) -> None:
-    """Keep `baseline` (a full pre-flight of run `run_id`) for the next run of its commit, when
+def keep_baseline(suite: GateSuite, baseline: Baseline, run_id: str, print_: str) -> None:
+    """Keep `baseline` (a full pre-flight of run `run_id` in the environment `print_`, its
+    `fingerprint` taken before it ran) for the next run of its commit, when
     it is one a later run may stand on: every gate ran (no failing check of the gates' truth)
     and the imports were checked inside the tree."""
     store = BaselineStore.of(suite)
@@ -249,7 +247,7 @@ def keep_baseline(suite: GateSuite, baseline: Baseline, run_id: str) -> None:
     findings = {name: dict(known.start) for name, known in suite.known_findings.items()}
     stored = StoredBaseline(
         commit=baseline.base_commit,
-        fingerprint=fingerprint(suite),
+        fingerprint=print_,
         run_id=run_id,
         gates=tuple(
             StoredGate(name=g.name, passed=g.passed, duration_s=g.duration_s, report=g.report)

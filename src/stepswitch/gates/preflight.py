@@ -30,7 +30,7 @@ from pathlib import Path
 from stepswitch.errors import ConfigError
 from stepswitch.gates.base import BaseUnreadable
 from stepswitch.gates.baseline import COLLECT, Baseline, BaselineGate, detail_line, is_collect
-from stepswitch.gates.baseline_store import keep_baseline, reuse_baseline
+from stepswitch.gates.baseline_store import fingerprint, keep_baseline, reuse_baseline
 from stepswitch.gates.config import (
     CommandGate,
     GateConfig,
@@ -277,7 +277,9 @@ def preflight_gates(
             _static(suite, commit, gate)
     except BaseUnreadable as exc:
         raise ConfigError(str(suite.root), "(git)", str(exc), "check the repository") from exc
-    reused = reuse_baseline(suite, commit) if run_id else None
+    # The environment, fingerprinted once: what a kept pre-flight is looked up by and kept under.
+    print_ = fingerprint(suite) if run_id else ""
+    reused = reuse_baseline(suite, commit, print_) if run_id else None
     if reused is not None:
         suite.warm_up()
         return replace(reused, call_map=_call_map(suite, commit, reused.gates))
@@ -291,7 +293,7 @@ def preflight_gates(
         suite.close()  # a refusal or Ctrl-C: nothing the pre-flight started goes on running
         raise
     if run_id:
-        keep_baseline(suite, baseline, run_id)
+        keep_baseline(suite, baseline, run_id, print_)
     return baseline
 
 

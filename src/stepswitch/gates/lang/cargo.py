@@ -28,8 +28,8 @@ from stepswitch.gates.lang.base import Detected, Detection, FailedTest, Selectio
 from stepswitch.gates.lang.cargo_crates import MANIFEST, Project, read_manifest, read_project
 from stepswitch.gates.lang.cargo_report import libtest_failures, tests_started
 from stepswitch.gates.lang.command_words import command_words, runs
-from stepswitch.gates.lang.report_file import read_report
 from stepswitch.gates.lang.toolchain import missing_note, on_path
+from stepswitch.util.text_files import text_or_empty
 
 LANGUAGE = "Rust"
 _TOOLCHAIN_FILES = ("rust-toolchain.toml", "rust-toolchain")
@@ -212,11 +212,11 @@ class CargoRunner:
 
     def failures(self, output: str, report: Path) -> list[FailedTest]:
         """The failing tests named in libtest's output."""
-        return libtest_failures(read_report(report) or output)
+        return libtest_failures(text_or_empty(report) or output)
 
     def tests_run(self, report: Path) -> int | None:
         """The tests libtest ran, over every test binary; None without a report."""
-        text = read_report(report)
+        text = text_or_empty(report)
         return tests_started(text) if text else None
 
 

@@ -24,8 +24,8 @@ from stepswitch.gates.lang.base import Detected, Detection, FailedTest, Selectio
 from stepswitch.gates.lang.command_words import command_words, runs
 from stepswitch.gates.lang.go_packages import GO_MOD, module_path, read_module
 from stepswitch.gates.lang.go_report import json_failures, json_tests_run, text_failures
-from stepswitch.gates.lang.report_file import read_report
 from stepswitch.gates.lang.toolchain import missing_note, on_path
+from stepswitch.util.text_files import text_or_empty
 
 LANGUAGE = "Go"
 _GO_GLOBS = ("*.go", GO_MOD, "go.sum")
@@ -125,12 +125,12 @@ class GoRunner:
 
     def failures(self, output: str, report: Path) -> list[FailedTest]:
         """The failing tests, from the JSON report when the run wrote one."""
-        text = read_report(report)
+        text = text_or_empty(report)
         return json_failures(text, output) if text.strip() else text_failures(output)
 
     def tests_run(self, report: Path) -> int | None:
         """The tests (subtests included) the JSON report says passed, failed or were skipped."""
-        text = read_report(report)
+        text = text_or_empty(report)
         return json_tests_run(text) if text.strip() else None
 
 

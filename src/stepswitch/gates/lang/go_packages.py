@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from stepswitch.util.text_files import text_or_empty
+
 GO_MOD = "go.mod"
 _MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 _DECLARATION = re.compile(r"^(?:func|type|var|const)\b", re.M)
@@ -105,14 +107,6 @@ class Module:
         return sorted(out)
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return ""
-
-
 def read_module(root: Path) -> Module | None:
     """The module at root and its packages; None without a go.mod declaring a module."""
     path = module_path(root)
@@ -139,7 +133,7 @@ def read_module(root: Path) -> Module | None:
             if entry.is_dir(follow_symlinks=False):
                 stack.append((entry.path, f"{rel}/{entry.name}" if rel else entry.name))
             elif entry.name.endswith(".go") and entry.is_file():
-                found = imports_of(_read(entry.path))
+                found = imports_of(text_or_empty(entry.path))
                 imports |= found
                 files += 1
                 if entry.name.endswith("_test.go"):

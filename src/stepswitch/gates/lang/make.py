@@ -13,6 +13,7 @@ from pathlib import Path
 from stepswitch.gates.config import SuiteGate
 from stepswitch.gates.lang.base import MESSAGE_CHARS, Detected, Detection, FailedTest, Selection
 from stepswitch.gates.lang.toolchain import missing_note, on_path
+from stepswitch.util.text_files import text_or_empty
 
 LANGUAGE = "Make"
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make reads them in
@@ -23,22 +24,15 @@ _MAKE_TARGET = re.compile(r"^(?:[^\s:=#][^:=#]*\s)?test(?:\s[^:=#]*)?:(?!:?=)", 
 _JUST_RECIPE = re.compile(r"^@?test\b[^:=\n]*(?:=[^:\n]*)?:(?!=)", re.M)
 
 
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
 def _found(root: Path) -> tuple[str, str, str] | None:
     """(file, tool, command) of the first Makefile or justfile with a `test` target."""
     for name in MAKEFILES:
         if (root / name).is_file():
-            if _MAKE_TARGET.search(_text(root / name)):
+            if _MAKE_TARGET.search(text_or_empty(root / name)):
                 return name, "make", "make test"
             break  # make reads the first of them only
     for name in JUSTFILES:
-        if (root / name).is_file() and _JUST_RECIPE.search(_text(root / name)):
+        if (root / name).is_file() and _JUST_RECIPE.search(text_or_empty(root / name)):
             return name, "just", "just test"
     return None
 

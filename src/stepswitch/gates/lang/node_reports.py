@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.gates.lang.base import MESSAGE_CHARS, FailedTest
+from stepswitch.util.text_files import text_or_empty
 
 # A stack frame line ("    at f (file:3:4)"): the message stops before the stack.
 _FRAME = re.compile(r"^\s+at\s")
@@ -36,10 +37,7 @@ def _load_json(report: Path) -> Any:
 
 
 def _json_lines(report: Path) -> list[dict[str, Any]]:
-    try:
-        text = report.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
+    text = text_or_empty(report)
     events: list[dict[str, Any]] = []
     for line in text.splitlines():
         try:
