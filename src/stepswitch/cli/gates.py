@@ -91,7 +91,7 @@ def render(root: Path, config: GateConfig, result: SuiteResult, changed: list[st
         elif stage is not None:
             ran = "all test files" if stage.files is None else f"{stage.files} test files"
             if stage.tests is not None:
-                ran = f"{stage.tests} test{'' if stage.tests == 1 else 's'} in {ran}"
+                ran = f"{stage.tests} test{_s(stage.tests)} in {ran}"
             note = f"  ran {ran}"
             if r.name.endswith(":impacted"):
                 note += f" of {len(result.impacted)} impacted"

@@ -174,14 +174,15 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
         print_line(keys)
     # each model priced for its host, read where needed (the user's cache, ADR 0061); an
     # unpriced or unknown model refuses before anything is made
-    priced = price_workers(policy, registry, provider_env(), options.trust, options.price)
+    env = provider_env()  # this process's environment and the keys ssw's start held back
+    priced = price_workers(policy, registry, env, options.trust, options.price)
     registry, prices_read = priced.registry, priced.read
-    models = worker_models(policy, registry, provider_env())
-    check_keys(policy, registry, provider_env())
+    models = worker_models(policy, registry, env)
+    check_keys(policy, registry, env)
     gates = load_gates(repo)  # a bad gate table refuses before the worktree is made
     sandbox = choose_sandbox(options.sandbox)  # a sandbox that cannot run refuses here too
     # Each key asked of its host now, beside what follows (the pre-flight the longest of it).
-    checker = KeyChecker(key_checks(policy, registry, models, provider_env(), options.trust))
+    checker = KeyChecker(key_checks(policy, registry, models, env, options.trust))
     names = tuple(gate.name for gate in gates.gates)
     return _Checked(
         repo, task, policy, registry, script, sandbox, dirty, prices_read, names, checker, continued

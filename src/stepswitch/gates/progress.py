@@ -90,6 +90,13 @@ class SuiteProgress:
         self.full_s = time.monotonic() - began
         self.full_ran = True
 
+    def stage_finished(self, stage: TestStage, result: GateResult) -> None:
+        """A test stage's line and verdict kept; the first failing one's time noted."""
+        self.test_stages.append(stage)
+        if not result.passed and self.first_failure_s is None:
+            self.first_failure_s = time.monotonic() - self.started
+        self.record(result)
+
     def test_stage_done(self, began: float) -> float:
         now = time.monotonic()
         if self.first_verdict_s is None:

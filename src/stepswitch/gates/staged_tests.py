@@ -227,7 +227,7 @@ class StagedTests:
         if notes:
             result = replace(result, log="".join(f"[ssw: {n}]\n" for n in notes) + result.log)
         failure = _FAILED_ID.search(result.log)
-        progress.test_stages.append(
+        progress.stage_finished(
             TestStage(
                 name,
                 len(files) if files is not None else None,
@@ -237,11 +237,9 @@ class StagedTests:
                 len(tests) if tests is not None else None,
                 warm,
                 ran=ran,
-            )
+            ),
+            result,
         )
-        if not result.passed and progress.first_failure_s is None:
-            progress.first_failure_s = time.monotonic() - progress.started
-        progress.record(result)
         return result
 
     def _covered(self, base: str) -> tuple[list[tuple[str, str]], bool, int]:

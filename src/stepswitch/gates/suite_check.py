@@ -115,7 +115,7 @@ class SuiteCheck(ConfiguredCheck[SuiteGate]):
         files = len(selection.tests) if selection is not None else None
         why = selection.why if selection is not None else why
         first = stage.failed[0].test_id if stage.failed and not result.passed else None
-        progress.test_stages.append(
+        progress.stage_finished(
             TestStage(
                 name,
                 files,
@@ -124,11 +124,9 @@ class SuiteCheck(ConfiguredCheck[SuiteGate]):
                 first,
                 stage.tests,
                 why=why,
-            )
+            ),
+            result,
         )
-        if not result.passed and progress.first_failure_s is None:
-            progress.first_failure_s = time.monotonic() - progress.started
-        progress.record(result)
         return result
 
     def _stage(self, name: str, command: str, report: Path) -> StageRun:

@@ -278,11 +278,11 @@ def configure(
     which its maker fsyncs whole before it links it into place."""
     with guarded(path):
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-        conn.execute(f"PRAGMA synchronous = {'FULL' if sync else 'OFF'}")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        # FULL until a transaction says otherwise (`immediate(fsync=False)`: settlements, and
+        # Set before the switch to WAL, so a file nobody sees yet is not synced for it; FULL
+        # until a transaction says otherwise (`immediate(fsync=False)`: settlements, and
         # reservations that hold no dollars, ADR 0074).
         conn.execute(f"PRAGMA synchronous = {'FULL' if sync else 'OFF'}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if str(mode).lower() != "wal":
         raise LedgerError(
             path,

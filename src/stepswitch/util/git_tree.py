@@ -310,12 +310,11 @@ class TreeGit:
         if write and oid not in self._written:
             objects = self.objects
             if objects is not None:
-                stored = objects.write(b"blob", data)
+                objects.write(b"blob", data, oid)  # stored under the id just computed
             else:
                 out = self.git_ok("hash-object", "-w", "--no-filters", "--stdin", input=data)
-                stored = out.decode().strip()
-            if stored != oid:
-                raise UsageError(f"git stored {path} under another id than its content's")
+                if out.decode().strip() != oid:
+                    raise UsageError(f"git stored {path} under another id than its content's")
             self._written.add(oid)
         entry = TreeEntry(mode, oid)
         self._remember(path, opened, entry)

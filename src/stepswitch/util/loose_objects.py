@@ -61,11 +61,13 @@ class LooseObjects:
         self.root = git_dir / "objects"
         self.sha256 = sha256
 
-    def write(self, kind: bytes, data: bytes) -> str:
-        """Store one object (when it is not there yet); its id. GitFailed when the file system
-        refuses (a full disk), saying why without the repository's path."""
+    def write(self, kind: bytes, data: bytes, oid: str | None = None) -> str:
+        """Store one object (when it is not there yet); its id (`oid`, when the caller hashed it
+        already). GitFailed when the file system refuses (a full disk), saying why without the
+        repository's path."""
         body = b"%s %d\0" % (kind, len(data)) + data
-        oid = (hashlib.sha256 if self.sha256 else hashlib.sha1)(body).hexdigest()
+        if oid is None:
+            oid = (hashlib.sha256 if self.sha256 else hashlib.sha1)(body).hexdigest()
         try:
             self._store(oid, body)
         except OSError as exc:
