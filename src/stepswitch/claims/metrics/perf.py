@@ -215,6 +215,8 @@ METRICS = (
             "mini_prompt_tokens": INT,
             "mini_uncached_tokens": INT,
             "uncached_vs_mini": pct(1),
+            "ideal_prefix_uncached_tokens": INT,
+            "uncached_vs_ideal_prefix": pct(1),
         },
         prompt_economy,
         "prompt repeat share per step, uncached tokens against full history and against mini's",

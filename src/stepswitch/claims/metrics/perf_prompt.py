@@ -40,6 +40,7 @@ def prompt_economy(inputs: Inputs) -> Computed:
     agree(rel, "prompt.repeat_share_token_weighted", by_tokens, weighted, 1e-4)
     _run_prompt_agrees(data, rel, tokens, cached, shares)
     mini_tokens, mini_uncached = _mini_prompt(data, rel)
+    ideal = _ideal_prefix_uncached(data, rel)
     return Computed(
         {
             **measured(inputs, rel, data),
@@ -55,6 +56,9 @@ def prompt_economy(inputs: Inputs) -> Computed:
             "mini_uncached_tokens": mini_uncached,
             # like with like: uncached against uncached, both from per-call counts
             "uncached_vs_mini": uncached / mini_uncached,
+            # the whole history each step behind a cache that keeps every earlier prefix
+            "ideal_prefix_uncached_tokens": ideal,
+            "uncached_vs_ideal_prefix": uncached / ideal,
         }
     )
 
@@ -70,6 +74,18 @@ def _prompt_lists(data: Any, rel: str, side: str, *keys: str) -> list[list[float
             raise EvidenceError(f"{where}.{key} is not a list")
         found.append([number_of({"v": v}, f"{where}.{key}", "v") for v in values])
     return found
+
+
+def _ideal_prefix_uncached(data: Any, rel: str) -> int:
+    """What sending the whole history each step leaves uncached behind an ideal prefix cache,
+    from the first ssw repetition's per-step counts; the summary must agree exactly."""
+    (per_step,) = _prompt_lists(data, rel, "ssw", "full_history_uncached_tokens")
+    total = int(sum(per_step))
+    key = "full_history_uncached_with_ideal_prefix_cache"
+    agree(rel, f"prompt.{key}", total, number_of(data, rel, "prompt", key), 0.0)
+    if total <= 0:
+        raise EvidenceError(f"{rel}: prompt.{key} is not above zero")
+    return total
 
 
 def _run_prompt_agrees(
