@@ -265,3 +265,34 @@ def test_a_bench_run_can_be_tied_only_to_a_registered_unchanged_claim(make_repo)
         registered_claim(repo, "C-001")
     with pytest.raises(UsageError, match="no such claim"):
         registered_claim(repo, "C-404")
+
+
+def test_a_claim_registered_naming_its_evidence_to_come_fixes_that_range(make_repo):
+    claims = CLAIMS + RUN_CLAIM.replace(
+        "    status: registered\n", "    evidence: {runs: runs}\n    status: registered\n"
+    )
+    repo = make_repo(claims=claims)
+    made = _registrations(repo)["C-003"]
+    assert made["ranges_sha256"] == load_claims(repo).get("C-003").claim.ranges_sha256()
+    code, out = ssw(repo, "prove")
+    assert (code, "C-003  registered, not yet proved" in out) == (0, True), out
+    # an accepted claim must have its evidence
+    path = repo / "claims/claims.yaml"
+    path.write_text(path.read_text().replace("status: registered", "status: accepted"))
+    code, out = ssw(repo, "prove")
+    assert code == 2 and "C-003.evidence.runs: runs does not exist" in out, out
+    # the run made after the registration then proves it, over the range registered
+    started = datetime.fromisoformat(made["date"]) + timedelta(minutes=1)
+    _write_run(repo, started, git(repo, "rev-parse", "HEAD"))
+    code, out = ssw(repo, "prove")
+    assert "C-003  accepted" in out, out
+
+
+def test_registering_again_fixes_the_range_an_older_entry_did_not_record(make_repo):
+    repo = make_repo(claims=CLAIMS + RUN_CLAIM)
+    _set_registration(repo, "C-001", ranges_sha256=None)
+    code, out = ssw(repo, "claims", "register", "C-001")
+    assert code == 0 and "already registered" not in out, out
+    log = yaml.safe_load((repo / "claims/registrations.yaml").read_text())["log"]
+    entries = [e for e in log if e["claim"] == "C-001"]
+    assert [e.get("ranges_sha256") is not None for e in entries] == [False, True]

@@ -203,13 +203,17 @@ def _resolve(claim: Claim, root: Path, allow: tuple[re.Pattern[str], ...]) -> Lo
                     checked_path(path)
                 except ValueError as exc:
                     raise _error(f"{cid}.evidence.{role}", str(exc)) from None
-                if not (root / path).exists():
+                if not (root / path).exists() and claim.status != "registered":
                     raise _error(f"{cid}.evidence.{role}", f"{path} does not exist")
     wanted = {p for metric in metrics for p in metric.params}
     for name in sorted(wanted ^ set(claim.params)):
         problem = "is needed by its metrics" if name in wanted else "is read by no metric"
         raise _error(f"{cid}.params.{name}", problem)
     _check_status(claim, root, bool(evidence))
+    if any(not (root / p).exists() for paths in evidence.values() for p in paths):
+        # Registered before its evidence, naming where the evidence will be: the registration
+        # fixes that range (ADR 0078); nothing is proved until every file exists.
+        evidence = {}
     return LoadedClaim(claim, tuple(metrics), values, tuple(bounds), evidence)
 
 

@@ -254,7 +254,9 @@ def register(
     before = history.latest
     if before is not None:
         _registrable(claim, history)
-        if before.keeps(claim):
+        # An entry from before ranges were registered keeps the text only: registering again
+        # fixes what the claim ranges over.
+        if before.keeps(claim) and (before.ranges_sha256 is not None or not claim.evidence):
             return before, before
     when = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     made = Registration(
@@ -266,8 +268,8 @@ def register(
         bounds_set_by=claim.bounds_set_by,
         retrospective=claim.retrospective,  # a re-registration's: its first's or none
         previous=log.entries[-1].sha256() if log.entries else None,
-        # Registered before its evidence exists (claims.yaml names only files that do), a claim
-        # fixes no range: its first evidence is then what it ranges over (ADR 0078).
+        # A claim registered with no evidence map fixes no range: its first evidence is then
+        # what it ranges over; one that names its evidence to come fixes it now (ADR 0078).
         ranges_sha256=claim.ranges_sha256() if claim.evidence else None,
     )
     if not log.entries and load_anchor(root) is None:
