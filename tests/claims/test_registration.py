@@ -292,7 +292,7 @@ def test_registering_again_fixes_the_range_an_older_entry_did_not_record(make_re
     repo = make_repo(claims=CLAIMS + RUN_CLAIM)
     _set_registration(repo, "C-001", ranges_sha256=None)
     code, out = ssw(repo, "claims", "register", "C-001")
-    assert code == 0 and "already registered" not in out, out
+    assert code == 0 and "C-001: its range (its evidence map) changed since" in out, out
     log = yaml.safe_load((repo / "claims/registrations.yaml").read_text())["log"]
     entries = [e for e in log if e["claim"] == "C-001"]
     assert [e.get("ranges_sha256") is not None for e in entries] == [False, True]

@@ -70,8 +70,8 @@ def register_command(
 
     Appends to claims/registrations.yaml, a log whose earlier entries are never rewritten.
     Evidence from a run that started earlier, or measured before the registration of the bounds
-    it is judged by, is refused for the claim; a claim whose text is unchanged keeps its
-    registration. A re-registration cannot bring a new retrospective, nor change the bounds
+    it is judged by, is refused for the claim; a claim whose text and range are unchanged keeps
+    its registration. A re-registration cannot bring a new retrospective, nor change the bounds
     without changing bounds_set_by (exit 2)."""
     from stepswitch.claims.model import load_claims
     from stepswitch.claims.registration import register
@@ -85,7 +85,8 @@ def register_command(
         typer.echo(f"{claim_id}: already registered on {made.date} at {made.commit[:12]}")
         return
     if before is not None:
-        typer.echo(f"{claim_id}: its text changed since {before.date}; registered again")
+        what = "text" if before.text_sha256 != made.text_sha256 else "range (its evidence map)"
+        typer.echo(f"{claim_id}: its {what} changed since {before.date}; registered again")
     typer.echo(f"{claim_id}: registered on {made.date} at {made.commit[:12]}")
 
 
