@@ -13,17 +13,16 @@ type. The tests gate gives a verdict per stage instead of one (`gates.staged_tes
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from stepswitch.gates.base import BaseTree
 from stepswitch.gates.interpreter import Interpreter, Layout
-from stepswitch.gates.plugins import declared_plugins, plugin_env
+from stepswitch.gates.plugins import ask_plugins_early, plugin_env
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
 from stepswitch.util.git_tree import TreeGit
-from stepswitch.util.on_thread import OnThread
 from stepswitch.util.sandbox import Confinement
 
 
@@ -43,34 +42,19 @@ class GateContext:
     base: BaseTree | None
     tree: TreeGit | None
     judges_commit: bool = False  # a run's: files its commit leaves out fail the gates
-    # The interpreter asked for its plugins ahead of the first pytest (`probe_plugins_early`).
-    _plugin_probe: OnThread[dict[str, list[str]]] | None = field(
-        default=None, init=False, repr=False
-    )
+
+    def probe_plugins_early(self) -> None:
+        """Ask the gates' interpreter for its pytest plugins now, on a thread, beside what
+        the caller does next (the pre-flight: the import check); `pytest_env` takes the answer."""
+        ask_plugins_early(self.interpreter.python, self._plugin_tree)
 
     @property
     def _plugin_tree(self) -> Path:
         return self.tree.work_tree if self.tree is not None else self.root
 
-    def probe_plugins_early(self) -> None:
-        """Ask the gates' interpreter for its pytest plugins now, on a thread, beside what
-        the caller does next (the pre-flight: the import check); `pytest_env` takes the answer."""
-        if self._plugin_probe is None:
-            python, tree = self.interpreter.python, self._plugin_tree
-            self._plugin_probe = OnThread(
-                lambda: declared_plugins(python, tree), "ssw-plugin-probe"
-            )
-
-    def end_plugin_probe(self) -> None:
-        """Wait for a probe `probe_plugins_early` started (a refused pre-flight leaves no thread
-        behind; the probe is bounded in time)."""
-        if self._plugin_probe is not None:
-            self._plugin_probe.result()
-
     def pytest_env(self) -> dict[str, str]:
         """The gates' environment as any pytest a gate starts takes it: no plugin the tree
         carries, the environment's own loaded (`gates.plugins`)."""
-        self.end_plugin_probe()  # its answer is the one `plugin_env` reads (it is kept)
         return plugin_env(self.gate_env, self.interpreter.python, self._plugin_tree)
 
     def command(

@@ -44,6 +44,7 @@ from stepswitch.gates.findings import KnownFindings, findings
 from stepswitch.gates.golden import NO_SUCH_FILE, GoldenFormatError
 from stepswitch.gates.interpreter import ImportCheck
 from stepswitch.gates.known_failures import KnownFailures
+from stepswitch.gates.plugins import end_early_probes
 from stepswitch.gates.protected import (
     ALL_CONSTANTS,
     check_constants,
@@ -293,7 +294,7 @@ def preflight_gates(
         baseline = _run_once(suite, commit, imports, truth, log_dir)
     except BaseException:
         suite.close()  # a refusal or Ctrl-C: nothing the pre-flight started goes on running
-        suite.context.end_plugin_probe()
+        end_early_probes()
         raise
     if run_id:
         keep_baseline(suite, baseline, run_id, print_)
