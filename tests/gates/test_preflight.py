@@ -11,13 +11,14 @@ import re
 import shlex
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from stepswitch.agent.repo_gates import RepoGates
-from stepswitch.errors import ConfigError
+from stepswitch.errors import ConfigError, UsageError
 from stepswitch.gates.config import CommandGate, GateConfig, read_gate_config
 from stepswitch.gates.preflight import Baseline, GateUnusable, missing_command, preflight_gates
 from stepswitch.gates.suite import GateSuite
@@ -153,6 +154,24 @@ GOLDEN_GATE = """
     expected = "golden/e.json"
     command = "$PY -c 'print(1.0)'"
 """
+
+
+def _preflight_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("ssw-")]
+
+
+def test_a_project_that_does_not_import_is_refused_first_and_leaves_no_thread_behind(
+    tmp_path: Path,
+) -> None:
+    # The import check runs beside the truth check (ADR 0084), which here finds a golden file
+    # changed: the import check's refusal is still the one raised, as when they ran in turn,
+    # and neither it nor the plugin probe started for the gate goes on.
+    files = {"calc/__init__.py": "import not_installed_anywhere\n", "golden/e.json": "1.0"}
+    suite = repo_with(tmp_path, GOLDEN_GATE, files)
+    (tmp_path / "golden/e.json").write_text("3.0", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"cannot import calc with .*not_installed_anywhere"):
+        preflight_gates(suite, "HEAD")
+    assert _preflight_threads() == []
 
 
 def test_a_golden_file_missing_from_the_base_commit_is_refused(tmp_path: Path) -> None:

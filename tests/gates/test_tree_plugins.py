@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from stepswitch.gates.config import CommandGate, GateConfig, TestsGate
 from stepswitch.gates.interpreter import Interpreter
+from stepswitch.gates.plugins import ask_plugins_early, declared_plugins
 from stepswitch.gates.shadowing import SHADOW_CHECK
 from stepswitch.gates.suite import GateSuite, SuiteResult
 from tests.gates import scratch_env
@@ -210,6 +212,21 @@ def test_a_plugin_the_change_adds_fails_naming_its_metadata(tmp_path: Path, fold
 
     assert not result.passed and result.stages == (SHADOW_CHECK,)
     assert f"{folder}/entry_points.txt: added, a distribution's metadata" in result.report
+
+
+def test_plugins_asked_before_the_worktree_exists_are_the_ones_a_later_probe_finds(
+    tmp_path: Path,
+) -> None:
+    # `ssw run` asks while the worktree is made (ADR 0084): the same answer, and no thread left.
+    python = environment_with_plugin(tmp_path / "env")
+    tree = tmp_path / "worktree"
+    ask_plugins_early(python, tree)
+    tree.mkdir()
+    early = declared_plugins(python, tree)
+
+    assert early["declared"][0] == "declared_plugin"
+    assert early == declared_plugins.__wrapped__(python, tree)  # asked afresh, now
+    assert "ssw-plugin-probe" not in [t.name for t in threading.enumerate()]
 
 
 def test_the_preflight_collection_loads_the_declared_plugins(tmp_path: Path) -> None:

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import stepswitch
 from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.workspace.paths import Workspace
+from stepswitch.errors import ConfigError
 from stepswitch.gates.detect import load_gates
 from stepswitch.gates.interpreter import find_interpreter, gate_environment
 from stepswitch.gates.lang.toolchain_view import toolchain_view
+from stepswitch.gates.plugins import ask_plugins_early
 from stepswitch.gates.test_config import config_folder
 from stepswitch.gates.truth_paths import protected_paths
 from stepswitch.gates.warm import WarmPytest, WarmStarter
@@ -114,6 +116,18 @@ def prepare_run(
     baseline = gates.preflight(run_id=run_id) if config.gates and preflight else None
     records = list(baseline.records()) if baseline else []
     return PreparedRun(workspace, gates, records, tree, repo, registry)
+
+
+def ask_gates_early(repo: Path, worktree: Path, home: Path) -> None:
+    """Before a run's worktree at `worktree` is made: ask the gates' interpreter (as
+    `prepare_run` will find it for a worktree of `repo`) for its pytest plugins, on a thread,
+    so that the pre-flight's first gate finds the answer ready (ADR 0084). A bad `python`
+    setting is left for `prepare_run` to refuse."""
+    try:
+        python = find_interpreter(repo, child_env(os.environ, home)).python
+    except ConfigError:
+        return
+    ask_plugins_early(python, worktree)
 
 
 def unconfined_notices(sandbox: Sandbox, home: Path) -> list[str]:

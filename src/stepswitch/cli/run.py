@@ -18,7 +18,12 @@ from pathlib import Path
 
 from stepswitch.agent.events import Progress, Sink
 from stepswitch.agent.key_check import KeyChecker, key_checks
-from stepswitch.agent.prepare import PreparedRun, prepare_run, unconfined_notices
+from stepswitch.agent.prepare import (
+    PreparedRun,
+    ask_gates_early,
+    prepare_run,
+    unconfined_notices,
+)
 from stepswitch.agent.providers import HttpProviders, ProviderFactory
 from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.run import RunExtras, run_task
@@ -41,6 +46,7 @@ from stepswitch.agent.workspace.worktree import (
     exclude_ssw_folder,
     leave_worktree,
     some_paths,
+    worktree_path,
 )
 from stepswitch.cli.otel import otel_sinks
 from stepswitch.cli.render import TerminalPrinter, escaped
@@ -49,6 +55,7 @@ from stepswitch.cli.run_policy import run_policy
 from stepswitch.errors import Interrupted, UsageError
 from stepswitch.fakes.scripted import Script, load_script, start_scripted_server
 from stepswitch.gates.detect import load_gates
+from stepswitch.gates.plugins import end_early_probes
 from stepswitch.gates.warm import WarmPytest, WarmStarter
 from stepswitch.ledger import Budget, Ledger, open_ledger
 from stepswitch.policy.model import Policy
@@ -285,6 +292,9 @@ def _prepare(
     continued = checked.continued
     checked.keys.refuse_if_refused()
     home = cleanup.enter_context(sandbox_home())
+    if checked.gates:  # asked while the worktree is made: the pre-flight's first gate needs it
+        ask_gates_early(checked.repo, worktree_path(checked.repo, folder.root.name), home)
+        cleanup.callback(end_early_probes)  # a run refused before its pre-flight leaves no thread
     worktree = create_worktree(
         checked.repo,
         folder.root.name,

@@ -19,7 +19,7 @@ from typing import Generic, Protocol, TypeVar
 
 from stepswitch.gates.base import BaseTree
 from stepswitch.gates.interpreter import Interpreter, Layout
-from stepswitch.gates.plugins import plugin_env
+from stepswitch.gates.plugins import ask_plugins_early, plugin_env
 from stepswitch.gates.report import gate_report
 from stepswitch.gates.runner import Gate, GateResult, run_gate
 from stepswitch.util.git_tree import TreeGit
@@ -43,11 +43,19 @@ class GateContext:
     tree: TreeGit | None
     judges_commit: bool = False  # a run's: files its commit leaves out fail the gates
 
+    def probe_plugins_early(self) -> None:
+        """Ask the gates' interpreter for its pytest plugins now, on a thread, beside what
+        the caller does next (the pre-flight: the import check); `pytest_env` takes the answer."""
+        ask_plugins_early(self.interpreter.python, self._plugin_tree)
+
+    @property
+    def _plugin_tree(self) -> Path:
+        return self.tree.work_tree if self.tree is not None else self.root
+
     def pytest_env(self) -> dict[str, str]:
         """The gates' environment as any pytest a gate starts takes it: no plugin the tree
         carries, the environment's own loaded (`gates.plugins`)."""
-        tree = self.tree.work_tree if self.tree is not None else self.root
-        return plugin_env(self.gate_env, self.interpreter.python, tree)
+        return plugin_env(self.gate_env, self.interpreter.python, self._plugin_tree)
 
     def command(
         self, name: str, command: str, timeout_s: float, env: dict[str, str] | None = None

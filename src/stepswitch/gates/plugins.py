@@ -21,10 +21,13 @@ from __future__ import annotations
 import functools
 import json
 import os
+import threading
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 
 from stepswitch.gates.probe import ask_interpreter
+from stepswitch.util.on_thread import OnThread
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
 PLUGIN = "ssw_select"
@@ -51,11 +54,39 @@ print(json.dumps(found))
 """
 
 
+# Probes started ahead of the first pytest that needs their answer (`ask_plugins_early`).
+_asked: dict[tuple[Path, Path], OnThread[dict[str, list[str]]]] = {}
+_asking = threading.Lock()
+
+
+def ask_plugins_early(python: Path, tree: Path) -> None:
+    """Start asking `python` for the plugins `declared_plugins(python, tree)` returns, on a
+    thread, so that the interpreter's start overlaps what the caller does next (ADR 0084)."""
+    with _asking:
+        if (python, tree) not in _asked:
+            _asked[(python, tree)] = OnThread(partial(_probe, python, tree), "ssw-plugin-probe")
+
+
+def end_early_probes() -> None:
+    """Wait for every probe `ask_plugins_early` started (bounded in time): a pre-flight that
+    refuses leaves no thread behind."""
+    with _asking:
+        asked = list(_asked.values())
+    for probe in asked:
+        probe.result()
+
+
 @functools.cache
 def declared_plugins(python: Path, tree: Path) -> dict[str, list[str]]:
     """The `pytest11` entry points (name -> [`module[:attr]`, its distribution's metadata
     folder], the first of a name on sys.path) of the distributions `python` has installed
-    outside `tree`; empty when it cannot say."""
+    outside `tree`; empty when it cannot say. The answer of a probe started early, if any."""
+    with _asking:
+        early = _asked.pop((python, tree), None)
+    return early.result() if early is not None else _probe(python, tree)
+
+
+def _probe(python: Path, tree: Path) -> dict[str, list[str]]:
     data = ask_interpreter(python, _PROBE, str(tree))
     if not isinstance(data, dict):
         return {}

@@ -44,6 +44,7 @@ from stepswitch.gates.findings import KnownFindings, findings
 from stepswitch.gates.golden import NO_SUCH_FILE, GoldenFormatError
 from stepswitch.gates.interpreter import ImportCheck
 from stepswitch.gates.known_failures import KnownFailures
+from stepswitch.gates.plugins import end_early_probes
 from stepswitch.gates.protected import (
     ALL_CONSTANTS,
     check_constants,
@@ -52,6 +53,7 @@ from stepswitch.gates.protected import (
 )
 from stepswitch.gates.runner import GateResult
 from stepswitch.gates.suite import GateSuite
+from stepswitch.util.on_thread import OnThread
 
 _EXIT = re.compile(r": failed \(exit (\d+)\)")
 _PER_FILE = re.compile(r"^\S+: (\d+)$", re.M)  # pytest -qq --collect-only: "tests/test_a.py: 2"
@@ -283,27 +285,47 @@ def preflight_gates(
     if reused is not None:
         suite.warm_up()
         return replace(reused, call_map=_call_map(suite, commit, reused.gates))
-    imports = suite.preflight()
-    # The tests' collection and the call map's traced run fork from a warm pytest started now,
-    # which then serves the first edit's gate run (ADR 0044); it imports pytest meanwhile.
-    suite.warm_up()
     try:
-        baseline = _run_once(suite, commit, imports, log_dir)
+        imports, truth = _first_checks(suite, commit)
+        # The tests' collection and the call map's traced run fork from a warm pytest started
+        # now, which then serves the first edit's gate run (ADR 0044); it imports pytest
+        # meanwhile.
+        suite.warm_up()
+        baseline = _run_once(suite, commit, imports, truth, log_dir)
     except BaseException:
         suite.close()  # a refusal or Ctrl-C: nothing the pre-flight started goes on running
+        end_early_probes()
         raise
     if run_id:
         keep_baseline(suite, baseline, run_id, print_)
     return baseline
 
 
+def _first_checks(suite: GateSuite, commit: str) -> tuple[ImportCheck, GateResult | None]:
+    """The import check and the truth check on the untouched tree, at the same time (ADR 0084):
+    the import check's interpreter and the interpreter the first pytest asks for its plugins
+    start on threads, each waiting on its child, while this thread compares the gates' truth
+    with the base commit. Raises the import check's refusal, as when they ran one by one."""
+    if any(not isinstance(gate, ProtectedGate) for gate in suite.config.gates):
+        suite.context.probe_plugins_early()  # a gate will run a command: it needs the answer
+    checking = OnThread(suite.preflight, "ssw-import-check")
+    try:
+        truth = suite.truth_check(commit)
+    finally:
+        imports = checking.result()  # its refusal first, whatever the truth check found
+    return imports, truth
+
+
 def _run_once(
-    suite: GateSuite, commit: str, imports: ImportCheck, log_dir: Path | None
+    suite: GateSuite,
+    commit: str,
+    imports: ImportCheck,
+    truth: GateResult | None,
+    log_dir: Path | None,
 ) -> Baseline:
     """Each gate once on the untouched tree, then the call map: the baseline."""
     config = suite.config
     verdicts: list[BaselineGate] = []
-    truth = suite.truth_check(commit)
     if truth is not None and not truth.passed:
         verdicts.append(_verdict(suite, truth, log_dir))
     judged: dict[str, int] = {}

@@ -157,6 +157,11 @@ def state_path(repo: Path, run_id: str) -> Path:
     return repo / SSW_FOLDER / "git" / run_id
 
 
+def worktree_path(repo: Path, run_id: str) -> Path:
+    """Where run `run_id`'s work tree is made in the checkout `repo` (resolved)."""
+    return repo / SSW_FOLDER / "worktrees" / run_id
+
+
 def create_worktree(
     repo: Path, run_id: str, base: str | None = None, start: str | None = None
 ) -> Worktree:
@@ -169,7 +174,7 @@ def create_worktree(
     checkout = _check_top(repo)
     base = base or _head_commit(checkout)
     exclude_ssw_folder(repo, checkout.exclude)
-    path = repo / SSW_FOLDER / "worktrees" / run_id
+    path = worktree_path(repo, run_id)
     branch = f"ssw/{run_id}"
     lock = lock_path(repo, run_id)
     fd = _hold(lock)  # before the worktree exists: a live run is never taken for a dead one
