@@ -90,9 +90,9 @@ def test_a_claim_whose_bound_fails_is_rendered_rejected_not_hidden(make_repo):
     assert "<!-- claim C-001 ratio -->0.30 (rejected: C-001)<!-- /claim -->" in text
     assert "**C-001 (rejected):**" in text
     assert "ratio <= 1/4 (FAILS)" in text
-    # The index row says which bound failed, at what value (issue 44).
+    # The index row says which bound failed, at what value and by how much (issue 44).
     row = "| C-001 | Overhead per step is at most a third of the peer's | rejected (ratio <= 1/4 "
-    assert f"{row}fails: 0.30) |" in text
+    assert f"{row}fails: 0.30, 0.05 above its bound) |" in text
     code, out = ssw(repo, "prove", "--check")
     assert code == 1
     assert "C-001: its evidence gives rejected, claims.yaml says accepted" in out

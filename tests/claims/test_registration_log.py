@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.claims.conftest import REPO, commit_all, copy_claims, git
+from tests.claims.conftest import REPO, commit_all, copy_claims, git, line_of
 from tests.harness.cli import run_ssw_cli
 
 LOG = "claims/registrations.yaml"
@@ -178,8 +178,10 @@ def test_route3_a_loosened_bound_re_registered_keeps_its_old_measurement_refused
     assert code == 1, problems
     second = entries(copy, "C-007")[1]
     line = entry_line((copy / LOG).read_text(), "C-007", 1)
+    perf = "bench/perf/results.json"
+    where = f"{perf} line {line_of(copy, perf, measured(copy))}"
     assert problems == [
-        "problem: C-007: evidence refused: bench/perf/results.json was measured on "
+        f"problem: C-007: evidence refused: {where} was measured on "
         f"{measured(copy)}, before the bounds it is judged by (ssw_first_call_ms < 1000) were "
         f"registered on {second['date']} ({LOG} line {line}): evidence measured before the "
         "registration of its bounds is refused, whatever the retrospective says"

@@ -78,23 +78,62 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
         found.append(f"{path} cannot show it was made after {cid} was registered: {why}")
     at = history.bounds_from()
     judged_by = history.entries[at]
+    refused: set[str] = set()  # the records their date refuses: not refused twice
     for path, when in sorted(inputs.measured.items()):
         measured = parse_time(when)
         if measured is None:
             found.append(f"{path}: its date {when!r} is not a date")
         elif measured < judged_by.when and at > 0:
+            refused.add(path)
             found.append(
-                f"{path} was measured on {when}, before the bounds it is judged by "
+                f"{inputs.where(path, when)} was measured on {when}, before the bounds it is "
+                "judged by "
                 f"({bounds_text(judged_by.bounds)}) were registered on {judged_by.date} "
                 f"({REGISTRATIONS_FILE} line {history.lines[at]}): evidence measured before "
                 "the registration of its bounds is refused, whatever the retrospective says"
             )
         elif measured < registration.when and claim.retrospective is None:
+            refused.add(path)
             found.append(
-                f"{path} was measured on {when}, before {cid} was registered "
+                f"{inputs.where(path, when)} was measured on {when}, before {cid} was registered "
                 f"({registration.date}); a claim registered after its measurement must say why "
                 "its bounds were fixed before it (retrospective)"
             )
+    # One dated after its registration is refused all the same when its commit is older.
+    return found + _made_before(inputs, git, history, at, claim.retrospective is None, refused)
+
+
+def _made_before(
+    inputs: Inputs,
+    git: GitView,
+    history: History,
+    at: int,
+    first_counts: bool,
+    refused: set[str],
+) -> list[str]:
+    """A record made at an ssw commit that does not descend from the commit the claim's bounds
+    were registered at (`history.entries[at]`, when they changed after its first registration)
+    or, when `first_counts` (no retrospective), the commit of its latest registration, ran
+    code older than what judges it: its date, which a producer writes, cannot say otherwise."""
+    found = []
+    marks = [at] if at > 0 else []
+    if first_counts and len(history.entries) - 1 not in marks:
+        marks.append(len(history.entries) - 1)
+    for path, made in sorted(inputs.made.items()):
+        if path in refused:
+            continue
+        for i in marks:
+            entry = history.entries[i]
+            if git.is_ancestor(entry.commit, made.commit) is not False:
+                continue
+            what = f"its bounds ({bounds_text(entry.bounds)}) were" if i == at else "it was"
+            found.append(
+                f"{inputs.where(path, made.commit)} names ssw commit {made.commit[:12]}, which is "
+                f"not after the commit {what} registered at ({entry.commit[:12]}, "
+                f"{REGISTRATIONS_FILE} line {history.lines[i]}): a measurement is made at or "
+                "after the commit of the registration that judges it, whatever its date says"
+            )
+            break
     return found
 
 
@@ -110,8 +149,8 @@ def made_problems(inputs: Inputs, git: GitView) -> list[str]:
         known = git.in_history(made.commit)
         if known is False:
             found.append(
-                f"{path} names ssw commit {made.commit[:12]}, which is not in this history: "
-                "measure again at a commit that landed"
+                f"{inputs.where(path, made.commit)} names ssw commit {made.commit[:12]}, which "
+                "is not in this history: measure again at a commit that landed"
             )
             continue
         committed = git.committed_at(made.commit) if known else None
@@ -123,7 +162,8 @@ def made_problems(inputs: Inputs, git: GitView) -> list[str]:
         before = when.date() < committed.date() if len(made.when) == 10 else when < committed
         if before:
             found.append(
-                f"{path} is dated {made.when}, before its commit {made.commit[:12]} was made "
+                f"{inputs.where(path, made.when)} is dated {made.when}, before its commit "
+                f"{made.commit[:12]} was made "
                 f"({committed.isoformat()}): a record is made after the commit it ran"
             )
     return found
