@@ -7,6 +7,7 @@ as proved and committed: its check passes (the `proved` fixture)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from collections.abc import Callable
@@ -17,8 +18,25 @@ import pytest
 from stepswitch.claims.code import PACKAGE
 from stepswitch.claims.model import load_claims
 from stepswitch.claims.registration import load_log, register
-from tests.claims.conftest import CLAIMS, build_repo, commit_all, git, later, line_of, ssw
-from tests.claims.test_anchored_log import LOG, PERF, cut_the_log_and_delete_c002, problems
+from tests.claims.conftest import (
+    CLAIMS,
+    CLAIMS_HEAD,
+    build_repo,
+    commit_all,
+    git,
+    inrun_claim,
+    later,
+    line_of,
+    ssw,
+)
+from tests.claims.test_anchored_log import (
+    LOG,
+    PERF,
+    PROJECTS,
+    cut_the_log_and_delete_c002,
+    problems,
+)
+from tests.claims.test_raw_samples import copy, make
 from tests.harness.cli import run_process, ssw_env
 from tests.harness.repo import edit
 
@@ -240,3 +258,33 @@ def test_route7_a_rejected_claims_row_says_by_how_much_its_bound_failed(proved: 
         "fails: 0.30, 0.05 above its bound) |"
     )
     assert row in (proved / "README.md").read_text()
+
+
+# Route 5: a claim registered before its range was (as every claim registered before ADR 0078,
+# or before its evidence existed) cannot be proved on fewer projects or suites than claims.yaml
+# once named for it.
+def test_route5_a_claim_registered_without_its_range_cannot_narrow_it(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    for project in PROJECTS:
+        copy(root, f"bench/gates/summary-{project}.json")
+        copy(root, f"bench/gates/results-{project}.csv")
+    both = inrun_claim("C-001", PROJECTS)
+    unranged = re.sub(r"    evidence:\n(?:      .*\n)+", "", both)
+    make(root, unranged.replace("status: accepted", "status: registered"), ["C-001"])
+    claims = root / "claims/claims.yaml"
+    claims.write_text(CLAIMS_HEAD + both)
+    code, out = ssw(root, "prove")
+    assert code == 0, out
+    wide = commit_all(root, "C-001 proved on both projects")
+    code, out = ssw(root, "prove", "--check")
+    assert (code, problems(out)) == (0, []), out  # the control
+    claims.write_text(CLAIMS_HEAD + inrun_claim("C-001", PROJECTS[:1]))
+    commit_all(root, "C-001 on one project")
+    code, out = ssw(root, "prove", "--check")
+    assert code == 1, out
+    line = line_of(root, "claims/claims.yaml", "- id: C-001")
+    assert (
+        f"problem: C-001: evidence refused: claims/claims.yaml line {line}: its summaries name 1 "
+        f"path where claims/claims.yaml at commit {wide[:12]} named 2, since its registration "
+        "recorded no range"
+    ) in [p.split(" (")[0] for p in problems(out)], out

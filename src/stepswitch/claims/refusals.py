@@ -8,7 +8,8 @@ from datetime import UTC
 
 from stepswitch.claims.git_view import GitView, parse_time
 from stepswitch.claims.inputs import Inputs
-from stepswitch.claims.model import Claim
+from stepswitch.claims.model import CLAIMS_FILE, Claim
+from stepswitch.claims.ranges_history import narrower
 from stepswitch.claims.registration import REGISTRATIONS_FILE, History, bounds_text
 
 
@@ -19,6 +20,7 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
     if registration is None:
         return [f"not registered (ssw claims register {cid}, before its runs)"]
     found = []
+    git = GitView(inputs.root)
     where = f"{REGISTRATIONS_FILE} line {history.lines[-1]}"
     if registration.text_sha256 != claim.text_sha256():
         found.append(
@@ -40,6 +42,14 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
             f"its registration ({where}) records bounds {bounds_text(registration.bounds)} set "
             f"by {registration.bounds_set_by!r}, not the ones its text hash covers"
         )
+    if registration.ranges_sha256 is None and (wider := narrower(git, claim, registration.commit)):
+        then, today = wider[0]
+        found.append(
+            f"{_claim_line(inputs, cid)}: {then.text(today)}, since its registration recorded no "
+            f"range ({where}, {registration.date}): a claim is not proved on less than it was "
+            f"shown over; register it again (ssw claims register {cid}) to measure it on these, "
+            "and evidence from before that is then refused"
+        )
     first = history.entries[0]
     if claim.retrospective is not None and claim.retrospective != first.retrospective:
         found.append(
@@ -47,7 +57,6 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
             f"{REGISTRATIONS_FILE} line {history.lines[0]}): a retrospective is allowed only at "
             "a claim's first registration"
         )
-    git = GitView(inputs.root)
     exists = git.exists(registration.commit)
     if exists is False:
         found.append(f"its registration names commit {registration.commit[:12]}, not in git")
@@ -135,6 +144,11 @@ def _made_before(
             )
             break
     return found
+
+
+def _claim_line(inputs: Inputs, cid: str) -> str:
+    """Where claims.yaml holds the claim: `claims/claims.yaml line N`."""
+    return inputs.where(CLAIMS_FILE, f"- id: {cid}")
 
 
 def _ranges(claim: Claim) -> str:
