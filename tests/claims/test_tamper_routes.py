@@ -18,6 +18,7 @@ import pytest
 from stepswitch.claims.code import PACKAGE
 from stepswitch.claims.model import load_claims
 from stepswitch.claims.registration import load_log, register
+from stepswitch.util.source_state import source_state
 from tests.claims.conftest import (
     CLAIMS,
     CLAIMS_HEAD,
@@ -114,12 +115,13 @@ def test_route1_evidence_proved_by_a_bent_metric_and_bound_names_their_code(
 
 # Route 2: the producers' one rule of a clean tree (util/source_state.py) says dirty whatever
 # hides the change, and the record it writes is refused.
-PRODUCER = """\
+SCRIPTS = ("bench/perf/*.py",)  # bench/perf's own measuring code, as run_all.py names it
+PRODUCER = f"""\
 import json, sys
 from pathlib import Path
 from stepswitch.util.source_state import source_state
 
-state = source_state(Path("."), scripts=("bench/perf/*.py",))
+state = source_state(Path("."), scripts={SCRIPTS!r})
 path = Path("bench/perf/results.json")
 data = json.loads(path.read_text())
 data["machine"]["stepswitch_src_uncommitted_changes"] = state.dirty is not False
@@ -175,7 +177,9 @@ def test_route2_the_producers_rule_says_dirty_whatever_hides_the_change(
 ) -> None:
     env = tamper(clone, tmp_path)
     assert git(clone, "status", "--porcelain", "--", "src") == ""  # git status sees nothing
-    assert why in _produce(clone, **env)
+    # The rule as the producer asks it; a start-up changed is seen only by a new interpreter.
+    said = _produce(clone, **env) if env else "\n".join(source_state(clone, SCRIPTS).why)
+    assert why in said
 
 
 def test_route2_a_record_its_producer_found_dirty_is_refused_naming_its_line(
@@ -288,3 +292,24 @@ def test_route5_a_claim_registered_without_its_range_cannot_narrow_it(tmp_path: 
         f"path where claims/claims.yaml at commit {wide[:12]} named 2, since its registration "
         "recorded no range"
     ) in [p.split(" (")[0] for p in problems(out)], out
+
+
+# Route 6: a readme.allow entry written to bless any sentence blesses none, and says so.
+def test_route6_an_allow_entry_blessing_any_sentence_is_a_problem(clone: Path) -> None:
+    edit(
+        clone,
+        "claims/claims.yaml",
+        "  path: README.md\n",
+        "  path: README.md\n  allow:\n    - pattern: '.*'\n      why: any sentence\n",
+    )
+    readme = clone / "README.md"
+    readme.write_text(readme.read_text() + "\nIt is 7x faster.\n")
+    commit_all(clone, "a sentence blessed by an entry that matches everything")
+    code, out = ssw(clone, "prove", "--check")
+    assert code == 1, out
+    line = line_of(clone, "README.md", "It is 7x faster.")
+    found = problems(out)
+    assert (
+        "problem: claims/claims.yaml readme.allow[0] ('.*') names no value and source: "
+    ) in "\n".join(found), out
+    assert any(p.startswith(f"problem: README.md:{line}: '7'") for p in found), out
