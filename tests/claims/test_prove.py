@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.claims.conftest import CLAIMS, commit_all, register_all, ssw
+from tests.claims.conftest import CLAIMS, commit_all, line_of, register_all, ssw
 
 EVIDENCE = "claims/evidence/C-001.json"
 
@@ -165,9 +165,10 @@ def test_a_withdrawal_by_a_record_that_does_not_name_the_claim_is_refused(make_r
     repo = _rejected_then_recorded(make_repo, "# 0099: something else\n")
     code, out = ssw(repo, "prove")
     assert code == 1
+    at = f"claims/claims.yaml line {line_of(repo, 'claims/claims.yaml', 'adr: docs/')}"
     assert (
-        "problem: C-001: withdrawn by docs/decisions/0099-x.md, which does not name C-001: the "
-        "record that withdraws a claim says which claim and why"
+        f"problem: C-001: withdrawn by docs/decisions/0099-x.md ({at}), which does not name "
+        "C-001: the record that withdraws a claim says which claim and why"
     ) in out.splitlines()
 
 
@@ -177,9 +178,10 @@ def test_a_claim_never_rejected_cannot_be_withdrawn(make_repo):
     _withdraw(repo, "accepted", "# 0099: C-001 is withdrawn\n")
     code, out = ssw(repo, "prove")
     assert code == 1
+    at = f"claims/claims.yaml line {line_of(repo, 'claims/claims.yaml', 'adr: docs/')}"
     assert (
-        "problem: C-001: withdrawn, but no committed claims/evidence/C-001.json ever rejected it: "
-        "a claim is withdrawn after its evidence rejects it, never instead"
+        f"problem: C-001: withdrawn ({at}), but no committed claims/evidence/C-001.json ever "
+        "rejected it: a claim is withdrawn after its evidence rejects it, never instead"
     ) in out.splitlines()
 
 

@@ -322,12 +322,17 @@ def test_a_withdrawal_by_a_record_older_than_the_rejection_is_refused(copy: Path
     assert code == 1
     problems = [line for line in out.splitlines() if line.startswith("problem: C-007: withdrawn")]
     added = git(copy, "log", "--diff-filter=A", "--format=%H", "--", ADR).split()[-1]
+    text = (copy / "claims/claims.yaml").read_text().splitlines()
+    at = text.index("  - id: C-007") + next(
+        n for n, line in enumerate(text[text.index("  - id: C-007") :], 1) if "adr:" in line
+    )
+    where = f"{ADR} (claims/claims.yaml line {at})"
     assert problems[0] == (
-        f"problem: C-007: withdrawn by {ADR}, which does not name C-007: the record that "
+        f"problem: C-007: withdrawn by {where}, which does not name C-007: the record that "
         "withdraws a claim says which claim and why"
     )
     assert problems[1].startswith(
-        f"problem: C-007: withdrawn by {ADR}, added at commit {added[:12]}, not after the "
+        f"problem: C-007: withdrawn by {where}, added at commit {added[:12]}, not after the "
         "rejection committed at "
     ), problems
     assert problems[1].endswith(": write the record that withdraws it after the rejection")
