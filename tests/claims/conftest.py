@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,6 +102,12 @@ def copy_fixture(root: Path, rel: str, source: str) -> Path:
     return path
 
 
+def line_of(root: Path, rel: str, needle: str) -> int:
+    """The number of the first line of root/rel that holds `needle`: where a problem points."""
+    lines = (root / rel).read_text(encoding="utf-8").splitlines()
+    return next(n for n, line in enumerate(lines, 1) if needle in line)
+
+
 def ssw(root: Path, *args: str) -> tuple[int, str]:
     """Exit code and output of `ssw ARGS --root ROOT`, run as a user runs it (tests.harness.cli):
     its standard output, then its standard error (a one-line error) without the line's end."""
@@ -154,36 +161,42 @@ def later(minutes: int = 1) -> datetime:
     return datetime.now(UTC) + timedelta(minutes=minutes)
 
 
+def build_repo(
+    root: Path,
+    claims: str = CLAIMS,
+    readme: str = README,
+    prove: bool = True,
+    expect: int = 0,
+    register: bool = True,
+) -> Path:
+    """The small repository at `root`: the fixed inputs, claims.yaml and README committed,
+    registered (`register`) and proved by the CLI (`prove`, which must exit `expect`)."""
+    measured_code(root)
+    # Fixed inputs, not the repository's latest measurements: a re-measurement must not
+    # change what these tests expect (the perf file is the 2026-11-29 run, ratio 0.30; the
+    # gates files a packaging run of bench/gates/bench.py from a committed tree).
+    for rel, source in (
+        ("bench/perf/results.json", "tests/fixtures/claims/perf-results.json"),
+        ("bench/gates/summary.json", "tests/fixtures/claims/gates-summary.json"),
+        ("bench/gates/results.csv", "tests/fixtures/claims/gates-results.csv"),
+    ):
+        copy_fixture(root, rel, source)
+    (root / "claims").mkdir()
+    (root / "claims/claims.yaml").write_text(claims)
+    (root / "README.md").write_text(readme)
+    commit_all(root, "start")
+    if register:
+        register_all(root)
+    if prove:
+        code, out = ssw(root, "prove")
+        assert code == expect, out
+    return root
+
+
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[..., Path]:
-    def make(
-        claims: str = CLAIMS,
-        readme: str = README,
-        prove: bool = True,
-        expect: int = 0,
-        register: bool = True,
-    ) -> Path:
-        root = tmp_path / "repo"
-        measured_code(root)
-        # Fixed inputs, not the repository's latest measurements: a re-measurement must not
-        # change what these tests expect (the perf file is the 2026-11-29 run, ratio 0.30; the
-        # gates files a packaging run of bench/gates/bench.py from a committed tree).
-        for rel, source in (
-            ("bench/perf/results.json", "tests/fixtures/claims/perf-results.json"),
-            ("bench/gates/summary.json", "tests/fixtures/claims/gates-summary.json"),
-            ("bench/gates/results.csv", "tests/fixtures/claims/gates-results.csv"),
-        ):
-            copy_fixture(root, rel, source)
-        (root / "claims").mkdir()
-        (root / "claims/claims.yaml").write_text(claims)
-        (root / "README.md").write_text(readme)
-        commit_all(root, "start")
-        if register:
-            register_all(root)
-        if prove:
-            code, out = ssw(root, "prove")
-            assert code == expect, out
-        return root
+    def make(**kwargs: Any) -> Path:
+        return build_repo(tmp_path / "repo", **kwargs)
 
     return make
 

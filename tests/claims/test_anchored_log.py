@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from stepswitch.claims.registration import dump_log, load_log
-from tests.claims.conftest import CLAIMS_HEAD, OVERHEAD_CLAIM, README, commit_all, inrun_claim, ssw
+from tests.claims.conftest import CLAIMS_HEAD, commit_all, inrun_claim, line_of, ssw
 from tests.claims.test_raw_samples import copy, make
 
 LOG = "claims/registrations.yaml"
@@ -26,22 +26,31 @@ def problems(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("problem:")]
 
 
-def test_a_log_cut_by_a_version_in_the_old_form_still_shows_the_deleted_claim(
-    make_repo: Callable[..., Path],
-) -> None:
-    root = make_repo()  # the control: proved at exit 0, the log compared with git
-    commit_all(root, "C-001 and C-002 registered and proved")
+def cut_the_log_and_delete_c002(root: Path) -> str:
+    """The route-3 tamper, committed: a version of the log in the old form, then C-002 gone
+    with its claim, its evidence, its README lines and its registrations; the cut's commit."""
     c001 = [entry for entry in load_log(root).entries if entry.claim == "C-001"]
     # A version in the old form used to end the comparison with git: everything before it
     # could go, C-002 with its claim, its evidence and its README line.
     (root / LOG).write_text(OLD_FORM)
     cut = commit_all(root, "the log in the old form")
     (root / LOG).write_text(dump_log(c001))
-    (root / "claims/claims.yaml").write_text(CLAIMS_HEAD + OVERHEAD_CLAIM)
+    claims = root / "claims/claims.yaml"
+    claims.write_text(claims.read_text().split("  - id: C-002\n")[0])
     (root / "claims/evidence/C-002.json").unlink()
-    readme = README.replace("- <!-- claim C-002 --><!-- /claim -->\n", "")
-    (root / "README.md").write_text(readme.replace("See C-002 too.\n", ""))
+    readme = (root / "README.md").read_text().splitlines(keepends=True)
+    gone = ("<!-- claim C-002 -->", "See C-002 too.")
+    (root / "README.md").write_text("".join(x for x in readme if not any(g in x for g in gone)))
     commit_all(root, "C-002 gone")
+    return cut
+
+
+def test_a_log_cut_by_a_version_in_the_old_form_still_shows_the_deleted_claim(
+    make_repo: Callable[..., Path],
+) -> None:
+    root = make_repo()  # the control: proved at exit 0, the log compared with git
+    commit_all(root, "C-001 and C-002 registered and proved")
+    cut = cut_the_log_and_delete_c002(root)
     code, out = ssw(root, "prove", "--check")
     assert code == 1, out
     found = problems(out)
@@ -74,16 +83,18 @@ def test_a_measurement_dated_before_its_commit_or_naming_no_commit_here_is_refus
     original = (root / PERF).read_text()
     moved = "2026-11-27T12:00:00+00:00"  # the day before the commit it names
     found = _check_after(root, lambda data: data.update(date=moved))
+    where = f"{PERF} line {line_of(root, PERF, moved)}"
     assert any(
         p.startswith(
-            f"problem: C-001: evidence refused: {PERF} is dated {moved}, before its commit "
+            f"problem: C-001: evidence refused: {where} is dated {moved}, before its commit "
         )
         for p in found
     ), found
     (root / PERF).write_text(original)
     found = _check_after(root, lambda data: data["machine"].update(stepswitch_commit="0badc0de"))
+    where = f"{PERF} line {line_of(root, PERF, '0badc0de')}"
     assert (
-        f"problem: C-001: evidence refused: {PERF} names ssw commit 0badc0de, which is not in "
+        f"problem: C-001: evidence refused: {where} names ssw commit 0badc0de, which is not in "
         "this history: measure again at a commit that landed"
     ) in found, found
 

@@ -49,12 +49,14 @@ def test_code_changed_since_the_evidence_fails_the_check_naming_it(real: Path) -
     evidence["code"][METRIC] = "0" * 64  # as if written by other code than today's
     (real / EVIDENCE).write_text(json.dumps(evidence, indent=2, sort_keys=True) + "\n")
 
+    lines = (real / EVIDENCE).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if f'"{METRIC}"' in text)
     code, out = ssw(real, "prove", "--check", "--claim", "C-005")
     assert code != 0
     assert (
         f"problem: C-005: the code that computes or judges it changed since {EVIDENCE} was "
-        f"written ({METRIC}): run ssw prove --claim C-005 (it proves it again from the raw "
-        "samples)"
+        f"written ({METRIC}; {EVIDENCE} line {line}): run ssw prove --claim C-005 (it proves it "
+        "again from the raw samples)"
     ) in out.splitlines()
 
     code, out = ssw(real, "prove", "--claim", "C-005")

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.claims.conftest import CLAIMS, commit_all, register_all, ssw
+from tests.claims.conftest import CLAIMS, commit_all, line_of, register_all, ssw
 
 EVIDENCE = "claims/evidence/C-001.json"
 
@@ -90,9 +90,9 @@ def test_a_claim_whose_bound_fails_is_rendered_rejected_not_hidden(make_repo):
     assert "<!-- claim C-001 ratio -->0.30 (rejected: C-001)<!-- /claim -->" in text
     assert "**C-001 (rejected):**" in text
     assert "ratio <= 1/4 (FAILS)" in text
-    # The index row says which bound failed, at what value (issue 44).
+    # The index row says which bound failed, at what value and by how much (issue 44).
     row = "| C-001 | Overhead per step is at most a third of the peer's | rejected (ratio <= 1/4 "
-    assert f"{row}fails: 0.30) |" in text
+    assert f"{row}fails: 0.30, 0.05 above its bound) |" in text
     code, out = ssw(repo, "prove", "--check")
     assert code == 1
     assert "C-001: its evidence gives rejected, claims.yaml says accepted" in out
@@ -165,9 +165,10 @@ def test_a_withdrawal_by_a_record_that_does_not_name_the_claim_is_refused(make_r
     repo = _rejected_then_recorded(make_repo, "# 0099: something else\n")
     code, out = ssw(repo, "prove")
     assert code == 1
+    at = f"claims/claims.yaml line {line_of(repo, 'claims/claims.yaml', 'adr: docs/')}"
     assert (
-        "problem: C-001: withdrawn by docs/decisions/0099-x.md, which does not name C-001: the "
-        "record that withdraws a claim says which claim and why"
+        f"problem: C-001: withdrawn by docs/decisions/0099-x.md ({at}), which does not name "
+        "C-001: the record that withdraws a claim says which claim and why"
     ) in out.splitlines()
 
 
@@ -177,9 +178,10 @@ def test_a_claim_never_rejected_cannot_be_withdrawn(make_repo):
     _withdraw(repo, "accepted", "# 0099: C-001 is withdrawn\n")
     code, out = ssw(repo, "prove")
     assert code == 1
+    at = f"claims/claims.yaml line {line_of(repo, 'claims/claims.yaml', 'adr: docs/')}"
     assert (
-        "problem: C-001: withdrawn, but no committed claims/evidence/C-001.json ever rejected it: "
-        "a claim is withdrawn after its evidence rejects it, never instead"
+        f"problem: C-001: withdrawn ({at}), but no committed claims/evidence/C-001.json ever "
+        "rejected it: a claim is withdrawn after its evidence rejects it, never instead"
     ) in out.splitlines()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.claims.conftest import REPO, commit_all, copy_claims, git
+from tests.claims.conftest import REPO, commit_all, copy_claims, git, line_of
 from tests.harness.cli import run_ssw_cli
 
 LOG = "claims/registrations.yaml"
@@ -178,8 +178,10 @@ def test_route3_a_loosened_bound_re_registered_keeps_its_old_measurement_refused
     assert code == 1, problems
     second = entries(copy, "C-007")[1]
     line = entry_line((copy / LOG).read_text(), "C-007", 1)
+    perf = "bench/perf/results.json"
+    where = f"{perf} line {line_of(copy, perf, measured(copy))}"
     assert problems == [
-        "problem: C-007: evidence refused: bench/perf/results.json was measured on "
+        f"problem: C-007: evidence refused: {where} was measured on "
         f"{measured(copy)}, before the bounds it is judged by (ssw_first_call_ms < 1000) were "
         f"registered on {second['date']} ({LOG} line {line}): evidence measured before the "
         "registration of its bounds is refused, whatever the retrospective says"
@@ -320,12 +322,17 @@ def test_a_withdrawal_by_a_record_older_than_the_rejection_is_refused(copy: Path
     assert code == 1
     problems = [line for line in out.splitlines() if line.startswith("problem: C-007: withdrawn")]
     added = git(copy, "log", "--diff-filter=A", "--format=%H", "--", ADR).split()[-1]
+    text = (copy / "claims/claims.yaml").read_text().splitlines()
+    at = text.index("  - id: C-007") + next(
+        n for n, line in enumerate(text[text.index("  - id: C-007") :], 1) if "adr:" in line
+    )
+    where = f"{ADR} (claims/claims.yaml line {at})"
     assert problems[0] == (
-        f"problem: C-007: withdrawn by {ADR}, which does not name C-007: the record that "
+        f"problem: C-007: withdrawn by {where}, which does not name C-007: the record that "
         "withdraws a claim says which claim and why"
     )
     assert problems[1].startswith(
-        f"problem: C-007: withdrawn by {ADR}, added at commit {added[:12]}, not after the "
+        f"problem: C-007: withdrawn by {where}, added at commit {added[:12]}, not after the "
         "rejection committed at "
     ), problems
     assert problems[1].endswith(": write the record that withdraws it after the rejection")

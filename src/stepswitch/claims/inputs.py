@@ -110,6 +110,14 @@ def checked_path(text: str) -> str:
     return path.as_posix()
 
 
+def line_holding(text: str, needle: str) -> int | None:
+    """The number of the first line of `text` that holds `needle`; None when none does."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number
+    return None
+
+
 @dataclass(frozen=True)
 class RunSeen:
     """A run whose records a metric read: when it started, on which commit, for which claims."""
@@ -198,6 +206,16 @@ class Inputs:
             text = data.decode("utf-8", errors="replace")
             refuse_machine_paths(file.relative_to(self.root).as_posix(), text, self.root)
         return path
+
+    def where(self, rel: str, needle: str) -> str:
+        """`rel` and the number of its first line holding `needle` (a value a problem names), as
+        problems name a place: `path line N`; the path alone when no line holds it."""
+        try:
+            text = (self.root / checked_path(rel)).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return rel
+        number = line_holding(text, needle)
+        return rel if number is None else f"{rel} line {number}"
 
     def measured_at(self, rel: str, when: str) -> None:
         """The measurement in `rel` was made at `when` (ISO date or date-time)."""

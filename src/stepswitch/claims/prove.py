@@ -15,8 +15,10 @@ page, an evidence file)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import stepswitch
@@ -40,10 +42,10 @@ from stepswitch.claims.evidence import (
 )
 from stepswitch.claims.git_view import GitView
 from stepswitch.claims.history import earlier_measurements
-from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable
+from stepswitch.claims.inputs import EvidenceError, Inputs, Unprovable, line_holding
 from stepswitch.claims.log_checks import log_problems
 from stepswitch.claims.model import EVIDENCE_DIR, PLACEHOLDER, Claims, LoadedClaim, load_claims
-from stepswitch.claims.numbers import Value, canonical
+from stepswitch.claims.numbers import Bound, Fmt, Value, canonical, fixed
 from stepswitch.claims.refusals import refusals
 from stepswitch.claims.registration import History, bound_notes, load_log
 from stepswitch.claims.scope import EvidenceKind, shown_problems, word_problems
@@ -173,7 +175,9 @@ def prove_claim(claims: Claims, lc: LoadedClaim, history: History) -> tuple[Evid
     ]
     verdict: Verdict = "accepted" if all(b.holds for b in bounds) else "rejected"
     failed = [
-        f"{b.text} fails: {texts[b.value]}" for b in lc.bounds if not b.holds(values[b.value])
+        f"{b.text} fails: {texts[b.value]}, {_missed_by(b, values[b.value], lc.values[b.value])}"
+        for b in lc.bounds
+        if not b.holds(values[b.value])
     ]
     evidence = Evidence.model_validate(
         {
@@ -200,6 +204,18 @@ def prove_claim(claims: Claims, lc: LoadedClaim, history: History) -> tuple[Evid
     return evidence, problems
 
 
+def _missed_by(bound: Bound, value: Value, fmt: Fmt) -> str:
+    """How far `value` lies from the `bound` it fails, as the value reads: `0.05 above its
+    bound` (a multiplier's difference without its x)."""
+    if isinstance(value, str):
+        raise HarnessError(f"bound {bound.text!r} compares a number, not {value!r}")
+    diff = Fraction(value) - bound.limit
+    if diff == 0:
+        return "on its bound"
+    shown = (fixed(fmt.places) if fmt.kind == "times" else fmt).render(float(abs(diff)))
+    return f"{shown} {'above' if diff > 0 else 'below'} its bound"
+
+
 def _summary(evidence: Evidence, lc: LoadedClaim) -> str:
     parts = []
     for result, bound in zip(evidence.bounds, lc.bounds, strict=True):
@@ -216,6 +232,13 @@ def _summary(evidence: Evidence, lc: LoadedClaim) -> str:
 def _some(items: list[str], shown: int = 3) -> str:
     more = f" and {len(items) - shown} more" if len(items) > shown else ""
     return ", ".join(items[:shown]) + more
+
+
+def _where_code(root: Path, rel: str, module: str) -> str:
+    """Where evidence file `rel` records `module`'s sha256: `rel line N`."""
+    text = (root / rel).read_text(encoding="utf-8", errors="replace")
+    number = line_holding(text, json.dumps(module))
+    return rel if number is None else f"{rel} line {number}"
 
 
 def _stale_inputs(root: Path, stored: Evidence) -> list[str]:
@@ -288,8 +311,8 @@ def prove(
         if check and recoded:
             done.problems.append(
                 f"{lc.id}: the code that computes or judges it changed since {rel} was written "
-                f"({_some(recoded)}): run ssw prove --claim {lc.id} (it proves it again from "
-                "the raw samples)"
+                f"({_some(recoded)}; {_where_code(root, rel, recoded[0])}): run ssw prove "
+                f"--claim {lc.id} (it proves it again from the raw samples)"
             )
         # What was measured before, kept in the file and in git's history of it (ADR 0016).
         earlier = earlier_measurements(git, rel, stored, evidence)

@@ -8,7 +8,8 @@ from datetime import UTC
 
 from stepswitch.claims.git_view import GitView, parse_time
 from stepswitch.claims.inputs import Inputs
-from stepswitch.claims.model import Claim
+from stepswitch.claims.model import CLAIMS_FILE, Claim
+from stepswitch.claims.ranges_history import narrower
 from stepswitch.claims.registration import REGISTRATIONS_FILE, History, bounds_text
 
 
@@ -19,6 +20,7 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
     if registration is None:
         return [f"not registered (ssw claims register {cid}, before its runs)"]
     found = []
+    git = GitView(inputs.root)
     where = f"{REGISTRATIONS_FILE} line {history.lines[-1]}"
     if registration.text_sha256 != claim.text_sha256():
         found.append(
@@ -40,6 +42,14 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
             f"its registration ({where}) records bounds {bounds_text(registration.bounds)} set "
             f"by {registration.bounds_set_by!r}, not the ones its text hash covers"
         )
+    if registration.ranges_sha256 is None and (wider := narrower(git, claim, registration.commit)):
+        then, today = wider[0]
+        found.append(
+            f"{_claim_line(inputs, cid)}: {then.text(today)}, since its registration recorded no "
+            f"range ({where}, {registration.date}): a claim is not proved on less than it was "
+            f"shown over; register it again (ssw claims register {cid}) to measure it on these, "
+            "and evidence from before that is then refused"
+        )
     first = history.entries[0]
     if claim.retrospective is not None and claim.retrospective != first.retrospective:
         found.append(
@@ -47,7 +57,6 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
             f"{REGISTRATIONS_FILE} line {history.lines[0]}): a retrospective is allowed only at "
             "a claim's first registration"
         )
-    git = GitView(inputs.root)
     exists = git.exists(registration.commit)
     if exists is False:
         found.append(f"its registration names commit {registration.commit[:12]}, not in git")
@@ -78,24 +87,68 @@ def refusals(claim: Claim, history: History, inputs: Inputs) -> list[str]:
         found.append(f"{path} cannot show it was made after {cid} was registered: {why}")
     at = history.bounds_from()
     judged_by = history.entries[at]
+    refused: set[str] = set()  # the records their date refuses: not refused twice
     for path, when in sorted(inputs.measured.items()):
         measured = parse_time(when)
         if measured is None:
             found.append(f"{path}: its date {when!r} is not a date")
         elif measured < judged_by.when and at > 0:
+            refused.add(path)
             found.append(
-                f"{path} was measured on {when}, before the bounds it is judged by "
+                f"{inputs.where(path, when)} was measured on {when}, before the bounds it is "
+                "judged by "
                 f"({bounds_text(judged_by.bounds)}) were registered on {judged_by.date} "
                 f"({REGISTRATIONS_FILE} line {history.lines[at]}): evidence measured before "
                 "the registration of its bounds is refused, whatever the retrospective says"
             )
         elif measured < registration.when and claim.retrospective is None:
+            refused.add(path)
             found.append(
-                f"{path} was measured on {when}, before {cid} was registered "
+                f"{inputs.where(path, when)} was measured on {when}, before {cid} was registered "
                 f"({registration.date}); a claim registered after its measurement must say why "
                 "its bounds were fixed before it (retrospective)"
             )
+    # One dated after its registration is refused all the same when its commit is older.
+    return found + _made_before(inputs, git, history, at, claim.retrospective is None, refused)
+
+
+def _made_before(
+    inputs: Inputs,
+    git: GitView,
+    history: History,
+    at: int,
+    first_counts: bool,
+    refused: set[str],
+) -> list[str]:
+    """A record made at an ssw commit that does not descend from the commit the claim's bounds
+    were registered at (`history.entries[at]`, when they changed after its first registration)
+    or, when `first_counts` (no retrospective), the commit of its latest registration, ran
+    code older than what judges it: its date, which a producer writes, cannot say otherwise."""
+    found = []
+    marks = [at] if at > 0 else []
+    if first_counts and len(history.entries) - 1 not in marks:
+        marks.append(len(history.entries) - 1)
+    for path, made in sorted(inputs.made.items()):
+        if path in refused:
+            continue
+        for i in marks:
+            entry = history.entries[i]
+            if git.is_ancestor(entry.commit, made.commit) is not False:
+                continue
+            what = f"its bounds ({bounds_text(entry.bounds)}) were" if i == at else "it was"
+            found.append(
+                f"{inputs.where(path, made.commit)} names ssw commit {made.commit[:12]}, which is "
+                f"not after the commit {what} registered at ({entry.commit[:12]}, "
+                f"{REGISTRATIONS_FILE} line {history.lines[i]}): a measurement is made at or "
+                "after the commit of the registration that judges it, whatever its date says"
+            )
+            break
     return found
+
+
+def _claim_line(inputs: Inputs, cid: str) -> str:
+    """Where claims.yaml holds the claim: `claims/claims.yaml line N`."""
+    return inputs.where(CLAIMS_FILE, f"- id: {cid}")
 
 
 def _ranges(claim: Claim) -> str:
@@ -110,8 +163,8 @@ def made_problems(inputs: Inputs, git: GitView) -> list[str]:
         known = git.in_history(made.commit)
         if known is False:
             found.append(
-                f"{path} names ssw commit {made.commit[:12]}, which is not in this history: "
-                "measure again at a commit that landed"
+                f"{inputs.where(path, made.commit)} names ssw commit {made.commit[:12]}, which "
+                "is not in this history: measure again at a commit that landed"
             )
             continue
         committed = git.committed_at(made.commit) if known else None
@@ -123,7 +176,8 @@ def made_problems(inputs: Inputs, git: GitView) -> list[str]:
         before = when.date() < committed.date() if len(made.when) == 10 else when < committed
         if before:
             found.append(
-                f"{path} is dated {made.when}, before its commit {made.commit[:12]} was made "
+                f"{inputs.where(path, made.when)} is dated {made.when}, before its commit "
+                f"{made.commit[:12]} was made "
                 f"({committed.isoformat()}): a record is made after the commit it ran"
             )
     return found

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 from stepswitch.claims.git_view import GitView
-from stepswitch.claims.model import Claim
+from stepswitch.claims.inputs import line_holding
+from stepswitch.claims.model import CLAIMS_FILE, Claim
 
 
 def withdrawal_problems(root: Path, claim: Claim, evidence_rel: str, git: GitView) -> list[str]:
@@ -18,26 +19,39 @@ def withdrawal_problems(root: Path, claim: Claim, evidence_rel: str, git: GitVie
     adr = claim.adr or ""
     cid = claim.id
     found = []
+    at = _adr_line(root, cid)
     text = (root / adr).read_text(encoding="utf-8", errors="replace")
     if cid not in text:
-        found.append(f"{cid}: withdrawn by {adr}, which does not name {cid}: the record that "
-                     "withdraws a claim says which claim and why")  # fmt: skip
+        found.append(f"{cid}: withdrawn by {adr} ({at}), which does not name {cid}: the record "
+                     "that withdraws a claim says which claim and why")  # fmt: skip
     if not git.has_history():
         return found  # no git, or a shallow clone: the order cannot be told
     rejected = _first_rejection(git, evidence_rel)
     if rejected is None:
         found.append(
-            f"{cid}: withdrawn, but no committed {evidence_rel} ever rejected it: a claim is "
-            "withdrawn after its evidence rejects it, never instead"
+            f"{cid}: withdrawn ({at}), but no committed {evidence_rel} ever rejected it: a claim "
+            "is withdrawn after its evidence rejects it, never instead"
         )
         return found
     added = git.added_in(adr)
     if added is not None and (added == rejected or not git.is_ancestor(rejected, added)):
         found.append(
-            f"{cid}: withdrawn by {adr}, added at commit {added[:12]}, not after the rejection "
-            f"committed at {rejected[:12]}: write the record that withdraws it after the rejection"
+            f"{cid}: withdrawn by {adr} ({at}), added at commit {added[:12]}, not after the "
+            f"rejection committed at {rejected[:12]}: write the record that withdraws it after "
+            "the rejection"
         )
     return found
+
+
+def _adr_line(root: Path, cid: str) -> str:
+    """Where claims.yaml names the record that withdraws `cid`: its `adr:` line, after the
+    claim's `id:` line (that line when none follows)."""
+    text = (root / CLAIMS_FILE).read_text(encoding="utf-8", errors="replace")
+    start = line_holding(text, f"- id: {cid}")
+    if start is None:
+        return CLAIMS_FILE
+    after = line_holding("\n".join(text.splitlines()[start:]), "adr:")
+    return f"{CLAIMS_FILE} line {start if after is None else start + after}"
 
 
 def _first_rejection(git: GitView, evidence_rel: str) -> str | None:

@@ -77,7 +77,7 @@ def _record_entries(inputs: Inputs, rel: str) -> dict[str, TaskEntry]:
 
     record = _record(inputs, rel)
     inputs.run(RunSeen(rel, record.started_at, record.commit or "", ()))
-    committed_tree(rel, record.dirty)
+    committed_tree(inputs, rel, "dirty", record.dirty)
     if record.commit:
         inputs.made_at(rel, record.commit, record.started_at)
     entries: dict[str, TaskEntry] = {}
@@ -138,12 +138,15 @@ def validation(inputs: Inputs) -> Computed:
     )
 
 
-def committed_tree(rel: str, dirty: object) -> None:
-    """Evidence comes from a committed tree (ADR 0028): a record whose `dirty` is not false (the
-    tree had uncommitted changes, or the record cannot say) proves nothing."""
+def committed_tree(inputs: Inputs, rel: str, key: str, dirty: object) -> None:
+    """Evidence comes from a committed tree (ADR 0028): a record whose `dirty` (its field `key`)
+    is not false (the tree had uncommitted changes, or the record cannot say) proves nothing."""
     if dirty is not False:
-        why = "had uncommitted changes" if dirty is True else f"is not known (dirty: {dirty!r})"
-        raise Unprovable(f"{rel}: the tree it was made from {why}: commit, then make it again")
+        why = "had uncommitted changes" if dirty is True else f"is not known ({key}: {dirty!r})"
+        where = inputs.where(rel, f'"{key}"')
+        raise Unprovable(
+            f"{rel}: the tree it was made from {why} ({where}): commit, then make it again"
+        )
 
 
 def bench_seen(inputs: Inputs, rel: str) -> Any:
@@ -158,7 +161,7 @@ def bench_seen(inputs: Inputs, rel: str) -> Any:
         raise EvidenceError(f"{base}/{RUN_FILE}: claims is not a list of claim ids")
     commit = str(run.get("commit") or "")
     inputs.run(RunSeen(rel, str(started), commit, tuple(map(str, claims))))
-    committed_tree(f"{base}/{RUN_FILE}", run.get("dirty"))
+    committed_tree(inputs, f"{base}/{RUN_FILE}", "dirty", run.get("dirty"))
     if commit:  # ssw's own commit (a task's scratch repository's is each task run's base_commit)
         inputs.made_at(f"{base}/{RUN_FILE}", commit, str(started))
     return run

@@ -133,7 +133,8 @@ def speedup(inputs: Inputs) -> Computed:
 def _commit_of(inputs: Inputs, summary: Any, rel: str, when: str) -> str:
     """The ssw commit a summary was measured at (its first 12 digits), refused when its tree had
     uncommitted changes or the summary cannot say (ADR 0028); noted with its date (`when`)."""
-    committed_tree(rel, summary.get("stepswitch_dirty") if isinstance(summary, dict) else None)
+    dirty = summary.get("stepswitch_dirty") if isinstance(summary, dict) else None
+    committed_tree(inputs, rel, "stepswitch_dirty", dirty)
     commit = field_of(summary, rel, "stepswitch_commit")
     if not isinstance(commit, str) or len(commit) < 12:
         raise EvidenceError(f"{rel}: stepswitch_commit is not a commit: {commit!r}")

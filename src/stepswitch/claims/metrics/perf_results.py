@@ -23,9 +23,13 @@ def measured(inputs: Inputs, rel: str, data: Any) -> dict[str, Value]:
     inputs.measured_at(rel, when)
     dirty = field_of(data, rel, "machine", "stepswitch_src_uncommitted_changes")
     if dirty is not False:  # ADR 0028: evidence comes from a committed tree, or proves nothing
+        machine = data.get("machine") if isinstance(data, dict) else None
+        why = machine.get("stepswitch_dirty_why") if isinstance(machine, dict) else None
+        because = f", because {'; '.join(map(str, why))}" if isinstance(why, list) and why else ""
+        where = inputs.where(rel, '"stepswitch_src_uncommitted_changes"')
         raise Unprovable(
-            f"{rel}: measured with uncommitted changes in src/ (machine."
-            f"stepswitch_src_uncommitted_changes is {dirty!r}): commit, then measure again"
+            f"{rel}: measured with uncommitted changes in src/ ({where}: machine."
+            f"stepswitch_src_uncommitted_changes is {dirty!r}{because}): commit, then measure again"
         )
     commit = str(field_of(data, rel, "machine", "stepswitch_commit"))
     inputs.made_at(rel, commit, when)
