@@ -89,7 +89,8 @@ def test_a_tier_that_always_fixes_passes_the_hidden_tests_and_one_that_never_doe
     assert run_view.loaded is not None
     assert all(format_step(s).endswith("[simulated]") for s in run_view.loaded.model_steps)
 
-    never, _ = _bench(tmp_path, "never", fix_rate=0.0, review_catch_rate=1.0)
+    # Three steps a rung: a tier that never fixes fails however long each rung is given.
+    never, _ = _bench(tmp_path, "never", steps_per_rung=3, fix_rate=0.0, review_catch_rate=1.0)
     assert never["all"]["passed"] == 0
 
 
