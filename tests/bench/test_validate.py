@@ -86,7 +86,7 @@ def test_the_per_test_limit_is_cpu_time_and_a_waiting_test_meets_the_wall_backst
     )
     waits = "import time\nfrom calc import add\n\n\ndef test_add():\n    time.sleep({})\n"
     waits += "    assert add(2, 3) == 5\n"
-    files = {"task.toml": toml, "tests/test_hidden.py": waits.format(1.0)}
+    files = {"task.toml": toml, "tests/test_hidden.py": waits.format(0.7)}
     assert validate_task(load_task(write_task(tmp_path / "a", files=files))).valid
     files["tests/test_hidden.py"] = waits.format(30)
     problem = problem_of(write_task(tmp_path / "b", files=files))
