@@ -6,6 +6,7 @@ import re
 import shlex
 from importlib.metadata import version
 
+import pytest
 from typer.testing import CliRunner
 
 from stepswitch.cli.app import app
@@ -65,13 +66,18 @@ def _every_help(*args: str) -> dict[str, str]:
     return found
 
 
+@pytest.fixture(scope="module")
+def helps() -> dict[str, str]:
+    """Every command's help, rendered once for the tests below: they only read it."""
+    return _every_help()
+
+
 def _value_labels(help_text: str) -> set[str]:
     """The word after each option that takes a value: what the user is asked to give."""
     return set(re.findall(r"^  --[\w-]+ (\S+)", help_text, re.MULTILINE))
 
 
-def test_every_value_in_every_help_says_what_it_takes_not_its_python_type():
-    helps = _every_help()
+def test_every_value_in_every_help_says_what_it_takes_not_its_python_type(helps):
     assert {"ssw run", "ssw bench run", "ssw prices refresh", "ssw site build"} <= set(helps)
     python_types = {"STR", "INT", "INTEGER", "FLOAT", "BOOL", "BOOLEAN"}
     for command, text in helps.items():
@@ -88,8 +94,8 @@ def test_every_value_in_every_help_says_what_it_takes_not_its_python_type():
     assert "--changed FILE" in helps["ssw gates"]
 
 
-def test_the_command_lists_give_each_commands_line_whole():
-    for command, text in _every_help().items():
+def test_the_command_lists_give_each_commands_line_whole(helps):
+    for command, text in helps.items():
         if "Commands:\n" in text:
             for name, line in _command_rows(text).items():
                 assert line and not line.endswith("..."), f"{command} {name}: {line}"
@@ -100,8 +106,8 @@ def _examples(help_text: str) -> list[str]:
     return [line.strip() for line in block.splitlines()]
 
 
-def test_every_command_teaches_by_examples_of_itself_that_name_only_its_options():
-    for command, text in _every_help().items():
+def test_every_command_teaches_by_examples_of_itself_that_name_only_its_options(helps):
+    for command, text in helps.items():
         if command == "ssw":
             continue
         examples = _examples(text)
@@ -115,8 +121,7 @@ def test_every_command_teaches_by_examples_of_itself_that_name_only_its_options(
                     )
 
 
-def test_the_help_names_the_environment_a_command_reads():
-    helps = _every_help()
+def test_the_help_names_the_environment_a_command_reads(helps):
     shipped = {s.api_key_env for s in load_shipped_registry().values() if s.api_key_env}
     assert set(KEY_VARIABLES) == shipped  # a new preset's key is named in the help too
     environment = {

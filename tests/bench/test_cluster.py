@@ -317,31 +317,31 @@ def _worker_calls(bench_id: str, contestant: str) -> int:
 
 @pytest.mark.slow
 def test_ctrl_c_stops_the_runs_on_the_workers_and_the_same_command_resumes(
-    registry: None, tmp_path: Path
+    client: Any, tmp_path: Path
 ) -> None:
     slow = ladder(tmp_path / "p", "slow", first_delay_s=120)
     out = tmp_path / "b5"
-    with local_cluster() as lc:
-        command = [
-            sys.executable, "-m", "stepswitch", "bench", "run", "--suite", str(TASK),
-            "--contestant", "oracle", "--contestant", slow.path, "--script", f"slow={slow.script}",
-            "--scheduler", lc.scheduler_address, "--insecure-loopback-scheduler",
-            "--out", str(out), "--sandbox", "auto",
-        ]  # fmt: skip
-        first = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True,
-        )  # fmt: skip
-        wait_for(lambda: _worker_calls("b5", "slow") > 0, "the slow run's first call, on a worker")
-        first.send_signal(signal.SIGINT)
-        _, err = first.communicate(timeout=180)
-        assert first.returncode == 130, err
-        assert _child_parent() is None  # nothing left running on the workers
-        (slow_row,) = [
-            e["row"] for e in events(out) if e["event"] == "finished" and e["contestant"] == "slow"
-        ]
-        assert slow_row["outcome"] == "interrupted" and "kept as a failure" in slow_row["reason"]
-        again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    # The module's cluster: the interrupt ends the task run's process, never a worker.
+    command = [
+        sys.executable, "-m", "stepswitch", "bench", "run", "--suite", str(TASK),
+        "--contestant", "oracle", "--contestant", slow.path, "--script", f"slow={slow.script}",
+        "--scheduler", client.scheduler.address, "--insecure-loopback-scheduler",
+        "--out", str(out), "--sandbox", "auto",
+    ]  # fmt: skip
+    first = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    wait_for(lambda: _worker_calls("b5", "slow") > 0, "the slow run's first call, on a worker")
+    first.send_signal(signal.SIGINT)
+    _, err = first.communicate(timeout=180)
+    assert first.returncode == 130, err
+    assert _child_parent() is None  # nothing left running on the workers
+    (slow_row,) = [
+        e["row"] for e in events(out) if e["event"] == "finished" and e["contestant"] == "slow"
+    ]
+    assert slow_row["outcome"] == "interrupted" and "kept as a failure" in slow_row["reason"]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     finished = [(e["contestant"]) for e in events(out) if e["event"] == "finished"]
     assert sorted(finished) == ["oracle", "slow"]  # each once: the interrupted run kept

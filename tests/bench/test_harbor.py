@@ -120,10 +120,11 @@ def test_export_then_import_gives_tasks_validate_accepts_with_the_same_verdicts(
             for n, t in enumerate((before, after))
         ]
         assert changes[0] == changes[1] and changes[0].writes  # the same reference change
-    original = {v.task.split("/")[-1]: v.valid for v in validate_tasks(load_suite(suite), jobs=2)}
+    # Every committed task validates (.ci/run's `ssw bench validate` step): the same verdicts
+    # after the round trip are every imported task valid.
     back = load_suite(tmp_path / "back")
     again = {v.task.split("/")[-1]: v.valid for v in validate_tasks(back, jobs=2)}
-    assert original == again and all(again.values())
+    assert again == dict.fromkeys(TASKS, True)
 
 
 def test_a_harbor_task_on_another_image_is_refused_with_its_reason(tmp_path: Path) -> None:

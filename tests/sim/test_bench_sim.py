@@ -67,11 +67,18 @@ def _bench(
     return json.loads(done.stdout)["contestants"]["ladder"], folder / "runs" / "b"
 
 
+@pytest.fixture(scope="module")
+def always_fixes(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
+    """One bench whose tier always fixes, and whose every navigate and read call errs: the run
+    of the two tests below (they read its records, and change none)."""
+    return _bench(tmp_path_factory.mktemp("sim"), "sure", fix_rate=1.0, tool_error_rate=1.0)
+
+
 @pytest.mark.slow
 def test_a_tier_that_always_fixes_passes_the_hidden_tests_and_one_that_never_does_fails(
-    tmp_path: Path,
+    always_fixes: tuple[dict, Path], tmp_path: Path
 ):
-    sure, bench = _bench(tmp_path, "sure", fix_rate=1.0)
+    sure, bench = always_fixes
     assert sure["all"]["passed"] == 1
     run = json.loads(next(bench.glob("tasks/*/*/ladder/0/run.json")).read_text())
     assert (run["outcome"], run["simulated"], run["scripted"]) == ("done", True, True)
@@ -89,7 +96,8 @@ def test_a_tier_that_always_fixes_passes_the_hidden_tests_and_one_that_never_doe
     assert run_view.loaded is not None
     assert all(format_step(s).endswith("[simulated]") for s in run_view.loaded.model_steps)
 
-    never, _ = _bench(tmp_path, "never", fix_rate=0.0, review_catch_rate=1.0)
+    # Three steps a rung: a tier that never fixes fails however long each rung is given.
+    never, _ = _bench(tmp_path, "never", steps_per_rung=3, fix_rate=0.0, review_catch_rate=1.0)
     assert never["all"]["passed"] == 0
 
 
@@ -208,10 +216,12 @@ def test_the_ladder_never_pays_more_than_the_mid_model_alone_but_for_its_plan_an
 
 
 @pytest.mark.slow
-def test_a_guessed_path_leaves_the_repository_and_names_no_machine_path(tmp_path: Path):
+def test_a_guessed_path_leaves_the_repository_and_names_no_machine_path(
+    always_fixes: tuple[dict, Path],
+):
     """Every navigate and read call errs: each names a path outside the repository that the
     tools refuse, written relative, so no record or evidence holds a machine path (ADR 0028)."""
-    _, bench = _bench(tmp_path, "lost", tool_error_rate=1.0)
+    _, bench = always_fixes
     guessed = [args for step, *_, made in _calls(bench) if step in ("navigate", "read")
                for name, args in made if name != "done"]  # fmt: skip
     assert guessed and all('"path": "../project' in args for args in guessed), guessed
