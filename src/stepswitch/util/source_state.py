@@ -16,6 +16,7 @@ Dirty, each reason named:
 
 from __future__ import annotations
 
+import csv
 import os
 import site
 import sys
@@ -120,10 +121,23 @@ def stray_pth_files(site_folders: Iterable[str]) -> list[str]:
 def _shipped_pth_files() -> set[str]:
     shipped = set()
     for dist in metadata.distributions():
-        for file in dist.files or ():
-            if file.name.endswith(".pth"):
-                shipped.add(str(Path(str(dist.locate_file(file))).resolve()))
+        for name in _pth_entries(dist):
+            shipped.add(str(Path(str(dist.locate_file(name))).resolve()))
     return shipped
+
+
+def _pth_entries(dist: metadata.Distribution) -> list[str]:
+    """The `.pth` files among what `dist` lists as installed: read from its RECORD's lines
+    when it has one (a wheel's; parsing every entry as a path costs more than the rest of the
+    check), else from its file list (an egg's)."""
+    record = dist.read_text("RECORD")
+    if record is None:
+        return [str(file) for file in dist.files or () if file.name.endswith(".pth")]
+    found = []
+    for row in csv.reader(line for line in record.splitlines() if ".pth" in line):
+        if row and row[0].endswith(".pth"):
+            found.append(row[0])
+    return found
 
 
 def _some(paths: list[str], shown: int = 3) -> str:
