@@ -35,9 +35,13 @@ class ObjectReader:
         self.git_dir = git_dir
         self.timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
+        self._pid = os.getpid()  # a forked child asks a git of its own, never its parent's
         self._buffer = b""
+        self._lock = threading.Lock()  # one question and its answers at a time
 
     def _start(self) -> subprocess.Popen[bytes]:
+        if self._pid != os.getpid():
+            self._proc, self._buffer, self._pid = None, b"", os.getpid()
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
         self.close()  # one that died is replaced, once per question
@@ -67,6 +71,10 @@ class ObjectReader:
             return []
         if any("\n" in n or not n for n in wanted):
             raise GitFailed("git cat-file: an object name holding a newline")
+        with self._lock:
+            return self._read_many(wanted)
+
+    def _read_many(self, wanted: list[str]) -> list[Object | None]:
         proc = self._start()
         request = "".join(n + "\n" for n in wanted).encode("utf-8", "surrogateescape")
         writer = None

@@ -214,7 +214,7 @@ class TreeGit:
     def _shape(self) -> TreeShape | Unshaped:
         if self._too_big:
             return Unshaped.TOO_BIG
-        rules = [self.git_dir / "info" / "exclude"]
+        rules = [self.git_dir / "info" / "exclude", self.git_dir / "config"]
         rules += [Path(self.excludes_file)] if self.excludes_file else []
         shape = tree_shape(self.work_tree, rules)
         self._too_big = shape is Unshaped.TOO_BIG

@@ -3,12 +3,12 @@ tell, without a git process, that git's listing of the tree (`ls-files --others
 --exclude-standard`) cannot have changed since an earlier one (issue 48).
 
 Whether git lists a path depends on the ignore rules (every `.gitignore` in the tree, the
-repository's `info/exclude`, the user's excludes file), on the kind of the path and of the
-folders above it (a pattern ending in `/` matches folders only), and on folders holding another
-repository (a `.git` in them). So when the rules are byte for byte the same, the tree holds no
-`.git` at all, and every (path, kind) of the tree now was there at the earlier listing, each
-file now is listed exactly when it was then: the earlier listing, less what is gone, is git's
-answer. A new path, a path of another kind, a changed rule: git is asked again.
+repository's `info/exclude` and configuration, the user's excludes file), on the kind of the
+path and of the folders above it (a pattern ending in `/` matches folders only), and on folders
+holding another repository (a `.git` in them). So when the rules are byte for byte the same,
+the tree holds no `.git` at all, and every (path, kind) of the tree now was there at the earlier
+listing, each file now is listed exactly when it was then: the earlier listing, less what is
+gone, is git's answer. A new path, a path of another kind, a changed rule: git is asked again.
 """
 
 from __future__ import annotations
