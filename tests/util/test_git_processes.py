@@ -149,3 +149,17 @@ def test_trees_read_through_the_reader_list_as_git_ls_tree_lists_them(tmp_path: 
         ).stdout  # fmt: skip
         assert tree_listing(worktree.git.reader(), spec, sha256=False) == want
     remove_worktree(worktree)
+
+
+def test_the_same_diff_asked_again_starts_no_second_git(tmp_path: Path, counted: Path):
+    repo = write_repo(tmp_path / "repo", FILES, commit=True)
+    worktree = create_worktree(repo, "r1")
+    (worktree.path / "pkg/mod.py").write_text("X = 2\n")
+    first = worktree.git.diff()
+    (worktree.path / "pkg/mod.py").write_text("X = 3\n")
+    second = worktree.git.diff()
+
+    assert "+X = 2" in first and "+X = 3" in second
+    assert worktree.git.diff() == second
+    assert _commands(counted)["diff"] == 2
+    remove_worktree(worktree)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 import time
@@ -44,6 +45,8 @@ from stepswitch.util.tree_shape import TreeShape, Unshaped, tree_shape
 
 # Listing a tree takes a second or two; far longer means git waits on something the tree holds.
 LIST_TIMEOUT_S = 30.0
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
+_KEPT_DIFFS = 4
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class TreeGit:
     _too_big: bool = False  # a tree too big to compare by shape: git lists it every time
     _reader: ObjectReader | None = None  # one `cat-file --batch` for the objects a run reads
     _head: tuple[str, str] | None = None  # the branch's commit and tree, as ssw last set them
+    # the last diffs between two object ids: a review and the step after it ask the same one
+    _diffs: dict[tuple[tuple[str, ...], str, str], str] = field(default_factory=dict)
 
     @property
     def index(self) -> Path:
@@ -429,12 +434,20 @@ class TreeGit:
         the tree holds now), from objects only: no external diff, no text conversion."""
         other = against or self.write_tree()[0]
         base = self.base_commit if base in (None, "HEAD") else base
+        key = (args, base, other)
+        if key in self._diffs:
+            return self._diffs[key]
         relative = ("--relative=" + self.prefix.rstrip("/"),) if self.prefix else ()
         out = self.git_ok(
             "diff", "--no-ext-diff", "--no-textconv", "--no-color", *relative, *args,
             base, other, "--",
         )  # fmt: skip
-        return out.decode("utf-8", "surrogateescape")
+        text = out.decode("utf-8", "surrogateescape")
+        if _OBJECT_ID.match(base) and _OBJECT_ID.match(other):  # ids: the same diff for ever
+            while len(self._diffs) >= _KEPT_DIFFS:
+                del self._diffs[next(iter(self._diffs))]  # the oldest first
+            self._diffs[key] = text
+        return text
 
     # -- the branch -----------------------------------------------------------------------------
 
