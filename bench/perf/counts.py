@@ -10,11 +10,16 @@ ledger to the end of the clean-up):
   repetition under it): every fsync/fdatasync and every execve of the process and its children,
   between two markers the run makes (`mark`: a statfs of a path that does not exist). Without
   strace the table says so, and the syncs are not counted.
+
+Run on its own it counts one repetition both ways and prints them (no timing, no mini-swe-agent):
+
+    .venv/bin/python bench/perf/counts.py
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -68,6 +73,8 @@ class ProcessCounter:
         sandbox = self.by_program.get("bwrap", 0)
         return {
             "total": sum(self.by_program.values()),
+            # the issue's measure: what ssw starts for itself, the confined commands aside
+            "besides_commands": sum(self.by_program.values()) - sandbox,
             "git": git,
             "sandboxed_commands": sandbox,
             "other": sum(self.by_program.values()) - git - sandbox,
@@ -130,3 +137,20 @@ def strace_counts(argv: list[str], cwd: Path) -> dict[str, Any]:
     if done.returncode != 0 or MARK_END not in text:
         return {"available": False, "why": f"strace failed: {done.stderr.strip()[-300:]}"}
     return {"available": True, **parse_strace(text)}
+
+
+def main() -> None:
+    """One ssw repetition counted by its audit hook, then one under strace when it can be."""
+    here = Path(__file__).resolve().parent
+    python = here / ".venv-ssw" / "bin" / "python"  # run_all.py makes it
+    argv = [str(python if python.exists() else Path(sys.executable)), str(here / "ssw_run.py")]
+    done = subprocess.run(argv, cwd=here.parents[1], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"ssw_run.py failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    counted = json.loads(done.stdout.strip().splitlines()[-1])["processes"]
+    traced = strace_counts(argv, here.parents[1])
+    print(json.dumps({"processes": counted, "strace": traced}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

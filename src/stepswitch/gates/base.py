@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.errors import UnsafeCheckout, UsageError
-from stepswitch.util.git import GitResult, run_git
+from stepswitch.util.git_batch import Object, tree_listing
 from stepswitch.util.git_checkouts import checkout_tree
 from stepswitch.util.git_objects import LINK_MODE, SUBMODULE_MODE
 from stepswitch.util.git_objects import blob_id as _blob_id
 from stepswitch.util.git_tree import TreeGit
+from stepswitch.util.tree_checkout import TREE_MODE
 
 __all__ = ["LINK_MODE", "SUBMODULE_MODE", "BaseTree", "BaseUnreadable", "Entry", "blob_id"]
 
@@ -35,7 +36,7 @@ class Entry:
 
     mode: str  # "100644", "100755", LINK_MODE (a symbolic link), SUBMODULE_MODE
     oid: str
-    size: int | None  # None for a submodule
+    size: int | None  # None: not read (the gates compare content by blob id)
 
 
 def is_commit_id(rev: str) -> bool:
@@ -46,11 +47,6 @@ def is_commit_id(rev: str) -> bool:
 def blob_id(data: bytes, like: str) -> str:
     """git's object id of a blob holding `data`, in the hash `like` (an existing id) uses."""
     return _blob_id(data, sha256=len(like) == 64)
-
-
-def _why(done: GitResult) -> str:
-    lines = done.err.splitlines()
-    return lines[-1] if lines else f"git exited {done.status}"
 
 
 # The blobs a BaseTree keeps after reading them: configuration files and conftests, not data.
@@ -83,9 +79,10 @@ class BaseTree:
             return None
         return cls(tree) if tree is not None else None
 
-    def _git(self, *args: str) -> GitResult:
+    def _read(self, names: list[str]) -> list[Object | None]:
+        """The objects `names` through the tree's one `git cat-file --batch` (None: no such)."""
         try:
-            return run_git(self.tree.state, *args, git_dir=self.git_dir)
+            return self.tree.reader().read_many(names)
         except UsageError as exc:
             raise BaseUnreadable(str(exc)) from exc
 
@@ -95,43 +92,40 @@ class BaseTree:
         commit = self.tree.base_commit if rev == "HEAD" else rev
         if commit in self._commits:
             return self._commits[commit]
-        done = self._git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
-        if done.status != 0:
-            why = _why(done) if done.err else "no such commit"
-            raise BaseUnreadable(f"cannot read the base commit {rev!r}: {why}")
-        found = done.out.strip()
+        found = self._read([f"{commit}^{{commit}}"])[0] if "\n" not in commit else None
+        if found is None:
+            raise BaseUnreadable(f"cannot read the base commit {rev!r}: no such commit")
         if is_commit_id(commit):  # a name (a branch) can move; an id cannot
-            self._commits[commit] = found
-        return found
+            self._commits[commit] = found[0]
+        return found[0]
 
     def entries(self, commit: str) -> dict[str, Entry]:
         """Every file of `commit` under root (paths relative to root). Raises BaseUnreadable."""
         if commit in self._entries:
             return self._entries[commit]
         tree = f"{commit}:{self.prefix.rstrip('/')}" if self.prefix else commit
-        done = self._git("ls-tree", "-r", "-l", "-z", "--full-tree", tree)
-        if done.status != 0:
-            raise BaseUnreadable(f"cannot list the base commit {commit[:12]}: {_why(done)}")
+        try:
+            listing = tree_listing(self.tree.reader(), tree, self.tree.sha256)
+        except UsageError as exc:
+            raise BaseUnreadable(f"cannot list the base commit {commit[:12]}: {exc}") from exc
         out: dict[str, Entry] = {}
-        for record in done.stdout.split(b"\0"):
-            if not record:
-                continue
+        for record in listing.split(b"\0"):
             meta, _, name = record.partition(b"\t")
-            mode, _kind, oid, size = meta.decode().split()
-            path = name.decode("utf-8", "surrogateescape")
-            out[path] = Entry(mode, oid, int(size) if size.isdigit() else None)
+            mode, _kind, oid = meta.decode().split() if meta else ("", "", "")
+            if mode and mode != TREE_MODE:  # files, links and submodules, as `ls-tree -r` lists
+                out[name.decode("utf-8", "surrogateescape")] = Entry(mode, oid, None)
         self._entries[commit] = out
         return out
 
     def blob(self, oid: str) -> bytes:
         if oid in self._blobs:
             return self._blobs[oid]
-        done = self._git("cat-file", "blob", oid)
-        if done.status != 0:
-            raise BaseUnreadable(f"cannot read object {oid[:12]}: {_why(done)}")
-        if len(done.stdout) <= KEPT_BLOB_BYTES and len(self._blobs) < KEPT_BLOBS:
-            self._blobs[oid] = done.stdout
-        return done.stdout
+        found = self._read([oid])[0]
+        if found is None or found[1] != "blob":
+            raise BaseUnreadable(f"cannot read object {oid[:12]}: no such blob")
+        if len(found[2]) <= KEPT_BLOB_BYTES and len(self._blobs) < KEPT_BLOBS:
+            self._blobs[oid] = found[2]
+        return found[2]
 
     def read(self, commit: str, path: str) -> bytes | None:
         """The bytes of `path` (relative to root) at `commit`; None when the commit has no such

@@ -114,6 +114,27 @@ class GitOptions(TypedDict, total=False):
     user_config: bool
 
 
+def git_argv_env(
+    cwd: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    git_dir: Path | None = None,
+    work_tree: Path | None = None,
+    index: Path | None = None,
+    user_config: bool = False,
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of `git ARGS` run in `cwd` (run_git's, and a long-lived
+    git's: util/git_batch.py)."""
+    full_env = git_env(env, user_config=user_config)
+    if git_dir is not None:
+        full_env["GIT_DIR"] = str(git_dir)
+        # Without a work tree git must not guess one from cwd; with one it must take this one.
+        full_env["GIT_WORK_TREE"] = str(work_tree) if work_tree is not None else str(cwd)
+    if index is not None:
+        full_env["GIT_INDEX_FILE"] = str(index)
+    return ["git", *HARDENING, *args], full_env
+
+
 def run_git(
     cwd: Path,
     *args: str,
@@ -131,14 +152,10 @@ def run_git(
     then) is a UsageError naming the command."""
     if not cwd.is_dir():
         raise UsageError(f"{cwd} is not a folder")
-    full_env = git_env(env, user_config=user_config)
-    if git_dir is not None:
-        full_env["GIT_DIR"] = str(git_dir)
-        # Without a work tree git must not guess one from cwd; with one it must take this one.
-        full_env["GIT_WORK_TREE"] = str(work_tree) if work_tree is not None else str(cwd)
-    if index is not None:
-        full_env["GIT_INDEX_FILE"] = str(index)
-    argv = ["git", *HARDENING, *args]
+    argv, full_env = git_argv_env(
+        cwd, *args, env=env, git_dir=git_dir, work_tree=work_tree, index=index,
+        user_config=user_config,
+    )  # fmt: skip
     try:
         proc = subprocess.Popen(
             argv,

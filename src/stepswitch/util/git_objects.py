@@ -81,19 +81,6 @@ def stamp(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def batch_contents(out: bytes, count: int) -> dict[str, bytes]:
-    """The `count` objects of `git cat-file --batch` output: object id -> content."""
-    blobs: dict[str, bytes] = {}
-    at = 0
-    for _ in range(count):
-        header_end = out.index(b"\n", at)
-        got, _kind, size = out[at:header_end].decode().split()
-        start = header_end + 1
-        blobs[got] = out[start : start + int(size)]
-        at = start + int(size) + 1
-    return blobs
-
-
 def row_under(record: bytes, prefix: str) -> bool:
     """Whether an `ls-tree -z` row names a path under `prefix`."""
     _meta, _, name = record.partition(b"\t")

@@ -13,22 +13,24 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut, UsageError
 from stepswitch.util.git import GIT_TIMEOUT_S, GitResult, run_git
+from stepswitch.util.git_batch import ObjectReader, commit_tree_id, tree_listing
 from stepswitch.util.git_objects import (
     MAX_FILE_BYTES,
     RACY_NS,
     SUBMODULE_MODE,
     Entries,
     TreeEntry,
-    batch_contents,
     blob_id,
     holdable,
     leftover,
@@ -39,9 +41,12 @@ from stepswitch.util.git_objects import (
 from stepswitch.util.loose_objects import LooseObjects, plain_path
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.tree_checkout import FolderWriter, listed_entries
+from stepswitch.util.tree_shape import TreeShape, Unshaped, tree_shape
 
 # Listing a tree takes a second or two; far longer means git waits on something the tree holds.
 LIST_TIMEOUT_S = 30.0
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
+_KEPT_DIFFS = 4
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,13 @@ class TreeGit:
     _last_tree: _WrittenTree | None = None  # a run writes the same tree again between edits
     _steady: int = 0  # how many `steady()` blocks are open
     _listed: tuple[set[str], set[str]] | None = None  # the listing a steady block reuses
+    # git's last listing and the tree's shape then and just after (util/tree_shape.py)
+    _kept: tuple[TreeShape, frozenset[str]] | None = None
+    _too_big: bool = False  # a tree too big to compare by shape: git lists it every time
+    _reader: ObjectReader | None = None  # one `cat-file --batch` for the objects a run reads
+    _head: tuple[str, str] | None = None  # the branch's commit and tree, as ssw last set them
+    # the last diffs between two object ids: a review and the step after it ask the same one
+    _diffs: dict[tuple[tuple[str, ...], str, str], str] = field(default_factory=dict)
 
     @property
     def index(self) -> Path:
@@ -131,9 +143,9 @@ class TreeGit:
         if rev in self._trees:
             return self._trees[rev]
         spec = f"{rev}:{self.prefix.rstrip('/')}" if self.prefix else rev
-        # -t: the folders too, so a name holding '/' or a path named twice shows (and is refused).
-        out = self.git_ok("ls-tree", "-r", "-t", "-z", "--full-tree", spec)
-        entries = listed_entries(out, rev)
+        # With the folders, as `ls-tree -r -t` lists them: a name holding '/' or a path named
+        # twice shows (and is refused).
+        entries = listed_entries(tree_listing(self.reader(), spec, self.sha256), rev)
         if len(rev) in (40, 64):  # an object id names the same tree for ever
             self._trees[rev] = entries
         return entries
@@ -158,10 +170,24 @@ class TreeGit:
 
     def _cat_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
         wanted = list(dict.fromkeys(oids))
-        if not wanted:
-            return {}
-        out = self.git_ok("cat-file", "--batch", input="".join(o + "\n" for o in wanted).encode())
-        return batch_contents(out, len(wanted))
+        found = self.reader().read_many(wanted)
+        missing = [oid for oid, got in zip(wanted, found, strict=True) if got is None]
+        if missing:
+            raise GitFailed(f"git cat-file failed: {missing[0]} is missing")
+        return {got[0]: got[2] for got in found if got is not None}
+
+    def reader(self) -> ObjectReader:
+        """The run's one `git cat-file --batch` (util/git_batch.py), started on first use."""
+        if self._reader is None:
+            self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the tree
+            self._reader = ObjectReader(self.state, self.git_dir)
+            weakref.finalize(self, self._reader.close)  # a tree dropped unclosed ends it too
+        return self._reader
+
+    def close(self) -> None:
+        """End the long-lived git process, if one was started; a later read starts another."""
+        if self._reader is not None:
+            self._reader.close()
 
     # -- what the tree holds --------------------------------------------------------------------
 
@@ -190,7 +216,30 @@ class TreeGit:
             self._listed = (set(paths), set(nested))
         return paths, nested
 
+    def _shape(self) -> TreeShape | Unshaped:
+        if self._too_big:
+            return Unshaped.TOO_BIG
+        rules = [self.git_dir / "info" / "exclude", self.git_dir / "config"]
+        rules += [Path(self.excludes_file)] if self.excludes_file else []
+        shape = tree_shape(self.work_tree, rules)
+        self._too_big = shape is Unshaped.TOO_BIG
+        return shape
+
     def _list(self) -> tuple[set[str], set[str]]:
+        """git's listing; or, when the tree's shape shows it cannot have changed since git's
+        last one, that one less what is gone (util/tree_shape.py), with no git process."""
+        before = self._shape()
+        kept = self._kept
+        if isinstance(before, TreeShape) and kept is not None and before.within(kept[0]):
+            files = before.files()
+            return {p for p in kept[1] if self.prefix + p in files}, set()
+        self._kept = None
+        paths, nested = self._ls_files()
+        if isinstance(before, TreeShape) and not nested and self._shape() == before:
+            self._kept = (before, frozenset(paths))  # nothing moved while git listed
+        return paths, nested
+
+    def _ls_files(self) -> tuple[set[str], set[str]]:
         args = ("ls-files", "-z", "--others", "--exclude-standard")
         try:
             listed = self.git(*args, timeout=LIST_TIMEOUT_S)
@@ -385,12 +434,20 @@ class TreeGit:
         the tree holds now), from objects only: no external diff, no text conversion."""
         other = against or self.write_tree()[0]
         base = self.base_commit if base in (None, "HEAD") else base
+        key = (args, base, other)
+        if key in self._diffs:
+            return self._diffs[key]
         relative = ("--relative=" + self.prefix.rstrip("/"),) if self.prefix else ()
         out = self.git_ok(
             "diff", "--no-ext-diff", "--no-textconv", "--no-color", *relative, *args,
             base, other, "--",
         )  # fmt: skip
-        return out.decode("utf-8", "surrogateescape")
+        text = out.decode("utf-8", "surrogateescape")
+        if _OBJECT_ID.match(base) and _OBJECT_ID.match(other):  # ids: the same diff for ever
+            while len(self._diffs) >= _KEPT_DIFFS:
+                del self._diffs[next(iter(self._diffs))]  # the oldest first
+            self._diffs[key] = text
+        return text
 
     # -- the branch -----------------------------------------------------------------------------
 
@@ -398,11 +455,21 @@ class TreeGit:
         """The branch's commit."""
         return self.git_ok("rev-parse", "--verify", f"{self.branch}^{{commit}}").decode().strip()
 
-    def head_and_tree(self) -> tuple[str, str]:
-        """The branch's commit and that commit's tree, from one git process."""
+    def head_and_tree(self, fresh: bool = False) -> tuple[str, str]:
+        """The branch's commit and that commit's tree: as ssw last set the branch (`set_head`,
+        `commit`) unless `fresh`, else from one git process. Whoever commits on a remembered
+        head learns of a branch moved meanwhile when update-ref refuses to move it."""
+        if self._head is not None and not fresh:
+            return self._head
         out = self.git_ok("rev-parse", f"{self.branch}^{{commit}}", f"{self.branch}^{{tree}}")
         commit, tree = out.decode().split()
+        self._head = (commit, tree)
         return commit, tree
+
+    def set_head(self, commit: str) -> None:
+        """Remember that ssw set the branch to `commit` (its tree read through the reader)."""
+        tree = commit_tree_id(self.reader().read(commit))
+        self._head = (commit, tree) if tree is not None else None
 
     def commit(
         self,
@@ -438,7 +505,9 @@ class TreeGit:
             raise GitFailed(f"git commit-tree failed: {done.err}")
         commit = done.out.strip()
         old = parents[0] if parents else ""  # the branch moves only from where ssw left it
+        self._head = None  # where the branch is, should update-ref fail, is for git to say
         self.git_ok("update-ref", "-m", "ssw: commit the run's change", self.branch, commit, old)
+        self._head = (commit, tree)
         last = self._last_tree
         if last is not None and last.tree == tree and not last.refused:
             # The commit's entries are the ones its tree was written from: no ls-tree to read

@@ -9,7 +9,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepswitch.errors import SswError, UsageError
+from stepswitch.errors import GitFailed, SswError, UsageError
 from stepswitch.util.git import Checkout, discover, git_out, run_git
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.text import escape_controls
@@ -190,8 +190,10 @@ def create_worktree(
         path.mkdir(parents=True)
         # The empty old value: the branch must not exist yet.
         tree.git_ok("update-ref", "-m", "ssw: a run's branch", tree.branch, start or base, "")
+        tree.set_head(start or base)
         tree.check_out()
     except BaseException:
+        tree.close()
         shutil.rmtree(path, ignore_errors=True)
         # The branch too, if it was made: only while it is still at the base commit.
         with contextlib.suppress(SswError, OSError):
@@ -243,12 +245,22 @@ def commit_all(worktree: Worktree, message: str) -> str | None:
     """Commit everything the work tree holds on the run's branch; the commit's id, or None when
     it holds exactly what the branch's last commit has (no empty commit claims anything).
     Control characters in the message are escaped, and paths git cannot hold are named in it."""
-    tree, left_out = worktree.git.write_tree()
-    head, head_tree = worktree.git.head_and_tree()
+    git = worktree.git
+    tree, left_out = git.write_tree()
+    head, head_tree = git.head_and_tree()
     if not left_out and tree == head_tree:
         return None
     # What was left out is said in the commit itself, where whoever takes the change sees it.
-    return worktree.git.commit(commit_message(message, left_out), AUTHOR, tree, (head,))
+    text = commit_message(message, left_out)
+    try:
+        return git.commit(text, AUTHOR, tree, (head,))
+    except GitFailed:
+        # The branch as ssw remembered it moved (someone else committed on it): on top of
+        # where it is now, as a run that read the branch first would have.
+        now, now_tree = git.head_and_tree(fresh=True)
+        if now == head:
+            raise
+        return None if not left_out and tree == now_tree else git.commit(text, AUTHOR, tree, (now,))
 
 
 def commit_message(message: str, left_out: list[str]) -> str:
@@ -261,6 +273,7 @@ def commit_message(message: str, left_out: list[str]) -> str:
 def remove_worktree(worktree: Worktree) -> None:
     """Drop the working folder and ssw's scratch folder for it; the branch and its commit stay
     in the user's repository. Callers that end a run use `leave_worktree`, which checks first."""
+    worktree.git.close()
     try:
         shutil.rmtree(worktree.path, ignore_errors=True)  # never follows a link out
         shutil.rmtree(worktree.git.state, ignore_errors=True)
@@ -269,6 +282,7 @@ def remove_worktree(worktree: Worktree) -> None:
 
 
 def _release(worktree: Worktree) -> None:
+    worktree.git.close()
     fd = _HELD.pop(worktree.path, None)
     if fd is not None:
         lock_path(worktree.repo, worktree.path.name).unlink(missing_ok=True)

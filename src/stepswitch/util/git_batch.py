@@ -1,0 +1,222 @@
+"""One `git cat-file --batch` for a run: the objects a run reads (its base commit's trees and
+blobs) asked of one long-lived git process instead of one process per question (issue 48).
+
+It only reads: a dying ssw (Ctrl-C, a full disk, a kill) loses nothing by it, and the process
+ends by itself when its input closes, which the kernel does when ssw's process ends however it
+ends. It runs in its own session, so a Ctrl-C at the terminal does not end it under a run that is
+still committing; `close()` ends it at once (the run's work tree does, when it is left).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from stepswitch.errors import GitFailed, GitTimedOut, UsageError
+from stepswitch.util.git import GIT_TIMEOUT_S, git_argv_env
+
+Object = tuple[str, str, bytes]  # (object id, kind, content)
+_PIPE_MIN = 4096  # the smallest a pipe holds (one page); git has read all earlier questions
+
+
+class ObjectReader:
+    """`git cat-file --batch` in the repository whose git folder is `git_dir`, started on the
+    first read. Names are object ids or anything git resolves to one (`<commit>:<path>`)."""
+
+    def __init__(self, cwd: Path, git_dir: Path, timeout: float = GIT_TIMEOUT_S) -> None:
+        self.cwd = cwd
+        self.git_dir = git_dir
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pid = os.getpid()  # a forked child asks a git of its own, never its parent's
+        self._buffer = b""
+        self._lock = threading.Lock()  # one question and its answers at a time
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._pid != os.getpid():
+            self._proc, self._buffer, self._pid = None, b"", os.getpid()
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        self.close()  # one that died is replaced, once per question
+        if not self.cwd.is_dir():
+            raise UsageError(f"{self.cwd} is not a folder")
+        argv, env = git_argv_env(self.cwd, "cat-file", "--batch", git_dir=self.git_dir)
+        try:
+            self._proc = subprocess.Popen(
+                argv,
+                cwd=self.cwd,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,  # it answers on stdout; nothing unread fills a pipe
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise UsageError("git is not installed or not on PATH") from exc
+        return self._proc
+
+    def read_many(self, names: Iterable[str]) -> list[Object | None]:
+        """(object id, kind, content) for each name, in order; None for a name git cannot
+        resolve. The names are written by a thread while the answers are read, so neither pipe
+        fills up whatever their number."""
+        wanted = list(names)
+        if not wanted:
+            return []
+        if any("\n" in n or not n for n in wanted):
+            raise GitFailed("git cat-file: an object name holding a newline")
+        with self._lock:
+            return self._read_many(wanted)
+
+    def _read_many(self, wanted: list[str]) -> list[Object | None]:
+        proc = self._start()
+        request = "".join(n + "\n" for n in wanted).encode("utf-8", "surrogateescape")
+        writer = None
+        if len(request) <= _PIPE_MIN:  # fits in the empty pipe: the write cannot block
+            self._write(proc, request)
+        else:
+            writer = threading.Thread(target=self._write, args=(proc, request), daemon=True)
+            writer.start()
+        deadline = time.monotonic() + self.timeout
+        try:
+            answers = [self._answer(proc, deadline) for _ in wanted]
+        except BaseException:
+            self.close()  # a half-read answer cannot be resumed: the next read starts anew
+            raise
+        finally:
+            if writer is not None:
+                writer.join()
+        return answers
+
+    def read(self, name: str) -> Object | None:
+        return self.read_many([name])[0]
+
+    @staticmethod
+    def _write(proc: subprocess.Popen[bytes], request: bytes) -> None:
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):  # a git that died: the reader says so
+            proc.stdin.write(request)
+            proc.stdin.flush()
+
+    def _answer(self, proc: subprocess.Popen[bytes], deadline: float) -> Object | None:
+        header = self._take_line(proc, deadline).decode("utf-8", "surrogateescape")
+        parts = header.split(" ")
+        if len(parts) == 2 and parts[1] in ("missing", "ambiguous"):
+            return None
+        if len(parts) != 3 or not parts[2].isdigit():
+            raise GitFailed(f"git cat-file answered {header[:200]!r}")
+        oid, kind, size = parts
+        data = self._take(proc, int(size) + 1, deadline)  # the content and its newline
+        return oid, kind, data[:-1]
+
+    def _fill(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            self.close()
+            raise GitTimedOut(f"{self.cwd}: git cat-file did not answer in {self.timeout:g} s")
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            self.close()
+            raise GitFailed("git cat-file ended before it answered")
+        self._buffer += chunk
+
+    def _take_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes:
+        while (end := self._buffer.find(b"\n")) < 0:
+            self._fill(proc, deadline)
+        line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
+        return line
+
+    def _take(self, proc: subprocess.Popen[bytes], size: int, deadline: float) -> bytes:
+        while len(self._buffer) < size:
+            self._fill(proc, deadline)
+        data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return data
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def close(self) -> None:
+        """End the process (its input closed: it exits; killed if it does not at once)."""
+        proc, self._proc, self._buffer = self._proc, None, b""
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            if proc.stdin is not None:
+                proc.stdin.close()
+        try:
+            proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def commit_tree_id(found: Object | None) -> str | None:
+    """The tree id a commit object names on its first line; None for anything else."""
+    if found is None or found[1] != "commit":
+        return None
+    first = found[2].split(b"\n", 1)[0]
+    return first[5:].decode() if first[:5] == b"tree " else None
+
+
+def _canonical_mode(mode: int) -> int:
+    """The mode git shows for a tree entry's stored one (tree-walk.c's canon_mode)."""
+    kind = mode & 0o170000
+    if kind == 0o100000:
+        return 0o100755 if mode & 0o100 else 0o100644
+    if kind in (0o120000, 0o040000):
+        return kind
+    return 0o160000
+
+
+_KINDS = {0o040000: b"tree", 0o160000: b"commit"}
+
+
+def tree_listing(reader: ObjectReader, spec: str, sha256: bool) -> bytes:
+    """What `git ls-tree -r -t -z --full-tree SPEC` prints, read from tree objects through
+    `reader`: every entry, a folder before what it holds, in the tree's own order. GitFailed
+    when `spec` names no commit or tree."""
+    found = reader.read(spec)
+    if found is not None and found[1] == "commit":
+        tree = commit_tree_id(found)
+        found = reader.read(tree) if tree is not None else None
+    if found is None or found[1] != "tree":
+        raise GitFailed(f"git ls-tree failed: {spec} names no commit or tree")
+    width = 32 if sha256 else 20
+    rows: list[bytes] = []
+
+    def walk(data: bytes, prefix: bytes) -> None:
+        at = 0
+        while at < len(data):
+            # As git's tree-walk reads a tree: it refuses the same malformed ones.
+            space, nul = data.find(b" ", at), data.find(b"\0", at)
+            if not 0 < space - at < nul - at or nul + 1 + width > len(data):
+                raise GitFailed(f"git ls-tree failed: {spec}: too-short tree object")
+            if not data[at:space].isdigit() or b"8" in data[at:space] or b"9" in data[at:space]:
+                raise GitFailed(f"git ls-tree failed: {spec}: malformed mode in tree entry")
+            if nul == space + 1:
+                raise GitFailed(f"git ls-tree failed: {spec}: empty filename in tree entry")
+            mode = _canonical_mode(int(data[at:space], 8))
+            name = prefix + data[space + 1 : nul]
+            oid = data[nul + 1 : nul + 1 + width].hex()
+            at = nul + 1 + width
+            rows.append(b"%06o %s %s\t%s\0" % (mode, _KINDS.get(mode, b"blob"), oid.encode(), name))
+            if mode == 0o040000:
+                sub = reader.read(oid)
+                if sub is None or sub[1] != "tree":
+                    raise GitFailed(f"git ls-tree failed: tree {oid} is missing")
+                walk(sub[2], name + b"/")
+
+    walk(found[2], b"")
+    return b"".join(rows)

@@ -1,0 +1,111 @@
+"""What a work tree holds by name and kind, and the ignore rules git reads for it: enough to
+tell, without a git process, that git's listing of the tree (`ls-files --others
+--exclude-standard`) cannot have changed since an earlier one (issue 48).
+
+Whether git lists a path depends on the ignore rules (every `.gitignore` in the tree, the
+repository's `info/exclude` and configuration, the user's excludes file), on the kind of the
+path and of the folders above it (a pattern ending in `/` matches folders only), and on folders
+holding another repository (a `.git` in them). So when the rules are byte for byte the same,
+the tree holds no `.git` at all, and every (path, kind) of the tree now was there at the earlier
+listing, each file now is listed exactly when it was then: the earlier listing, less what is
+gone, is git's answer. A new path, a path of another kind, a changed rule: git is asked again.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+# A bigger tree (a vendored folder, a virtualenv in it) is listed by git each time: walking it
+# here would cost about what git's own listing costs.
+MAX_ENTRIES = 5_000
+_IGNORE = ".gitignore"
+
+
+class Unshaped(enum.Enum):
+    """Why a tree has no shape that stands for git's listing."""
+
+    NOT_COMPARABLE = "a .git in it, or something that cannot be read"
+    TOO_BIG = f"more than {MAX_ENTRIES} entries"
+
+
+class _NoShape(Exception):
+    """The tree cannot be compared this way (a `.git` in it, too big, unreadable)."""
+
+
+@dataclass(frozen=True)
+class TreeShape:
+    entries: frozenset[tuple[str, str]]  # (path from the tree's top, kind: f, l, d or o)
+    rules: tuple[tuple[str, bytes | None], ...]  # every ignore file's bytes (a link's target)
+
+    def within(self, earlier: TreeShape) -> bool:
+        """Whether git lists now what it listed for `earlier`, less what is gone."""
+        return self.rules == earlier.rules and self.entries <= earlier.entries
+
+    def files(self) -> set[str]:
+        """The paths git could list: files and links."""
+        return {path for path, kind in self.entries if kind in "fl"}
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    if entry.is_symlink():
+        return "l"
+    if entry.is_dir(follow_symlinks=False):
+        return "d"
+    return "f" if entry.is_file(follow_symlinks=False) else "o"
+
+
+def _rule_bytes(path: str, kind: str) -> bytes | None:
+    """A regular ignore file's bytes, a linked one's target (git reads neither through a link);
+    None for anything else. Opened without blocking: a FIFO is never waited on."""
+    if kind == "l":
+        return os.fsencode(os.readlink(path))
+    if kind != "f":
+        return None
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NoShape(path)
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def tree_shape(root: Path, outside_rules: Iterable[Path]) -> TreeShape | Unshaped:
+    """The shape of the tree at `root` and the ignore files outside it (`outside_rules`), or why
+    it cannot stand for git's listing: a `.git` anywhere in it (another repository, or a name
+    git never lists), a folder or rule that cannot be read, more than MAX_ENTRIES entries."""
+    entries: set[tuple[str, str]] = set()
+    rules: list[tuple[str, bytes | None]] = []
+    pending = [("", str(root))]
+    try:
+        while pending:
+            relative, folder = pending.pop()
+            with os.scandir(folder) as listing:
+                for entry in listing:
+                    if entry.name == ".git":
+                        return Unshaped.NOT_COMPARABLE
+                    path = relative + entry.name
+                    kind = _kind(entry)
+                    entries.add((path, kind))
+                    if len(entries) > MAX_ENTRIES:
+                        return Unshaped.TOO_BIG
+                    if entry.name == _IGNORE:
+                        rules.append((path, _rule_bytes(entry.path, kind)))
+                    if kind == "d":
+                        pending.append((path + "/", entry.path))
+        for rule in outside_rules:
+            try:
+                rules.append((str(rule), rule.read_bytes()))
+            except FileNotFoundError:
+                rules.append((str(rule), None))
+    except (OSError, _NoShape):
+        return Unshaped.NOT_COMPARABLE
+    return TreeShape(frozenset(entries), tuple(sorted(rules)))
