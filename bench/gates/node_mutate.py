@@ -13,7 +13,7 @@ error is rejected), then the whole suite (the gate's command): kept if it fails,
 passes or times out.
 
 Run with the stepswitch venv after node_project.py:
-`.venv/bin/python bench/gates/node_mutate.py --wanted 30 --max-tries 50`.
+`.venv/bin/python bench/gates/node_mutate.py --wanted 24 --max-tries 40`.
 """
 
 from __future__ import annotations
@@ -169,9 +169,9 @@ def _ran_in_function(path: Path, functions: list[dict[str, object]]) -> set[int]
     return found
 
 
-# The suite takes well under a minute on two shared cores: a mutation that makes a test wait
+# The suite takes under a minute on two shared cores: a mutation that makes a test wait
 # forever (a CLI test reading from its child) is a timeout well before bench.py's limit.
-SUITE_TIMEOUT_S = 120.0
+SUITE_TIMEOUT_S = 75.0
 
 
 def suite_run(target: NodeTarget, env: dict[str, str]) -> tuple[int, float]:
@@ -229,8 +229,8 @@ def verify(target: NodeTarget, candidate: Candidate, env: dict[str, str]) -> dic
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--wanted", type=int, default=30)
-    parser.add_argument("--max-tries", type=int, default=50)
+    parser.add_argument("--wanted", type=int, default=24)
+    parser.add_argument("--max-tries", type=int, default=40)
     args = parser.parse_args()
     target = NodeTarget.load()
     node_project.require_setup(target)
