@@ -230,7 +230,10 @@ def verify(target: NodeTarget, candidate: Candidate, env: dict[str, str]) -> dic
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--wanted", type=int, default=24)
-    parser.add_argument("--max-tries", type=int, default=40)
+    parser.add_argument("--max-tries", type=int, default=40, help="in all, resumed ones too")
+    parser.add_argument(
+        "--resume", action="store_true", help="go on from node/mutations.json's tries"
+    )
     args = parser.parse_args()
     target = NodeTarget.load()
     node_project.require_setup(target)
@@ -239,9 +242,27 @@ def main() -> int:
     modules = sorted({c.module for c in found})
     print(f"{len(found)} candidate sites in {len(modules)} modules", flush=True)
     env = node_project.gate_env()
-    kept: list[dict[str, object]] = []
-    rejected: list[dict[str, object]] = []
+    data: dict[str, object] = {
+        "project": target.name,
+        "version": target.version,
+        "integrity": target.integrity,
+        "seed": seed,
+        "candidate_sites": len(found),
+        "modules_with_sites": len(modules),
+        "tried": 0,
+        "mutations": [],
+        "rejected": [],
+    }
+    if args.resume:
+        before = common.load_json(node_project.MUTATIONS_JSON)
+        if any(before.get(k) != data[k] for k in ("project", "version", "seed", "candidate_sites")):
+            raise SystemExit("node/mutations.json was seeded from other candidates: no resume")
+        data |= {k: before[k] for k in ("tried", "mutations", "rejected")}
+    kept, rejected = data["mutations"], data["rejected"]
+    assert isinstance(kept, list) and isinstance(rejected, list)
     for tried, candidate in enumerate(ordered(found, seed), start=1):
+        if tried <= int(str(data["tried"])):
+            continue  # tried before this run (--resume)
         if len(kept) >= args.wanted or tried > args.max_tries:
             break
         common.wait_quiet(f"try {tried}")
@@ -249,23 +270,13 @@ def main() -> int:
         ident = f"m{len(kept) + 1:02d}" if verdict["kept"] else f"r{len(rejected) + 1:02d}"
         entry = candidate.mutation(ident) | {"verification": verdict}
         (kept if verdict["kept"] else rejected).append(entry)
+        data |= {"tried": tried, "date": datetime.now(UTC).strftime("%Y-%m-%d")}
+        text = json.dumps(data, indent=1) + "\n"  # after each try: a run cut short keeps them
+        node_project.MUTATIONS_JSON.write_text(text, encoding="utf-8")
         print(
             f"{ident} {candidate.module}:{candidate.line} {candidate.kind}: {verdict['why']}",
             flush=True,
         )
-    data = {
-        "project": target.name,
-        "version": target.version,
-        "integrity": target.integrity,
-        "seed": seed,
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "candidate_sites": len(found),
-        "modules_with_sites": len(modules),
-        "tried": len(kept) + len(rejected),
-        "mutations": kept,
-        "rejected": rejected,
-    }
-    node_project.MUTATIONS_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"{len(kept)} kept, {len(rejected)} rejected -> {node_project.MUTATIONS_JSON.name}")
     return 0
 
