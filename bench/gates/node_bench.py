@@ -245,6 +245,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="measure only the first N mutations")
     args = parser.parse_args()
     began = time.perf_counter()
+    # When the measurement began, to the second: a claim registered earlier that day is younger
+    # than a bare date, which reads as midnight.
+    started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     load_start = os.getloadavg()
     tree = common.stepswitch_tree()
     target = NodeTarget.load()
@@ -293,7 +296,7 @@ def main() -> int:
             "installed": node_project.installed(target),
             "machine": machine(load_start),
             "code_sha256": code_sha256(),
-            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "date": started,
             "runtime_s": round(time.perf_counter() - began, 1),
         }
     )
