@@ -44,14 +44,10 @@ from stepswitch.gates.staged_tests import WIDER_STAGE_SHARE
 
 TARGET_RATIO = 5.0
 
+# The first cells of every row (row_head), here and in node_bench.py's.
+HEAD_FIELDS = ["id", "module", "line", "kind", "before", "after", "order"]
 FIELDS = [
-    "id",
-    "module",
-    "line",
-    "kind",
-    "before",
-    "after",
-    "order",
+    *HEAD_FIELDS,
     "selected_files",
     "total_test_files",
     "selection_s",
@@ -163,21 +159,26 @@ def what_if(module: str, shadow: Path) -> dict[str, object]:
     }
 
 
-def measure(
-    index: int, mutation: dict[str, object], total_files: int, shadow: Path
-) -> dict[str, object]:
-    module = str(mutation["module"])
-    order = "ab" if index % 2 == 0 else "ba"
-    row: dict[str, object] = {
+def row_head(index: int, mutation: dict[str, object], total_files: int) -> dict[str, object]:
+    """A result row's first cells: the mutation, and the order of its runs ((a, b) on even
+    rows, (b, a) on odd ones)."""
+    return {
         "id": mutation["id"],
-        "module": module,
+        "module": str(mutation["module"]),
         "line": mutation["line"],
         "kind": mutation["kind"],
         "before": str(mutation["before"]).strip(),
         "after": str(mutation["after"]).strip(),
-        "order": order,
+        "order": "ab" if index % 2 == 0 else "ba",
         "total_test_files": total_files,
     }
+
+
+def measure(
+    index: int, mutation: dict[str, object], total_files: int, shadow: Path
+) -> dict[str, object]:
+    row = row_head(index, mutation, total_files)
+    module, order = str(row["module"]), str(row["order"])
     original = common.apply_mutation(mutation)
     try:
         for stage in order:

@@ -123,21 +123,16 @@ class Run:
         return self.rc in (0, 5)
 
 
-def run_pytest(args: list[str], *, fail_fast: bool = True, timeout: float = RUN_TIMEOUT_S) -> Run:
-    """Run the target project's pytest with `args` (test files, or none for the whole suite)."""
-    cmd = [
-        str(VENV_PYTHON),
-        "-m",
-        "pytest",
-        *PYTEST_FLAGS,
-        *(FAIL_FAST if fail_fast else []),
-        *args,
-    ]
+def run_group(
+    cmd: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int, float, str]:
+    """Run `cmd` in a process group of its own: its exit code (-1 for a timeout, which kills
+    the whole group, the children a test started too), its wall time, its output."""
     began = time.perf_counter()
     proc = subprocess.Popen(
         cmd,
-        cwd=PROJECT,
-        env=pytest_env(),
+        cwd=cwd,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -149,8 +144,20 @@ def run_pytest(args: list[str], *, fail_fast: bool = True, timeout: float = RUN_
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         rc = -1
-    seconds = time.perf_counter() - began
-    text = out.decode("utf-8", "replace")
+    return rc, time.perf_counter() - began, out.decode("utf-8", "replace")
+
+
+def run_pytest(args: list[str], *, fail_fast: bool = True, timeout: float = RUN_TIMEOUT_S) -> Run:
+    """Run the target project's pytest with `args` (test files, or none for the whole suite)."""
+    cmd = [
+        str(VENV_PYTHON),
+        "-m",
+        "pytest",
+        *PYTEST_FLAGS,
+        *(FAIL_FAST if fail_fast else []),
+        *args,
+    ]
+    rc, seconds, text = run_group(cmd, PROJECT, pytest_env(), timeout)
     match = _FAILED_LINE.search(text)
     tail = "\n".join(text.rstrip().splitlines()[-3:])
     return Run(rc, seconds, match.group(1) if match else "", tail)
@@ -166,19 +173,19 @@ def collected_count() -> tuple[int, int]:
     return int(match.group(1)), int(match.group(3) or 0)
 
 
-def drop_bytecode(module: str) -> None:
+def drop_bytecode(path: Path) -> None:
     """Remove the module's cached bytecode: a one-character flip keeps the file's size and can
     keep its mtime second, and Python would then run the stale .pyc."""
-    path = PROJECT / module
     cache = path.parent / "__pycache__"
     for pyc in cache.glob(f"{path.stem}.*.pyc"):
         pyc.unlink()
 
 
-def apply_mutation(mutation: dict[str, object]) -> bytes:
-    """Write the mutated line into the module; return the original bytes for revert()."""
+def apply_mutation(mutation: dict[str, object], root: Path = PROJECT) -> bytes:
+    """Write the mutated line into the module of the project at `root`; return the original
+    bytes for revert()."""
     module = str(mutation["module"])
-    path = PROJECT / module
+    path = root / module
     original = path.read_bytes()
     lines = original.decode("utf-8").splitlines(keepends=True)
     index = int(str(mutation["line"])) - 1
@@ -188,28 +195,28 @@ def apply_mutation(mutation: dict[str, object]) -> bytes:
         raise SystemExit(f"{module}:{index + 1} is not what mutations.json expects: {before!r}")
     lines[index] = after + ending
     path.write_bytes("".join(lines).encode("utf-8"))
-    drop_bytecode(module)
+    drop_bytecode(path)
     return original
 
 
-def revert(mutation: dict[str, object], original: bytes) -> None:
-    module = str(mutation["module"])
-    (PROJECT / module).write_bytes(original)
-    drop_bytecode(module)
-    ensure_clean()
+def revert(mutation: dict[str, object], original: bytes, root: Path = PROJECT) -> None:
+    path = root / str(mutation["module"])
+    path.write_bytes(original)
+    drop_bytecode(path)
+    ensure_clean(root)
 
 
-def ensure_clean() -> None:
-    """The project's tracked files are as committed by setup.sh."""
+def ensure_clean(root: Path = PROJECT) -> None:
+    """The project's tracked files are as committed by its setup."""
     proc = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=no"],
-        cwd=PROJECT,
+        cwd=root,
         capture_output=True,
         text=True,
         check=True,
     )
     if proc.stdout.strip():
-        raise SystemExit(f"{PROJECT} is not clean:\n{proc.stdout}")
+        raise SystemExit(f"{root} is not clean:\n{proc.stdout}")
 
 
 def require_setup() -> None:
