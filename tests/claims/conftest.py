@@ -3,6 +3,7 @@ run as a user runs it."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -77,6 +78,7 @@ def git(root: Path, *args: str) -> str:
 # commits of this repository, not of a test's; and a date before every fixture's measurement.
 FIXTURE_COMMITS = ("5752c06", "da5157def07184794a96ff2228bbb3b64bc2590b")
 MEASURED_CODE_DATE = "2026-11-28T00:00:00+00:00"
+_NAMED_COMMIT = re.compile(r'"(?:stepswitch_)?commit": "([0-9a-f]{7,40})"')
 
 
 def measured_code(root: Path) -> str:
@@ -94,7 +96,9 @@ def copy_fixture(root: Path, rel: str, source: str) -> Path:
     measured_code): a measurement names a commit of the history it is checked in (ADR 0078)."""
     first = git(root, "rev-list", "--max-parents=0", "HEAD")
     text = (REPO / source).read_text(encoding="utf-8")
-    for named in FIXTURE_COMMITS:
+    # the fixtures' commits, and the one a re-measured record of bench/ names
+    named_here = {m.group(1) for m in _NAMED_COMMIT.finditer(text)}
+    for named in sorted({*FIXTURE_COMMITS, *named_here}, key=len, reverse=True):
         text = text.replace(named, first[: len(named)])
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
