@@ -3,10 +3,9 @@ call before it runs the real one, around a scripted forty-step run of the bug ta
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections import Counter
 
+from tests.harness.repo import logging_git
 from tests.harness.task import (
     approve_and_summarize,
     done,
@@ -44,17 +43,7 @@ def _subcommand(logged: str) -> str:
 
 
 def test_a_forty_step_run_starts_few_git_processes(tmp_path, monkeypatch, bug_repo):
-    log = tmp_path / "git-calls.log"
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    counting = folder / "git"
-    counting.write_text(
-        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{shutil.which("git")}" "$@"\n',
-        encoding="utf-8",
-    )
-    counting.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-    log.touch()
+    log = logging_git(tmp_path, monkeypatch)
 
     finished = run_ssw(tmp_path, bug_repo, _forty_steps())
 

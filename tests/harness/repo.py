@@ -114,3 +114,20 @@ def with_node_modules(root: Path) -> Path:
 
     shutil.copytree(installed, root / "node_modules", symlinks=True, copy_function=link)
     return root / "node_modules"
+
+
+def logging_git(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put a git on PATH (in `folder`/bin) that appends each call's arguments to
+    `folder`/git-calls.log, then runs the real git; the log's path."""
+    log = folder / "git-calls.log"
+    bin_folder = folder / "bin"
+    bin_folder.mkdir()
+    shim = bin_folder / "git"
+    shim.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{shutil.which("git")}" "$@"\n',
+        encoding="utf-8",
+    )
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    log.touch()
+    return log

@@ -5,8 +5,6 @@ it is spared is the one git would give."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -15,7 +13,7 @@ import pytest
 
 from stepswitch.agent.workspace.worktree import commit_all, create_worktree, remove_worktree
 from stepswitch.util.git_batch import tree_listing
-from tests.harness.repo import git, write_repo
+from tests.harness.repo import git, logging_git, write_repo
 
 FILES = {
     ".gitignore": "*.log\nbuild/\n",
@@ -28,18 +26,7 @@ FILES = {
 @pytest.fixture
 def counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A log of every git process started from here on (a git on PATH that logs, then runs)."""
-    log = tmp_path / "git-calls.log"
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    logging_git = folder / "git"
-    logging_git.write_text(
-        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{shutil.which("git")}" "$@"\n',
-        encoding="utf-8",
-    )
-    logging_git.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-    log.touch()
-    return log
+    return logging_git(tmp_path, monkeypatch)
 
 
 def _commands(log: Path) -> Counter[str]:
