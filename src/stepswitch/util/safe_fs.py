@@ -129,7 +129,8 @@ def _listing(folder_fd: int) -> tuple[list[str], list[str]]:
     return sorted(files), sorted(folders)
 
 
-def _kind(entry: os.DirEntry[str]) -> Kind:
+def entry_kind(entry: os.DirEntry[str]) -> Kind:
+    """What a folder entry is, never following a link."""
     if entry.is_symlink():
         return "link"
     if entry.is_dir(follow_symlinks=False):
@@ -264,7 +265,7 @@ class Beneath(ClosesOnExit):
         fd = self.open(rel, _FOLDER)
         try:
             with os.scandir(fd) as found:
-                return [Entry(entry.name, _kind(entry)) for entry in found]
+                return [Entry(entry.name, entry_kind(entry)) for entry in found]
         finally:
             os.close(fd)
 

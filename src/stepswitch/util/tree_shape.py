@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepswitch.util.safe_fs import entry_kind
+
 # A bigger tree (a vendored folder, a virtualenv in it) is listed by git each time: walking it
 # here would cost about what git's own listing costs.
 MAX_ENTRIES = 5_000
@@ -51,12 +53,11 @@ class TreeShape:
         return {path for path, kind in self.entries if kind in "fl"}
 
 
+_LETTERS = {"file": "f", "link": "l", "folder": "d", "other": "o"}
+
+
 def _kind(entry: os.DirEntry[str]) -> str:
-    if entry.is_symlink():
-        return "l"
-    if entry.is_dir(follow_symlinks=False):
-        return "d"
-    return "f" if entry.is_file(follow_symlinks=False) else "o"
+    return _LETTERS[entry_kind(entry)]
 
 
 def _rule_bytes(path: str, kind: str) -> bytes | None:
