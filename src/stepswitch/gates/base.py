@@ -35,8 +35,7 @@ class Entry:
     """A file of the base commit's tree."""
 
     mode: str  # "100644", "100755", LINK_MODE (a symbolic link), SUBMODULE_MODE
-    oid: str
-    size: int | None  # None: not read (the gates compare content by blob id)
+    oid: str  # content is compared by blob id
 
 
 def is_commit_id(rev: str) -> bool:
@@ -113,7 +112,7 @@ class BaseTree:
             meta, _, name = record.partition(b"\t")
             mode, _kind, oid = meta.decode().split() if meta else ("", "", "")
             if mode and mode != TREE_MODE:  # files, links and submodules, as `ls-tree -r` lists
-                out[name.decode("utf-8", "surrogateescape")] = Entry(mode, oid, None)
+                out[name.decode("utf-8", "surrogateescape")] = Entry(mode, oid)
         self._entries[commit] = out
         return out
 

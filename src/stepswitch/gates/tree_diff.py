@@ -32,7 +32,7 @@ def _same_content(path: Path, entry: Entry) -> bool:
         data = path.read_bytes()
     except OSError:
         return False
-    return entry.size in (None, len(data)) and blob_id(data, entry.oid) == entry.oid
+    return blob_id(data, entry.oid) == entry.oid
 
 
 def _through_link(root: Path, rel: str) -> str | None:
@@ -100,7 +100,7 @@ class TreeView:
             return f"a symbolic link replaced by {kind}"
         if not stat.S_ISREG(info.st_mode):
             return "replaced by " + (kind if kind == "a folder" else "a special file")
-        same = entry.size in (None, info.st_size) and _same_content(full, entry)
+        same = _same_content(full, entry)
         found = [] if same else ["modified"]
         mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"
         if mode != entry.mode:
