@@ -28,7 +28,6 @@ import csv
 import hashlib
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -287,14 +286,7 @@ def summarise(
             "first_verdict_s": spread([float(str(r["whatif_first_verdict_s"])) for r in rows]),
         },
         "per_module": per_module,
-        "machine": {
-            "cores": os.cpu_count(),
-            "python": platform.python_version(),
-            "pytest": pytest_version(),
-            "platform": platform.platform(),
-            "load_average_start": [round(x, 2) for x in load[0]],
-            "load_average_end": [round(x, 2) for x in load[1]],
-        },
+        "machine": common.machine_record(load[0], load[1], {"pytest": pytest_version()}),
         "impacted_py_sha256": impacted_source_hash(),
         "pytest_flags": [*common.PYTEST_FLAGS, *common.FAIL_FAST],
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),

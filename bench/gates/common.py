@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -265,3 +266,18 @@ def portable(text: str, worktree: Path | None = None) -> str:
 def portable_row(row: dict[str, object], worktree: Path | None = None) -> dict[str, object]:
     """A result row with `portable` text cells."""
     return {k: portable(v, worktree) if isinstance(v, str) else v for k, v in row.items()}
+
+
+def machine_record(
+    load_start: tuple[float, ...], load_end: tuple[float, ...], tools: dict[str, str]
+) -> dict[str, object]:
+    """The summaries' `machine`: cores, the tools' versions (`tools`), Python, the platform and
+    the load average as the measurement began and ended."""
+    return {
+        "cores": os.cpu_count(),
+        **tools,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "load_average_start": [round(x, 2) for x in load_start],
+        "load_average_end": [round(x, 2) for x in load_end],
+    }

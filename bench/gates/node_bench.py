@@ -26,7 +26,6 @@ import csv
 import hashlib
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -224,15 +223,8 @@ def _version(cmd: list[str]) -> str:
 
 
 def machine(load_start: tuple[float, ...]) -> dict[str, object]:
-    return {
-        "cores": os.cpu_count(),
-        "node": _version(["node", "--version"]),
-        "npm": _version(["npm", "--version"]),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "load_average_start": [round(x, 2) for x in load_start],
-        "load_average_end": [round(x, 2) for x in os.getloadavg()],
-    }
+    tools = {"node": _version(["node", "--version"]), "npm": _version(["npm", "--version"])}
+    return common.machine_record(load_start, os.getloadavg(), tools)
 
 
 def code_sha256() -> dict[str, str]:
