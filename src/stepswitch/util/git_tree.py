@@ -41,7 +41,7 @@ from stepswitch.util.git_objects import (
 from stepswitch.util.loose_objects import LooseObjects, plain_path
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.tree_checkout import FolderWriter, listed_entries
-from stepswitch.util.tree_shape import TreeShape, Unshaped, tree_shape
+from stepswitch.util.tree_shape import KeptListing
 
 # Listing a tree takes a second or two; far longer means git waits on something the tree holds.
 LIST_TIMEOUT_S = 30.0
@@ -82,9 +82,7 @@ class TreeGit:
     _last_tree: _WrittenTree | None = None  # a run writes the same tree again between edits
     _steady: int = 0  # how many `steady()` blocks are open
     _listed: tuple[set[str], set[str]] | None = None  # the listing a steady block reuses
-    # git's last listing and the tree's shape then and just after (util/tree_shape.py)
-    _kept: tuple[TreeShape, frozenset[str]] | None = None
-    _too_big: bool = False  # a tree too big to compare by shape: git lists it every time
+    _listing: KeptListing = field(default_factory=KeptListing)  # git's last, by its shape
     _reader: ObjectReader | None = None  # one `cat-file --batch` for the objects a run reads
     _head: tuple[str, str] | None = None  # the branch's commit and tree, as ssw last set them
     # the last diffs between two object ids: a review and the step after it ask the same one
@@ -216,28 +214,12 @@ class TreeGit:
             self._listed = (set(paths), set(nested))
         return paths, nested
 
-    def _shape(self) -> TreeShape | Unshaped:
-        if self._too_big:
-            return Unshaped.TOO_BIG
-        rules = [self.git_dir / "info" / "exclude", self.git_dir / "config"]
-        rules += [Path(self.excludes_file)] if self.excludes_file else []
-        shape = tree_shape(self.work_tree, rules)
-        self._too_big = shape is Unshaped.TOO_BIG
-        return shape
-
     def _list(self) -> tuple[set[str], set[str]]:
         """git's listing; or, when the tree's shape shows it cannot have changed since git's
         last one, that one less what is gone (util/tree_shape.py), with no git process."""
-        before = self._shape()
-        kept = self._kept
-        if isinstance(before, TreeShape) and kept is not None and before.within(kept[0]):
-            files = before.files()
-            return {p for p in kept[1] if self.prefix + p in files}, set()
-        self._kept = None
-        paths, nested = self._ls_files()
-        if isinstance(before, TreeShape) and not nested and self._shape() == before:
-            self._kept = (before, frozenset(paths))  # nothing moved while git listed
-        return paths, nested
+        rules = [self.git_dir / "info" / "exclude", self.git_dir / "config"]
+        rules += [Path(self.excludes_file)] if self.excludes_file else []
+        return self._listing.listing(self.work_tree, rules, self.prefix, self._ls_files)
 
     def _ls_files(self) -> tuple[set[str], set[str]]:
         args = ("ls-files", "-z", "--others", "--exclude-standard")

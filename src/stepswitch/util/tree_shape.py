@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,3 +110,39 @@ def tree_shape(root: Path, outside_rules: Iterable[Path]) -> TreeShape | Unshape
     except (OSError, _NoShape):
         return Unshaped.NOT_COMPARABLE
     return TreeShape(frozenset(entries), tuple(sorted(rules)))
+
+
+@dataclass
+class KeptListing:
+    """git's last listing of a work tree, kept with the tree's shape then (TreeGit's)."""
+
+    kept: tuple[TreeShape, frozenset[str]] | None = None
+    too_big: bool = False  # a tree too big to compare by shape: git lists it every time
+
+    def _shape(self, root: Path, rules: list[Path]) -> TreeShape | Unshaped:
+        if self.too_big:
+            return Unshaped.TOO_BIG
+        shape = tree_shape(root, rules)
+        self.too_big = shape is Unshaped.TOO_BIG
+        return shape
+
+    def listing(
+        self,
+        root: Path,
+        rules: list[Path],
+        prefix: str,
+        ls_files: Callable[[], tuple[set[str], set[str]]],
+    ) -> tuple[set[str], set[str]]:
+        """`ls_files()`'s answer (git's listing: paths under `prefix`, nested repositories); or,
+        when the shape of `root` and its ignore `rules` show git's answer cannot have changed
+        since the one kept, that one less what is gone, without asking."""
+        before = self._shape(root, rules)
+        kept = self.kept
+        if isinstance(before, TreeShape) and kept is not None and before.within(kept[0]):
+            files = before.files()
+            return {p for p in kept[1] if prefix + p in files}, set()
+        self.kept = None
+        paths, nested = ls_files()
+        if isinstance(before, TreeShape) and not nested and self._shape(root, rules) == before:
+            self.kept = (before, frozenset(paths))  # nothing moved while git listed
+        return paths, nested
