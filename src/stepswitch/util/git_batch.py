@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
-import signal
 import subprocess
 import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from stepswitch.errors import GitFailed, GitTimedOut, UsageError
+from stepswitch.errors import GitFailed, GitTimedOut
 from stepswitch.util.git import GIT_TIMEOUT_S, git_argv_env
+from stepswitch.util.git_pipe import end_git, read_some, start_git
 
 Object = tuple[str, str, bytes]  # (object id, kind, content)
 _PIPE_MIN = 4096  # the smallest a pipe holds (one page); git has read all earlier questions
@@ -45,21 +44,8 @@ class ObjectReader:
         if self._proc is not None and self._proc.poll() is None:
             return self._proc
         self.close()  # one that died is replaced, once per question
-        if not self.cwd.is_dir():
-            raise UsageError(f"{self.cwd} is not a folder")
         argv, env = git_argv_env(self.cwd, "cat-file", "--batch", git_dir=self.git_dir)
-        try:
-            self._proc = subprocess.Popen(
-                argv,
-                cwd=self.cwd,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,  # it answers on stdout; nothing unread fills a pipe
-                start_new_session=True,
-            )
-        except FileNotFoundError as exc:
-            raise UsageError("git is not installed or not on PATH") from exc
+        self._proc = start_git(self.cwd, argv, env)
         return self._proc
 
     def read_many(self, names: Iterable[str]) -> list[Object | None]:
@@ -116,17 +102,11 @@ class ObjectReader:
         return oid, kind, data[:-1]
 
     def _fill(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            self.close()
-            raise GitTimedOut(f"{self.cwd}: git cat-file did not answer in {self.timeout:g} s")
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            self.close()
-            raise GitFailed("git cat-file ended before it answered")
-        self._buffer += chunk
+        try:
+            self._buffer += read_some(proc, deadline, "cat-file")
+        except (GitFailed, GitTimedOut):
+            self.close()  # a half-read answer cannot be resumed
+            raise
 
     def _take_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes:
         while (end := self._buffer.find(b"\n")) < 0:
@@ -147,19 +127,7 @@ class ObjectReader:
     def close(self) -> None:
         """End the process (its input closed: it exits; killed if it does not at once)."""
         proc, self._proc, self._buffer = self._proc, None, b""
-        if proc is None:
-            return
-        with contextlib.suppress(OSError):
-            if proc.stdin is not None:
-                proc.stdin.close()
-        try:
-            proc.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        end_git(proc)
 
 
 def commit_tree_id(found: Object | None) -> str | None:

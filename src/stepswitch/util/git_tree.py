@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut, UsageError
-from stepswitch.util.git import GIT_TIMEOUT_S, GitResult, run_git
+from stepswitch.util.git import GIT_TIMEOUT_S, GitResult, git_argv_env, run_git
 from stepswitch.util.git_batch import ObjectReader, commit_tree_id, tree_listing
 from stepswitch.util.git_objects import (
     MAX_FILE_BYTES,
@@ -38,6 +38,7 @@ from stepswitch.util.git_objects import (
     row_under,
     stamp,
 )
+from stepswitch.util.ignore_check import IgnoreChecker
 from stepswitch.util.loose_objects import LooseObjects, plain_path
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.tree_checkout import FolderWriter, listed_entries
@@ -186,6 +187,7 @@ class TreeGit:
         """End the long-lived git process, if one was started; a later read starts another."""
         if self._reader is not None:
             self._reader.close()
+        self._listing.close()
 
     # -- what the tree holds --------------------------------------------------------------------
 
@@ -219,7 +221,20 @@ class TreeGit:
         last one, that one less what is gone (util/tree_shape.py), with no git process."""
         rules = [self.git_dir / "info" / "exclude", self.git_dir / "config"]
         rules += [Path(self.excludes_file)] if self.excludes_file else []
+        if self._listing.checker is None:  # asked about new paths (util/ignore_check.py)
+            self._listing.checker = IgnoreChecker(self.state, self._checker_argv, LIST_TIMEOUT_S)
         return self._listing.listing(self.work_tree, rules, self.prefix, self._ls_files)
+
+    def _checker_argv(self) -> tuple[list[str], dict[str, str]]:
+        self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
+        return git_argv_env(
+            self.state,
+            *("-c", f"core.excludesFile={self.excludes_file or os.devnull}"),
+            *("check-ignore", "--stdin", "-z", "--verbose", "--non-matching"),
+            git_dir=self.git_dir,
+            work_tree=self.work_tree,
+            index=self.index,
+        )
 
     def _ls_files(self) -> tuple[set[str], set[str]]:
         args = ("ls-files", "-z", "--others", "--exclude-standard")

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepswitch.errors import GitFailed, GitTimedOut
+from stepswitch.util.ignore_check import IgnoreChecker
 from stepswitch.util.safe_fs import entry_kind
 
 # A bigger tree (a vendored folder, a virtualenv in it) is listed by git each time: walking it
@@ -114,10 +116,13 @@ def tree_shape(root: Path, outside_rules: Iterable[Path]) -> TreeShape | Unshape
 
 @dataclass
 class KeptListing:
-    """git's last listing of a work tree, kept with the tree's shape then (TreeGit's)."""
+    """git's last listing of a work tree, kept with the tree's shape then (TreeGit's); and the
+    run's ignore checker, which answers for the paths a shape adds (util/ignore_check.py)."""
 
     kept: tuple[TreeShape, frozenset[str]] | None = None
     too_big: bool = False  # a tree too big to compare by shape: git lists it every time
+    checker: IgnoreChecker | None = None
+    _checker_rules: tuple[tuple[str, bytes | None], ...] | None = None  # what it started under
 
     def _shape(self, root: Path, rules: list[Path]) -> TreeShape | Unshaped:
         if self.too_big:
@@ -135,14 +140,54 @@ class KeptListing:
     ) -> tuple[set[str], set[str]]:
         """`ls_files()`'s answer (git's listing: paths under `prefix`, nested repositories); or,
         when the shape of `root` and its ignore `rules` show git's answer cannot have changed
-        since the one kept, that one less what is gone, without asking."""
+        since the one kept, that one less what is gone, without asking; or, when only paths
+        were added (the same rules, no `.git`), that one with the new paths the checker does
+        not ignore."""
         before = self._shape(root, rules)
         kept = self.kept
         if isinstance(before, TreeShape) and kept is not None and before.within(kept[0]):
             files = before.files()
             return {p for p in kept[1] if prefix + p in files}, set()
+        if isinstance(before, TreeShape):
+            checked = self._checked(root, rules, prefix, before)
+            if checked is not None:
+                self.kept = (before, frozenset(checked))
+                return set(checked), set()
         self.kept = None
         paths, nested = ls_files()
         if isinstance(before, TreeShape) and not nested and self._shape(root, rules) == before:
             self.kept = (before, frozenset(paths))  # nothing moved while git listed
         return paths, nested
+
+    def _checked(
+        self, root: Path, rules: list[Path], prefix: str, now: TreeShape
+    ) -> set[str] | None:
+        """git's listing of the tree of shape `now`: the kept one's paths whose (path, kind)
+        is still there, and the new files under `prefix` the checker does not ignore; None
+        when the checker cannot say or the tree moved while it answered."""
+        if self.checker is None:
+            return None
+        if self._checker_rules != now.rules:  # it read rules that may have changed since
+            self.checker.close()
+            self._checker_rules = now.rules
+        kept = self.kept if self.kept is not None and self.kept[0].rules == now.rules else None
+        earlier = kept[0].entries if kept is not None else frozenset()
+        still = {path for path, kind in now.entries & earlier if kind in "fl"}
+        added = sorted(
+            path for path, kind in now.entries - earlier if kind in "fl" and path.startswith(prefix)
+        )
+        try:
+            ignored = self.checker.ignored(added)
+        except (GitFailed, GitTimedOut):
+            self._checker_rules = None
+            return None
+        if self._shape(root, rules) != now:
+            return None  # something moved while git answered: git lists it all
+        listed = {p for p in kept[1] if prefix + p in still} if kept is not None else set()
+        return listed | {p[len(prefix) :] for p in added if p not in ignored}
+
+    def close(self) -> None:
+        """End the checker's process, if one runs."""
+        if self.checker is not None:
+            self.checker.close()
+        self._checker_rules = None

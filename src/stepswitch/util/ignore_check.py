@@ -1,0 +1,105 @@
+"""One `git check-ignore --stdin` for a run's tree: which of a few paths git's ignore rules
+leave out, asked of one long-lived process instead of a whole `ls-files` per review (issue 48,
+docs/decisions/0090-new-paths-asked-of-one-check-ignore.md).
+
+git reads the ignore rules it needs as it meets each folder and keeps them: an answer holds
+for the rules the process started with. util/tree_shape.py's KeptListing asks only while the
+rules are byte for byte those (it closes the checker when they change), and only about paths
+whose folders hold no `.git`.
+
+Each path is sent as `./PATH`: a name git would read as pathspec magic (`:!x`, `:(top)x`) is
+then a name like any other. With `--verbose --non-matching` git answers every path, in order,
+with the pattern that decided it (empty for none, `!...` for a negated one: not ignored).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+
+from stepswitch.errors import GitFailed, GitTimedOut
+from stepswitch.util.git_pipe import end_git, read_some, start_git
+
+_FIELDS = 4  # source, line number, pattern, path: each NUL-terminated
+
+
+class IgnoreChecker:
+    """`git check-ignore --stdin -z --verbose --non-matching`, started on the first question,
+    with the command line and environment `command()` gives (TreeGit's: its excludes file, its
+    empty index, its git folder and work tree), run in `cwd`."""
+
+    def __init__(
+        self, cwd: Path, command: Callable[[], tuple[list[str], dict[str, str]]], timeout: float
+    ) -> None:
+        self.cwd = cwd
+        self.command = command
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            argv, env = self.command()
+            self._proc = start_git(self.cwd, argv, env)
+            weakref.finalize(self, end_git, self._proc)
+        return self._proc
+
+    def ignored(self, paths: list[str]) -> set[str]:
+        """Those of `paths` (relative to the work tree's top, files) that git ignores.
+        GitFailed or GitTimedOut when git cannot say (the process is then ended)."""
+        if not paths:
+            return set()
+        with self._lock:
+            try:
+                return self._ask(paths)
+            except (GitFailed, GitTimedOut):
+                self.close()  # a half-read answer cannot be resumed
+                raise
+
+    def _ask(self, paths: list[str]) -> set[str]:
+        if any("\0" in p or not p for p in paths):
+            raise GitFailed("git check-ignore: an empty path or one holding a NUL")
+        proc = self._started()
+        request = b"".join(f"./{p}\0".encode("utf-8", "surrogateescape") for p in paths)
+        # Written by a thread while the answers are read: neither pipe fills up.
+        writer = threading.Thread(target=_write, args=(proc, request), daemon=True)
+        writer.start()
+        deadline = time.monotonic() + self.timeout
+        buffer = b""
+        try:
+            while buffer.count(b"\0") < _FIELDS * len(paths):
+                buffer += read_some(proc, deadline, "check-ignore")
+        finally:
+            writer.join()
+        fields = buffer.split(b"\0")
+        ignored = set()
+        for at, path in enumerate(paths):
+            pattern = fields[at * _FIELDS + 2]
+            if fields[at * _FIELDS + 3] != f"./{path}".encode("utf-8", "surrogateescape"):
+                raise GitFailed("git check-ignore answered for another path")
+            if pattern and not pattern.startswith(b"!"):
+                ignored.add(path)
+        return ignored
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def close(self) -> None:
+        """End the process, if one runs; a later question starts another."""
+        proc, self._proc = self._proc, None
+        end_git(proc)
+
+
+def _write(proc: subprocess.Popen[bytes], request: bytes) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(request)
+        proc.stdin.flush()
+    except OSError:
+        return  # a git that died: the reader says so
