@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import textwrap
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,3 +132,9 @@ def logging_git(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
     log.touch()
     return log
+
+
+def logged_commands(log: Path) -> Counter[str]:
+    """How many times each git command was run, from `logging_git`'s log."""
+    words = (line.split() for line in log.read_text(encoding="utf-8").splitlines())
+    return Counter(next(w for w in ws if not w.startswith("-") and "=" not in w) for ws in words)

@@ -13,7 +13,7 @@ import pytest
 
 from stepswitch.agent.workspace.worktree import commit_all, create_worktree, remove_worktree
 from stepswitch.util.git_batch import tree_listing
-from tests.harness.repo import git, logging_git, write_repo
+from tests.harness.repo import git, logged_commands, logging_git, write_repo
 
 FILES = {
     ".gitignore": "*.log\nbuild/\n",
@@ -29,37 +29,32 @@ def counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return logging_git(tmp_path, monkeypatch)
 
 
-def _commands(log: Path) -> Counter[str]:
-    words = (line.split() for line in log.read_text(encoding="utf-8").splitlines())
-    return Counter(next(w for w in ws if not w.startswith("-") and "=" not in w) for ws in words)
-
-
 def test_steps_that_add_no_path_start_no_git_process(tmp_path: Path, counted: Path):
     repo = write_repo(tmp_path / "repo", FILES, commit=True)
     worktree = create_worktree(repo, "r1")
     tree, wt = worktree.git, worktree.path
     assert tree.changed_paths() == []
-    started = _commands(counted)
+    started = logged_commands(counted)
 
     for step in range(6):  # a step that edits a file the tree already holds: no process
         (wt / "pkg/mod.py").write_text(f"X = {step + 2}\n")
         assert tree.changed_paths() == ["pkg/mod.py"]
     (wt / "pkg/deep/more.py").unlink()
     assert tree.changed_paths() == ["pkg/deep/more.py", "pkg/mod.py"]
-    assert _commands(counted) == started
+    assert logged_commands(counted) == started
 
     # A new path: the run's one check-ignore is asked about it, no process started.
     (wt / "pkg/new.py").write_text("Z = 1\n")
     (wt / "out.log").write_text("ignored\n")
     assert tree.changed_paths() == ["pkg/deep/more.py", "pkg/mod.py", "pkg/new.py"]
     assert tree.changed_paths() == ["pkg/deep/more.py", "pkg/mod.py", "pkg/new.py"]
-    assert _commands(counted) == started
+    assert logged_commands(counted) == started
 
     (wt / ".gitignore").write_text("*.log\n")  # a rule changed: build/ is listed again
     (wt / "build").mkdir()
     (wt / "build/x.py").write_text("")
     assert "build/x.py" in tree.changed_paths()
-    assert _commands(counted) - started == Counter({"check-ignore": 1})  # a fresh checker
+    assert logged_commands(counted) - started == Counter({"check-ignore": 1})  # a fresh checker
     remove_worktree(worktree)
 
 
@@ -81,7 +76,7 @@ def test_a_listing_spared_is_the_one_git_gives(tmp_path: Path, counted: Path):
         change()
         assert tree.listed_paths() == tree._ls_files()
     assert first[0] - tree.listed_paths()[0] == {"tests/test_mod.py"}
-    assert _commands(counted)["ls-files"] == len(changes)  # only the comparisons' own
+    assert logged_commands(counted)["ls-files"] == len(changes)  # only the comparisons' own
     remove_worktree(worktree)
 
 
@@ -89,13 +84,13 @@ def test_the_base_commits_objects_come_through_one_git_that_ends_with_the_tree(
     tmp_path: Path, counted: Path
 ):
     repo = write_repo(tmp_path / "repo", FILES, commit=True)
-    before = _commands(counted)
+    before = logged_commands(counted)
     worktree = create_worktree(repo, "r1")
     (worktree.path / "pkg/mod.py").write_text("X = 2\n")
     reader = worktree.git.reader()
     assert reader.running
     commit = commit_all(worktree, "change\n")
-    calls = _commands(counted) - before
+    calls = logged_commands(counted) - before
 
     assert commit is not None and git(repo, "show", f"{commit}:pkg/mod.py") == "X = 2\n"
     assert git(repo, "rev-parse", "ssw/r1").strip() == commit
@@ -149,5 +144,5 @@ def test_the_same_diff_asked_again_starts_no_second_git(tmp_path: Path, counted:
 
     assert "+X = 2" in first and "+X = 3" in second
     assert worktree.git.diff() == second
-    assert _commands(counted)["diff"] == 2
+    assert logged_commands(counted)["diff"] == 2
     remove_worktree(worktree)
