@@ -16,6 +16,7 @@ from stepswitch.agent.workspace.worktree import (
     create_worktree,
     remove_worktree,
 )
+from stepswitch.util import git_config_files
 from tests.harness.repo import git, logged_commands, logging_git, write_repo
 
 FILES = {
@@ -113,6 +114,9 @@ def test_the_agent_can_neither_commit_what_the_user_ignores_nor_hide_a_file(
     _write(root, "pkg/.gitignore", "hidden.py\n")
     _write(root, "pkg/hidden.py")
     _write(root, "pkg/shown.py")
+    # Configuration in the tree names nothing: git reads the user's, outside the agent's reach.
+    _write(root, ".gitconfig", f"[core]\n\texcludesFile = {root / 'hide.ignore'}\n")
+    _write(root, "hide.ignore", "*.py\n")
 
     commit = commit_all(worktree, "change\n")
 
@@ -122,3 +126,39 @@ def test_the_agent_can_neither_commit_what_the_user_ignores_nor_hide_a_file(
     assert not {"token.secret", "deep/er/token.secret", "x.env", "pkg/hidden.py"} & committed
     assert {":token.secret", ":!pkg/mod.py", "tok\nen.secret"} <= committed
     assert {"build/made.py", "pkg/shown.py"} <= committed
+
+
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "mine.ignore").write_text("*.secret\n")
+    (home / "more.config").write_text(f"[core]\n\texcludesFile = {home / 'mine.ignore'}\n")
+    (home / ".gitconfig").write_text(config.format(home=home))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("config", "asked"),
+    [
+        ("[user]\n\tname = someone\n", 0),  # nothing names one: git's default, none here
+        ("[core]\n\texcludesFile = {home}/mine.ignore\n", 1),
+        ("[include]\n\tpath = {home}/more.config\n", 1),
+    ],
+)
+def test_the_excludes_file_is_asked_of_git_only_when_a_configuration_could_name_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, asked: int
+):
+    _home(tmp_path, monkeypatch, config)
+    monkeypatch.setattr(git_config_files, "_system_files", list)  # this host's aside
+    counted = logging_git(tmp_path, monkeypatch)
+    worktree = create_worktree(write_repo(tmp_path / "repo", FILES, commit=True), "r1")
+    assert "config" not in logged_commands(counted)  # a run's start asks nothing of it
+    _write(worktree.path, "a.secret")
+
+    listed = worktree.git.listed_paths()
+
+    assert ("a.secret" in listed[0]) is (asked == 0)
+    assert logged_commands(counted)["config"] == asked
+    assert listed == worktree.git._ls_files()
+    remove_worktree(worktree)

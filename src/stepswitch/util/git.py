@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from stepswitch.errors import GitTimedOut, UsageError
+from stepswitch.util.git_config_files import config_files, default_excludes_file, may_name_excludes
 
 GIT_TIMEOUT_S = 120.0  # a hung git (a stale lock, a slow filesystem) ends the command, not the run
 
@@ -199,7 +200,7 @@ class Checkout:
     common_dir: Path  # objects, refs, config
     head: str | None  # the commit it is on, None before the first commit
     branch: str | None  # None when detached
-    excludes_file: str | None  # core.excludesFile as the user's configuration names it
+    excludes_file: ExcludesFile  # the user's excludes file, found when first asked
     exclude: Path | None = None  # its info/exclude file (a linked worktree's: the common one)
 
 
@@ -227,7 +228,7 @@ _AT_ONCE = (
 
 
 def _discover_at_once(path: Path) -> Checkout | None:
-    """discover in two processes (this and the excludes file's configuration); None when that
+    """discover in one process (the excludes file is found when first asked); None when that
     cannot answer (no commit yet, a path holding a newline, HEAD on no branch's ref): the one
     question at a time way answers then."""
     done = run_git(path, "rev-parse", "--path-format=absolute", *_AT_ONCE, user_config=True)
@@ -243,21 +244,38 @@ def _discover_at_once(path: Path) -> Checkout | None:
         common_dir=Path(common),
         head=head,
         branch=ref.removeprefix("refs/heads/") if ref != "HEAD" else None,
-        excludes_file=_excludes_file(Path(top), Path(git_dir)),
+        excludes_file=ExcludesFile(Path(top), Path(git_dir), Path(common)),
         exclude=Path(exclude),
     )
 
 
-def _excludes_file(top: Path, git_dir: Path) -> str | None:
-    """core.excludesFile as the user's configuration names it, else git's default one if it
-    is there."""
-    excludes = run_git(
-        top, "config", "--path", "--get", "core.excludesFile", git_dir=git_dir, user_config=True
-    )
-    if excludes.status == 0 and excludes.out.strip():
-        return excludes.out.strip()
-    default = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config", "git", "ignore")
-    return str(default) if default.is_file() else None
+@dataclass(eq=False)
+class ExcludesFile:
+    """The user's excludes file for the checkout at `top`, found when first asked (`path()`),
+    not at every start (issue 48): core.excludesFile as the user's configuration names it,
+    else git's default one if it is there. A git process answers only when a configuration
+    file could name one (util/git_config_files.py); a run's start asks nothing."""
+
+    top: Path
+    git_dir: Path
+    common_dir: Path
+    _found: tuple[str | None] | None = None
+
+    def path(self) -> str | None:
+        if self._found is None:
+            self._found = (self._find(),)
+        return self._found[0]
+
+    def _find(self) -> str | None:
+        if may_name_excludes(config_files(self.git_dir, self.common_dir)):
+            excludes = run_git(
+                self.top, "config", "--path", "--get", "core.excludesFile",
+                git_dir=self.git_dir, user_config=True,
+            )  # fmt: skip
+            if excludes.status == 0 and excludes.out.strip():
+                return excludes.out.strip()
+        default = default_excludes_file()
+        return str(default) if default.is_file() else None
 
 
 def _discover(path: Path) -> Checkout | None:
@@ -286,5 +304,5 @@ def _discover(path: Path) -> Checkout | None:
         common_dir=common,
         head=head.out.strip() if head.status == 0 else None,
         branch=branch.out.strip() if branch.status == 0 and branch.out.strip() else None,
-        excludes_file=_excludes_file(top, git_dir),
+        excludes_file=ExcludesFile(top, git_dir, common),
     )

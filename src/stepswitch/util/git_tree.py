@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut, UsageError
-from stepswitch.util.git import GIT_TIMEOUT_S, GitResult, git_argv_env, run_git
+from stepswitch.util.git import GIT_TIMEOUT_S, ExcludesFile, GitResult, git_argv_env, run_git
 from stepswitch.util.git_batch import ObjectReader, commit_tree_id, tree_listing
 from stepswitch.util.git_objects import (
     MAX_FILE_BYTES,
@@ -71,7 +71,7 @@ class TreeGit:
     state: Path
     branch: str
     base_commit: str
-    excludes_file: str | None = None
+    excludes_file: ExcludesFile | None = None  # the user's: only the listing reads it
     # The index of a checkout that is also the work tree (the library on a plain checkout):
     # set to each new commit, so `git status` there shows what is committed as committed.
     checkout_index: Path | None = None
@@ -114,7 +114,7 @@ class TreeGit:
         index: Path | None = None,
         timeout: float = GIT_TIMEOUT_S,
     ) -> GitResult:
-        config = ("-c", f"core.excludesFile={self.excludes_file or os.devnull}")
+        config = ("-c", f"core.excludesFile={os.devnull}")  # the listing names the user's
         self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
         return run_git(
             self.state,
@@ -220,16 +220,20 @@ class TreeGit:
         """git's listing; or, when the tree's shape shows it cannot have changed since git's
         last one, that one less what is gone (util/tree_shape.py), with no git process."""
         rules = [self.git_dir / "info" / "exclude", self.git_dir / "config"]
-        rules += [Path(self.excludes_file)] if self.excludes_file else []
+        excludes = self._excludes()
+        rules += [Path(excludes)] if excludes else []
         if self._listing.checker is None:  # asked about new paths (util/ignore_check.py)
             self._listing.checker = IgnoreChecker(self.state, self._checker_argv, LIST_TIMEOUT_S)
         return self._listing.listing(self.work_tree, rules, self.prefix, self._ls_files)
+
+    def _excludes(self) -> str | None:
+        return self.excludes_file.path() if self.excludes_file is not None else None
 
     def _checker_argv(self) -> tuple[list[str], dict[str, str]]:
         self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
         return git_argv_env(
             self.state,
-            *("-c", f"core.excludesFile={self.excludes_file or os.devnull}"),
+            *("-c", f"core.excludesFile={self._excludes() or os.devnull}"),
             *("check-ignore", "--stdin", "-z", "--verbose", "--non-matching"),
             git_dir=self.git_dir,
             work_tree=self.work_tree,
@@ -237,7 +241,8 @@ class TreeGit:
         )
 
     def _ls_files(self) -> tuple[set[str], set[str]]:
-        args = ("ls-files", "-z", "--others", "--exclude-standard")
+        excludes = ("-c", f"core.excludesFile={self._excludes() or os.devnull}")
+        args = (*excludes, "ls-files", "-z", "--others", "--exclude-standard")
         try:
             listed = self.git(*args, timeout=LIST_TIMEOUT_S)
         except GitTimedOut:
