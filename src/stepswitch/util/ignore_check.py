@@ -70,13 +70,15 @@ class IgnoreChecker:
         writer = threading.Thread(target=_write, args=(proc, request), daemon=True)
         writer.start()
         deadline = time.monotonic() + self.timeout
-        buffer = b""
+        chunks: list[bytes] = []
+        fields_read = 0
         try:
-            while buffer.count(b"\0") < _FIELDS * len(paths):
-                buffer += read_some(proc, deadline, "check-ignore")
+            while fields_read < _FIELDS * len(paths):
+                chunks.append(read_some(proc, deadline, "check-ignore"))
+                fields_read += chunks[-1].count(b"\0")
         finally:
             writer.join()
-        fields = buffer.split(b"\0")
+        fields = b"".join(chunks).split(b"\0")
         ignored = set()
         for at, path in enumerate(paths):
             pattern = fields[at * _FIELDS + 2]

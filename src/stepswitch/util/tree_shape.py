@@ -27,6 +27,9 @@ from stepswitch.util.safe_fs import entry_kind
 # A bigger tree (a vendored folder, a virtualenv in it) is listed by git each time: walking it
 # here would cost about what git's own listing costs.
 MAX_ENTRIES = 5_000
+# More new files than this (a run's first listing of a big tree) cost the checker more than git's
+# own listing of the whole tree: git lists it then.
+MAX_ASKED = 1_000
 _IGNORE = ".gitignore"
 
 
@@ -176,6 +179,8 @@ class KeptListing:
         added = sorted(
             path for path, kind in now.entries - earlier if kind in "fl" and path.startswith(prefix)
         )
+        if len(added) > MAX_ASKED:
+            return None
         try:
             ignored = self.checker.ignored(added)
         except (GitFailed, GitTimedOut):
