@@ -432,6 +432,14 @@ class TreeGit:
             self._diffs[key] = text
         return text
 
+    def kept_diff(self, against: str) -> str | None:
+        """`diff(against=against)` with no options as it was last given, when it is kept (two
+        object ids name the same diff for ever); `against` may be the commit ssw last set the
+        branch to, which stands for its tree. None otherwise; never a git process."""
+        if self._head is not None and self._head[0] == against:
+            against = self._head[1]
+        return self._diffs.get(((), self.base_commit, against))
+
     # -- the branch -----------------------------------------------------------------------------
 
     def head(self) -> str:
