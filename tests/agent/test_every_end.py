@@ -4,11 +4,11 @@ stopped in its pre-flight; then what `ssw runs` and `ssw runs clean` make of wha
 
 The commit is made slow deterministically by a `git` first on the run's PATH (ssw runs git by
 name, util/git.run_git): it passes every command to the real git, but the one that makes the
-final commit (`commit-tree`, or the `update-ref` that moves the branch to it) says so in a file
-and waits on a FIFO the test opens. A full disk is two things: for git, that git prints what git
-2.39 prints when its object store's file system is full and exits 128 (checked once on a 256 KiB
-tmpfs); for ssw's own records, run.json's staging file made a link to /dev/full, so the kernel
-itself answers the write with ENOSPC."""
+final commit (the `update-ref` that moves the branch to it: ssw writes the commit object itself,
+ADR 0089) says so in a file and waits on a FIFO the test opens. A full disk is two things: for
+git, that git prints what git 2.39 prints when its object store's file system is full and exits
+128 (checked once on a 256 KiB tmpfs); for ssw's own records, run.json's staging file made a
+link to /dev/full, so the kernel itself answers the write with ENOSPC."""
 
 from __future__ import annotations
 
@@ -206,12 +206,8 @@ def repo(tmp_path: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("signum", "target"),
-    [
-        (signal.SIGINT, "commit-tree"),
-        (signal.SIGTERM, "commit-tree"),
-        (signal.SIGINT, UPDATE_REF),
-    ],
-    ids=["ctrl-c-commit-tree", "sigterm-commit-tree", "ctrl-c-update-ref"],
+    [(signal.SIGINT, UPDATE_REF), (signal.SIGTERM, UPDATE_REF)],
+    ids=["ctrl-c-update-ref", "sigterm-update-ref"],
 )
 def test_a_signal_inside_the_final_commit_waits_for_it_and_the_edit_is_on_the_branch(
     tmp_path: Path, repo: Path, runs: Callable[..., Run], signum: int, target: str
@@ -241,7 +237,7 @@ def test_a_signal_inside_the_final_commit_waits_for_it_and_the_edit_is_on_the_br
 def test_a_second_ctrl_c_while_an_interrupted_run_commits_says_so_and_the_edit_is_kept(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim = HeldGit(tmp_path / "git", "commit-tree")
+    shim = HeldGit(tmp_path / "git", UPDATE_REF)
     run = runs(repo, EDIT_THEN_WAIT, shim)
     run.wait_for(run.edited, "the edit")
     run.send(signal.SIGINT)
@@ -273,7 +269,7 @@ def test_a_second_ctrl_c_while_an_interrupted_run_commits_says_so_and_the_edit_i
 def test_git_failing_as_on_a_full_disk_keeps_the_worktree_records_error_and_exits_1(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    shim = HeldGit(tmp_path / "git", "commit-tree", hold=False)
+    shim = HeldGit(tmp_path / "git", UPDATE_REF, hold=False)
     shim.fail()
     run = runs(repo, FIXED, shim)
 
@@ -331,7 +327,7 @@ def test_git_failing_as_on_a_full_disk_during_the_gates_is_exit_1_with_no_machin
 
 
 def _held_at_the_final_commit(
-    tmp_path: Path, repo: Path, runs: Callable[..., Run], target: str = "commit-tree"
+    tmp_path: Path, repo: Path, runs: Callable[..., Run], target: str = UPDATE_REF
 ) -> tuple[HeldGit, Run]:
     """The bug fixed by a run whose git holds the command `target` of its final commit: the
     shim and the run, once the command waits."""

@@ -97,6 +97,8 @@ def test_the_base_commits_objects_come_through_one_git_that_ends_with_the_tree(
     # One cat-file for every object; the branch's commit is the one ssw set, not asked again
     # (the one rev-parse finds the checkout).
     assert calls["cat-file"] == 1 and "ls-tree" not in calls and calls["rev-parse"] == 1
+    # The commit object is ssw's (ADR 0089): git only makes the branch and moves it.
+    assert "commit-tree" not in calls and calls["update-ref"] == 2
     remove_worktree(worktree)
     assert not reader.running
 

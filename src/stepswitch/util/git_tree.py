@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut, UsageError
+from stepswitch.util.commit_object import write_commit
 from stepswitch.util.git import GIT_TIMEOUT_S, ExcludesFile, GitResult, git_argv_env, run_git
 from stepswitch.util.git_batch import ObjectReader, commit_tree_id, tree_listing
 from stepswitch.util.git_objects import (
@@ -451,6 +452,14 @@ class TreeGit:
             self._diffs[key] = text
         return text
 
+    def kept_diff(self, against: str) -> str | None:
+        """`diff(against=against)` with no options as it was last given, when it is kept (two
+        object ids name the same diff for ever); `against` may be the commit ssw last set the
+        branch to, which stands for its tree. None otherwise; never a git process."""
+        if self._head is not None and self._head[0] == against:
+            against = self._head[1]
+        return self._diffs.get(((), self.base_commit, against))
+
     # -- the branch -----------------------------------------------------------------------------
 
     def head(self) -> str:
@@ -481,31 +490,11 @@ class TreeGit:
         parents: tuple[str, ...] | None = None,
     ) -> str:
         """Commit `tree` (from write_tree) on the branch, after `parents` (default: the branch's
-        commit; none makes the branch); the new commit. No hook runs: commit-tree and update-ref
-        start none."""
+        commit; none makes the branch); the new commit, written by ssw as commit-tree would
+        (util/commit_object.py) or by commit-tree. No hook runs: update-ref starts none."""
         parents = (self.head(),) if parents is None else parents
-        name, email = author
-        identity = {
-            "GIT_AUTHOR_NAME": name,
-            "GIT_AUTHOR_EMAIL": email,
-            "GIT_COMMITTER_NAME": name,
-            "GIT_COMMITTER_EMAIL": email,
-            "PATH": os.environ.get("PATH", os.defpath),
-        }
-        done = run_git(
-            self.state,
-            "commit-tree",
-            tree,
-            *(arg for parent in parents for arg in ("-p", parent)),
-            "-F",
-            "-",
-            input=message.encode("utf-8", "surrogateescape"),
-            env=identity,
-            git_dir=self.git_dir,
-        )
-        if done.status != 0:
-            raise GitFailed(f"git commit-tree failed: {done.err}")
-        commit = done.out.strip()
+        raw = message.encode("utf-8", "surrogateescape")
+        commit = write_commit(self.state, self.git_dir, self.objects, raw, author, tree, parents)
         old = parents[0] if parents else ""  # the branch moves only from where ssw left it
         self._head = None  # where the branch is, should update-ref fail, is for git to say
         self.git_ok("update-ref", "-m", "ssw: commit the run's change", self.branch, commit, old)

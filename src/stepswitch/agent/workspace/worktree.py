@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.errors import GitFailed, SswError, UsageError
+from stepswitch.util.diff_counts import numstat
 from stepswitch.util.git import Checkout, discover, git_out, run_git
 from stepswitch.util.git_tree import TreeGit
 from stepswitch.util.text import escape_controls
@@ -338,11 +339,16 @@ def discard_worktree(worktree: Worktree) -> str | None:
 
 def diff_stats(tree: TreeGit, commit: str) -> list[tuple[str, int | None, int | None]]:
     """(path, lines added, lines deleted) of each file the committed change touched; a rename
-    is listed under both its old and its new path. None counts for binary files."""
+    is listed under both its old and its new path. None counts for binary files. Counted
+    from the review's diff of the same tree when it is kept (util/diff_counts.py), else git's."""
+    reviewed = tree.kept_diff(commit)
+    counted = numstat(reviewed) if reviewed is not None else None
+    if counted is not None:
+        return counted
     out = tree.diff("--numstat", "-z", "--no-renames", against=commit)
     stats: list[tuple[str, int | None, int | None]] = []
     for entry in out.split("\0"):
-        parts = entry.split("\t")
+        parts = entry.split("\t", 2)  # a name may hold a tab
         if len(parts) == 3:
             added, deleted, name = parts
             stats.append(
