@@ -14,6 +14,7 @@ with the pattern that decided it (empty for none, `!...` for a negated one: not 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
@@ -39,9 +40,12 @@ class IgnoreChecker:
         self.command = command
         self.timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
+        self._pid = os.getpid()  # a forked child asks a git of its own, never its parent's
         self._lock = threading.Lock()
 
     def _started(self) -> subprocess.Popen[bytes]:
+        if self._pid != os.getpid():
+            self._proc, self._pid = None, os.getpid()
         if self._proc is None or self._proc.poll() is not None:
             self.close()
             argv, env = self.command()

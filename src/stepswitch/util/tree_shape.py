@@ -8,7 +8,9 @@ path and of the folders above it (a pattern ending in `/` matches folders only),
 holding another repository (a `.git` in them). So when the rules are byte for byte the same,
 the tree holds no `.git` at all, and every (path, kind) of the tree now was there at the earlier
 listing, each file now is listed exactly when it was then: the earlier listing, less what is
-gone, is git's answer. A new path, a path of another kind, a changed rule: git is asked again.
+gone, is git's answer. A new path, or a path of another kind, under the same rules: only those
+are asked of the run's one `git check-ignore` (util/ignore_check.py, ADR 0090). A changed rule
+starts a fresh checker; a `.git` anywhere, a tree too big: git lists the tree again.
 """
 
 from __future__ import annotations
