@@ -103,7 +103,7 @@ class ObjectReader:
 
     def _fill(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
         try:
-            self._buffer += read_some(proc, deadline, "cat-file")
+            self._buffer += read_some(proc, deadline, f"{self.cwd}: git cat-file", self.timeout)
         except (GitFailed, GitTimedOut):
             self.close()  # a half-read answer cannot be resumed
             raise

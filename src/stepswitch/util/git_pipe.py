@@ -37,17 +37,18 @@ def start_git(cwd: Path, argv: list[str], env: dict[str, str]) -> subprocess.Pop
         raise UsageError("git is not installed or not on PATH") from exc
 
 
-def read_some(proc: subprocess.Popen[bytes], deadline: float, what: str) -> bytes:
-    """What `proc` has written so far (at least a byte), waiting until `deadline` (monotonic);
-    GitTimedOut past it, GitFailed when it ended (`what` names the command in both)."""
+def read_some(proc: subprocess.Popen[bytes], deadline: float, what: str, waited: float) -> bytes:
+    """What `proc` has written so far (at least a byte), waiting until `deadline` (monotonic,
+    `waited` seconds after the request); GitTimedOut past it, GitFailed when it ended (`what`
+    names the folder and the command in both)."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     left = deadline - time.monotonic()
     if left <= 0 or not select.select([fd], [], [], left)[0]:
-        raise GitTimedOut(f"git {what} did not answer in time")
+        raise GitTimedOut(f"{what} did not answer in {waited:g} s")
     chunk = os.read(fd, 1 << 16)
     if not chunk:
-        raise GitFailed(f"git {what} ended before it answered")
+        raise GitFailed(f"{what} ended before it answered")
     return chunk
 
 

@@ -78,7 +78,9 @@ class IgnoreChecker:
         fields_read = 0
         try:
             while fields_read < _FIELDS * len(paths):
-                chunks.append(read_some(proc, deadline, "check-ignore"))
+                chunks.append(
+                    read_some(proc, deadline, f"{self.cwd}: git check-ignore", self.timeout)
+                )
                 fields_read += chunks[-1].count(b"\0")
         finally:
             writer.join()
