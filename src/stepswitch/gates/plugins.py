@@ -8,8 +8,9 @@ that can turn failures into passes. So every test stage runs with autoload off
 (PYTEST_DISABLE_PLUGIN_AUTOLOAD), and the plugins of the distributions installed in the gates'
 interpreter outside the worktree (its environment's own folders count as outside, wherever it
 lies) are named in PLUGINS_VAR: entry point name -> [`module[:attr]`, its distribution's
-metadata folder], as a Python that sees nothing of the tree (`-I`) tells `gates.probe`. The `ssw_select` plugin registers each under its entry point's
-name when pytest loads it, before the project's conftest files. Command and golden gates get
+metadata folder], as a Python that sees nothing of the tree (`-I`) tells `gates.probe`. The
+`ssw_select` plugin registers each under its entry point's name when pytest loads it, before
+the project's conftest files. Command and golden gates get
 the same environment: a pytest they start obeys the same rule. Not `-p NAME`: pytest looks a
 `-p` name up among the entry points of every distribution on sys.path, the tree's first, so a
 tree's dist-info declaring that name would still be the one loaded.
