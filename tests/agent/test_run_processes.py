@@ -18,8 +18,9 @@ from tests.harness.task import (
 # Before issue 48 this run started 61 of them (`ls-files --others` 20 times; `hash-object`,
 # `update-index` and `write-tree` 7), 37 after ADR 0074, 20 since the objects come through one
 # `cat-file --batch`, a listing is kept while the tree's shape holds and a diff asked again is
-# not run again (ADR 0083).
-MOST_GIT_PROCESSES = 20
+# not run again (ADR 0083), 17 since `ssw run` finds the checkout once for its clean check, the
+# .ssw/ exclusion and the worktree (ADR 0091).
+MOST_GIT_PROCESSES = 17
 
 
 def _forty_steps() -> list[dict[str, object]]:
