@@ -4,7 +4,10 @@ call before it runs the real one, around a scripted forty-step run of the bug ta
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
+from stepswitch.gates import probe
 from tests.harness.repo import logging_git
 from tests.harness.task import (
     approve_and_summarize,
@@ -20,8 +23,10 @@ from tests.harness.task import (
 # `cat-file --batch`, a listing is kept while the tree's shape holds and a diff asked again is
 # not run again (ADR 0083), 18 since ssw writes the commit object and reads the line counts
 # from the review's diff (ADR 0089), 16 since new paths are asked of one `check-ignore` and
-# the excludes file is found without `git config` where no configuration could name one (ADR 0090).
-MOST_GIT_PROCESSES = 16
+# the excludes file is found without `git config` where no configuration could name one (ADR 0090),
+# 14 since `ssw run` finds the checkout once for its clean check, the .ssw/ exclusion and
+# the worktree (ADR 0091).
+MOST_GIT_PROCESSES = 14
 
 
 def _forty_steps() -> list[dict[str, object]]:
@@ -46,6 +51,14 @@ def _subcommand(logged: str) -> str:
 
 def test_a_forty_step_run_starts_few_git_processes(tmp_path, monkeypatch, bug_repo):
     log = logging_git(tmp_path, monkeypatch)
+    probes: list[list[str]] = []  # the gates' interpreter probes, each still run for real
+    real_probe = probe.run_probe
+
+    def noted_probe(argv: list[str], cwd: Path, env: Any = None) -> Any:
+        probes.append(argv)
+        return real_probe(argv, cwd, env)
+
+    monkeypatch.setattr(probe, "run_probe", noted_probe)
 
     finished = run_ssw(tmp_path, bug_repo, _forty_steps())
 
@@ -57,6 +70,9 @@ def test_a_forty_step_run_starts_few_git_processes(tmp_path, monkeypatch, bug_re
     by_command = Counter(_subcommand(call) for call in calls)
     # The snapshots' files and trees are stored without git (plain names: ADR 0074).
     assert not {"hash-object", "update-index", "write-tree"} & set(by_command)
+    # One probe of the gates' Python, asked while the worktree was made, answers the pre-flight's
+    # pytest and every later gate run's shadowing check (ADR 0091).
+    assert len(probes) == 1, probes
     assert len(calls) <= MOST_GIT_PROCESSES, " ".join(
         f"{k}:{n}" for k, n in sorted(by_command.items())
     )

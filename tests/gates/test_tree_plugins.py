@@ -20,6 +20,7 @@ import pytest
 from stepswitch.gates.config import CommandGate, GateConfig, TestsGate
 from stepswitch.gates.interpreter import Interpreter
 from stepswitch.gates.plugins import ask_plugins_early, declared_plugins
+from stepswitch.gates.probe import ask_environment
 from stepswitch.gates.shadowing import SHADOW_CHECK
 from stepswitch.gates.suite import GateSuite, SuiteResult
 from tests.gates import scratch_env
@@ -225,8 +226,8 @@ def test_plugins_asked_before_the_worktree_exists_are_the_ones_a_later_probe_fin
     early = declared_plugins(python, tree)
 
     assert early["declared"][0] == "declared_plugin"
-    assert early == declared_plugins.__wrapped__(python, tree)  # asked afresh, now
-    assert "ssw-plugin-probe" not in [t.name for t in threading.enumerate()]
+    assert early == ask_environment(python, tree)["plugins"]  # asked afresh, now
+    assert "ssw-interpreter-probe" not in [t.name for t in threading.enumerate()]
 
 
 def test_the_preflight_collection_loads_the_declared_plugins(tmp_path: Path) -> None:

@@ -120,9 +120,10 @@ def prepare_run(
 
 def ask_gates_early(repo: Path, worktree: Path, home: Path) -> None:
     """Before a run's worktree at `worktree` is made: ask the gates' interpreter (as
-    `prepare_run` will find it for a worktree of `repo`) for its pytest plugins, on a thread,
-    so that the pre-flight's first gate finds the answer ready (ADR 0084). A bad `python`
-    setting is left for `prepare_run` to refuse."""
+    `prepare_run` will find it for a worktree of `repo`), on a thread, the one probe that says
+    which pytest plugins it declares and which modules it provides, so that the pre-flight's
+    first gate and the first gate run after an edit find the answer ready (ADR 0084, ADR
+    0091). A bad `python` setting is left for `prepare_run` to refuse."""
     try:
         python = find_interpreter(repo, child_env(os.environ, home)).python
     except ConfigError:

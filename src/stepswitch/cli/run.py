@@ -40,6 +40,7 @@ from stepswitch.agent.workspace.stops import run_ending, sigterm_interrupts
 from stepswitch.agent.workspace.worktree import (
     Worktree,
     check_clean,
+    check_top,
     create_worktree,
     dirty_notice,
     discard_worktree,
@@ -65,6 +66,7 @@ from stepswitch.registry.first_use import PricesReading
 from stepswitch.registry.presets import SCRIPTED_PROVIDER, Price, ProviderSpec, load_registry
 from stepswitch.registry.trust import Trust, check_destinations, worker_destinations
 from stepswitch.sim.bench_only import refuse_simulated
+from stepswitch.util.git import Checkout
 from stepswitch.util.keys import held_keys
 from stepswitch.util.proc import kill_live_groups
 from stepswitch.util.sandbox import Sandbox, choose_sandbox, sandbox_home
@@ -134,6 +136,7 @@ class _Checked:
     prices_read: list[PricesReading]  # prices read from model lists for this run
     gates: tuple[str, ...]  # the gates' names, as the pre-flight will run them
     keys: KeyChecker  # the keys' check, under way from the end of the checks
+    checkout: Checkout  # found once, before any agent ran: the worktree is made from it
     continued: Continued | None = None
 
     @property
@@ -155,7 +158,8 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     task = options.task or (continued.record.task if continued else "")
     if not task.strip():
         raise UsageError("the task is empty; pass --task TEXT or --task-file F")
-    dirty = check_clean(repo, options.allow_dirty)  # no commits, or changes the run would miss
+    checkout = check_top(repo)  # one git look, handed on to the worktree (ADR 0091)
+    dirty = check_clean(repo, options.allow_dirty, checkout)  # no commits, or changes missed
     registry = load_registry()
     if options.record is not None:
         if options.script is not None:
@@ -191,9 +195,8 @@ def _check(options: RunOptions, print_line: Callable[[str], None]) -> _Checked:
     # Each key asked of its host now, beside what follows (the pre-flight the longest of it).
     checker = KeyChecker(key_checks(policy, registry, models, env, options.trust))
     names = tuple(gate.name for gate in gates.gates)
-    return _Checked(
-        repo, task, policy, registry, script, sandbox, dirty, prices_read, names, checker, continued
-    )
+    checks = (repo, task, policy, registry, script, sandbox, dirty, prices_read, names, checker)
+    return _Checked(*checks, checkout, continued)
 
 
 @dataclass
@@ -243,7 +246,7 @@ def _run(
 ) -> RunRecord:
     policy, run_id, continued = checked.policy, folder.root.name, checked.continued
     show = escaped(print_line)  # notices name files of the repository, which may hold controls
-    exclude_ssw_folder(checked.repo)  # before the ledger or anything else lands in .ssw/
+    exclude_ssw_folder(checked.repo, checked.checkout.exclude)  # before anything lands in .ssw/
     ledger = open_ledger(ledger_path(options, checked.repo))
     cleanup.callback(ledger.close)
     _notices(checked, ledger, show)
@@ -300,6 +303,7 @@ def _prepare(
         folder.root.name,
         base=continued.record.base_commit if continued else None,
         start=continued.tip if continued else None,
+        checkout=checked.checkout,
     )
     left.worktree = worktree
     cleanup.callback(_leave, worktree, folder, show, left)

@@ -8,9 +8,9 @@ that can turn failures into passes. So every test stage runs with autoload off
 (PYTEST_DISABLE_PLUGIN_AUTOLOAD), and the plugins of the distributions installed in the gates'
 interpreter outside the worktree (its environment's own folders count as outside, wherever it
 lies) are named in PLUGINS_VAR: entry point name -> [`module[:attr]`, its distribution's
-metadata folder], read here by a Python that
-sees nothing of the tree (`-I`). The `ssw_select` plugin registers each under its entry point's
-name when pytest loads it, before the project's conftest files. Command and golden gates get
+metadata folder], as a Python that sees nothing of the tree (`-I`) tells `gates.probe`. The
+`ssw_select` plugin registers each under its entry point's name when pytest loads it, before
+the project's conftest files. Command and golden gates get
 the same environment: a pytest they start obeys the same rule. Not `-p NAME`: pytest looks a
 `-p` name up among the entry points of every distribution on sys.path, the tree's first, so a
 tree's dist-info declaring that name would still be the one loaded.
@@ -18,76 +18,33 @@ tree's dist-info declaring that name would still be the one loaded.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import threading
 from collections.abc import Mapping
-from functools import partial
 from pathlib import Path
 
-from stepswitch.gates.probe import ask_interpreter
-from stepswitch.util.on_thread import OnThread
+from stepswitch.gates.probe import ask_early, environment
+from stepswitch.gates.probe import end_early_probes as end_early_probes
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "ssw_pytest"
 PLUGIN = "ssw_select"
 PLUGINS_VAR = "SSW_PYTEST_PLUGINS"
 AUTOLOAD_OFF = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
 
-# The distributions of the interpreter's own sys.path (gates/probe.py runs it isolated).
-_PROBE = """
-import json, os, sys
-from importlib import metadata
-tree = os.path.realpath(sys.argv[1])
-own = [os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
-def under(path, folder):
-    return path == folder or path.startswith(folder + os.sep)
-found = {}
-for dist in metadata.distributions():
-    where = os.path.realpath(str(dist.locate_file("")))
-    if under(where, tree) and not any(under(where, p) for p in own):
-        continue
-    for ep in dist.entry_points:
-        if ep.group == "pytest11":
-            found.setdefault(ep.name, [ep.value, str(getattr(dist, "_path", ""))])
-print(json.dumps(found))
-"""
-
-
-# Probes started ahead of the first pytest that needs their answer (`ask_plugins_early`).
-_asked: dict[tuple[Path, Path], OnThread[dict[str, list[str]]]] = {}
-_asking = threading.Lock()
-
 
 def ask_plugins_early(python: Path, tree: Path) -> None:
     """Start asking `python` for the plugins `declared_plugins(python, tree)` returns, on a
-    thread, so that the interpreter's start overlaps what the caller does next (ADR 0084)."""
-    with _asking:
-        if (python, tree) not in _asked:
-            _asked[(python, tree)] = OnThread(partial(_probe, python, tree), "ssw-plugin-probe")
+    thread, so that the interpreter's start overlaps what the caller does next (ADR 0084); the
+    same probe answers `gates.shadowing` (ADR 0091)."""
+    ask_early(python, tree)
 
 
-def end_early_probes() -> None:
-    """Wait for every probe `ask_plugins_early` started (bounded in time): a pre-flight that
-    refuses leaves no thread behind."""
-    with _asking:
-        asked = list(_asked.values())
-    for probe in asked:
-        probe.result()
-
-
-@functools.cache
 def declared_plugins(python: Path, tree: Path) -> dict[str, list[str]]:
     """The `pytest11` entry points (name -> [`module[:attr]`, its distribution's metadata
     folder], the first of a name on sys.path) of the distributions `python` has installed
-    outside `tree`; empty when it cannot say. The answer of a probe started early, if any."""
-    with _asking:
-        early = _asked.pop((python, tree), None)
-    return early.result() if early is not None else _probe(python, tree)
-
-
-def _probe(python: Path, tree: Path) -> dict[str, list[str]]:
-    data = ask_interpreter(python, _PROBE, str(tree))
+    outside `tree`; empty when it cannot say. The kept answer of the one probe of `python` for
+    `tree` (`gates.probe`), started now if nothing asked it earlier."""
+    data = environment(python, tree).get("plugins")
     if not isinstance(data, dict):
         return {}
     return {

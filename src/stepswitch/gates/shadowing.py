@@ -18,12 +18,11 @@ everyone reads (a broken `stats.py` behind a package that passes, or that rigs p
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from stepswitch.gates.left_out import METADATA_SUFFIXES
-from stepswitch.gates.probe import ask_interpreter
+from stepswitch.gates.probe import environment_any_tree
 
 SHADOW_CHECK = "ssw:shadowing"
 SHADOW_FIX = (
@@ -34,23 +33,13 @@ SHADOW_FIX = (
 # that distribution's, so a project's folder of that name shadows nothing.
 _STRAY_TOP_LEVELS = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "scripts"})
 
-# What the interpreter itself and its site-packages provide, nothing of the worktree.
-_PROBE = """
-import json, sys
-from importlib import metadata
-names = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
-installed = {}
-for name, dists in metadata.packages_distributions().items():
-    installed[name] = sorted(set(dists))
-print(json.dumps({"stdlib": sorted(names), "installed": installed}))
-"""
 
-
-@functools.cache
-def provided_names(python: Path) -> tuple[frozenset[str], dict[str, str]]:
+def provided_names(python: Path, tree: Path) -> tuple[frozenset[str], dict[str, str]]:
     """The standard library's top-level module names of `python`, and the top-level names its
-    installed distributions provide (name -> distribution); empty when it cannot say."""
-    data = ask_interpreter(python, _PROBE)
+    installed distributions provide (name -> distribution); empty when it cannot say. The
+    answer of the one probe of `python` (`gates.probe`), whatever tree it was asked for: what
+    the interpreter provides does not depend on it."""
+    data = environment_any_tree(python, tree).get("provided")
     if not isinstance(data, dict):
         data = {}
     installed = {str(k): ", ".join(v) for k, v in dict(data.get("installed", {})).items()}
@@ -77,7 +66,7 @@ def shadowing_modules(
     """One line per module the change added in a folder of `roots` (under the worktree `top`)
     that shadows a standard-library module or an installed distribution's; `base_paths` are
     the base commit's files (relative to `top`)."""
-    stdlib, installed = provided_names(python)
+    stdlib, installed = provided_names(python, top)
     base_tops = {p.split("/")[0] for p in base_paths} | {
         "/".join(p.split("/")[:2]) for p in base_paths
     }

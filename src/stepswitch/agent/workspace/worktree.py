@@ -37,8 +37,9 @@ class Worktree:
     start: str | None = None  # `--continue`: the earlier run's last commit, where the branch began
 
 
-def _check_top(path: Path) -> Checkout:
-    """`path` is the top of a git checkout (a linked worktree's too), else a UsageError."""
+def check_top(path: Path) -> Checkout:
+    """`path` is the top of a git checkout (a linked worktree's too), else a UsageError. `ssw
+    run` finds it once, for `check_clean` and `create_worktree` (ADR 0091)."""
     found = discover(path) if path.is_dir() else None
     if found is None or found.top.resolve() != path.resolve():
         raise UsageError(f"{path} is not the top of a git repository; run `git init` there")
@@ -93,12 +94,15 @@ def uncommitted_paths(repo: Path) -> list[str]:
     return paths
 
 
-def check_clean(repo: Path, allow_dirty: bool = False) -> list[str]:
+def check_clean(
+    repo: Path, allow_dirty: bool = False, checkout: Checkout | None = None
+) -> list[str]:
     """Refuse a checkout the run would not see whole: no commits, or uncommitted changes (the
     worktree starts from HEAD, so they would be left out) unless `allow_dirty`. Returns the
     uncommitted paths; makes nothing. A checkout ssw cannot write in (a read-only mount) is
-    refused too: a run keeps its worktree, records and ledger in .ssw/ and its commits in git."""
-    checkout = _check_top(repo)
+    refused too: a run keeps its worktree, records and ledger in .ssw/ and its commits in git.
+    `checkout`: `check_top(repo)`'s, when the caller found it already."""
+    checkout = checkout or check_top(repo)
     _head_commit(checkout)
     for folder, holds in (
         (checkout.top, SSW_FOLDER + "/"),
@@ -164,15 +168,20 @@ def worktree_path(repo: Path, run_id: str) -> Path:
 
 
 def create_worktree(
-    repo: Path, run_id: str, base: str | None = None, start: str | None = None
+    repo: Path,
+    run_id: str,
+    base: str | None = None,
+    start: str | None = None,
+    checkout: Checkout | None = None,
 ) -> Worktree:
     """A new branch `ssw/<run-id>` at the checkout's last commit and a folder holding that
     commit's files and nothing of git's: every later git command names the repository's git
     folder and this folder itself (docs/decisions/0020-git-outside-the-agents-reach.md).
     `base`, `start` (`--continue`): the base commit to hold and judge by, and the commit the
-    branch starts at (the earlier run's last), instead of the checkout's last commit."""
+    branch starts at (the earlier run's last), instead of the checkout's last commit.
+    `checkout`: `check_top(repo)`'s, when the caller found it already (before any agent ran)."""
     repo = repo.resolve()  # git runs in ssw's scratch folder: every path it gets is absolute
-    checkout = _check_top(repo)
+    checkout = checkout or check_top(repo)
     base = base or _head_commit(checkout)
     exclude_ssw_folder(repo, checkout.exclude)
     path = worktree_path(repo, run_id)
@@ -212,7 +221,7 @@ def open_worktree(repo: Path, run_id: str) -> Worktree | None:
     commit: the git folder from the repository, never from anything in the work tree; None when
     the branch is gone."""
     repo = repo.resolve()
-    checkout = _check_top(repo)
+    checkout = check_top(repo)
     branch = f"ssw/{run_id}"
     head = run_git(
         checkout.top, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}",
