@@ -23,6 +23,7 @@ class PreflightBeside:
     def __init__(self, gates: RepoGates, begun: Preflight) -> None:
         self._gates = gates
         self._begun = begun
+        gates.beside = True
         self._thread: OnThread[Baseline] | None = None
         self.refusal: SswError | None = None  # why the pre-flight refused the run, once it did
 
@@ -42,7 +43,7 @@ class PreflightBeside:
     @property
     def lines(self) -> list[str]:
         """What the run's start says of the baseline, once the verdict is in."""
-        return self._gates.baseline_lines
+        return self._gates.verdict_lines
 
     def stop(self) -> None:
         """The run ends: no further gate starts, and every command the pre-flight started is

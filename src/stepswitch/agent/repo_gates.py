@@ -45,6 +45,9 @@ class RepoGates:
             start_warm=start_warm,
         )
         self.baseline: Baseline | None = None  # set by preflight
+        # The pre-flight runs beside the plan's call (ADR 0088): `description` leaves its
+        # verdict's lines out, said when it comes
+        self.beside = False
 
     @property
     def suite(self) -> GateSuite:
@@ -73,9 +76,9 @@ class RepoGates:
             lines.append('  gates: test_changes = "allowed": edited tests are judged as edited')
         if interpreter := self._suite.interpreter_line():  # none on a Node, Rust or Go repository
             lines.append(f"  {interpreter}")
-        if warm := self._suite.warm_line():
-            lines.append(f"  {warm}")
-        return "\n".join([*lines, *self.baseline_lines])
+        if self.beside:  # said when the verdict comes (`verdict_lines`)
+            return "\n".join(lines)
+        return "\n".join([*lines, *self.verdict_lines])
 
     def preflight(self, log_dir: Path | None = None, run_id: str = "") -> Baseline:
         """Before any paid call, on the untouched tree: every gate can run (else a one-line
@@ -100,11 +103,12 @@ class RepoGates:
         return baseline
 
     @property
-    def baseline_lines(self) -> list[str]:
-        """What the run's start says of the baseline, once there is one."""
+    def verdict_lines(self) -> list[str]:
+        """What the run's start says of the warm pytest and the baseline, once there is one."""
+        warm = self._suite.warm_line()  # waits for the warm pytest starting
+        lines = [f"  {warm}"] if warm else []
         if self.baseline is None:
-            return []
-        lines = []
+            return lines
         if self.baseline.imports is not None and self.config.speaks_python:
             lines.append(f"  {self.baseline.imports.line()}")
         return lines + [f"  {line}" for line in self.baseline.lines()]
