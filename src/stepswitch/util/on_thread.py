@@ -27,11 +27,6 @@ class OnThread(Generic[T]):
         except BaseException as exc:  # handed to the caller of `result`, whatever it is
             self._error = exc
 
-    def ended(self, timeout_s: float) -> bool:
-        """Whether the work has ended, waiting at most `timeout_s` for it."""
-        self._thread.join(timeout_s)
-        return not self._thread.is_alive()
-
     def result(self) -> T:
         """Wait for the work to end; its value, or raise what it raised."""
         self._thread.join()
