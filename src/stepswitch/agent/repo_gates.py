@@ -1,6 +1,7 @@
 """The gate runner of a repository for `run_task`: its gates, read once at the base commit,
-checked and run on the untouched tree before the first paid call (`preflight`), then run
-against the workspace after each edit, full logs kept in the run folder."""
+checked and run on the untouched tree before the first paid call (`preflight`; or beside the
+plan's call, `begin_preflight` and `settle`, ADR 0088), then run against the workspace after
+each edit, full logs kept in the run folder."""
 
 from __future__ import annotations
 

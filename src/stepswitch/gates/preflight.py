@@ -1,5 +1,8 @@
-"""The pre-flight: every gate checked and run once on the untouched start tree, before the first
-paid call, so that a gate that can never pass is found for free (docs/decisions/0014).
+"""The pre-flight: every gate checked and run once on the untouched start tree, so that a gate
+that can never pass is found before the run spends on it (docs/decisions/0014). What needs no
+command is checked before any paid call (`begin_preflight`); the gates' runs (`Preflight.finish`)
+come before it too, but on a first run of a base commit `ssw run` sends the plan's call beside
+them and waits for their verdict before anything else (docs/decisions/0088).
 
 First what needs no command: each command's first word resolves (on the gates' PATH, or as a
 path in the worktree), each golden file is in the base commit and parses, each protected path
@@ -72,7 +75,7 @@ _SYNTAX = re.compile(r"[$`(){}|;&<>*?\[\]=]")
 
 class GateUnusable(ConfigError):
     """A gate that cannot run at all on the untouched tree: `gates: <gate>: <problem> (fix:
-    <fix>)`, exit 2, before any paid call."""
+    <fix>)`, exit 2, before any paid call but the plan's sent beside the gates (ADR 0088)."""
 
     def __init__(self, gate: str, problem: str, fix: str) -> None:
         super().__init__("gates", gate, problem, fix)
