@@ -483,10 +483,12 @@ def test_a_pre_flight_refusal_after_the_plans_call_ends_the_run_as_a_refusal_bil
     # The plan's step is recorded, its reply's tool never run, and no second call left.
     [plan] = _model_steps(run)
     assert (plan["step_type"], plan["tool_calls"]) == ("plan", [])
-    assert plan["error"] == f"the run ended during this step: {line.removeprefix('ssw: ')}"
+    # The record says the same, the worktree named from the repository (no machine path).
+    said = line.removeprefix("ssw: ").replace(f"{repo.resolve()}/", "")
+    assert str(repo.resolve()) in line and str(repo.resolve()) not in said
+    assert plan["error"] == f"the run ended during this step: {said}"
     record = run.record()
-    assert (record["outcome"], record["exit_code"]) == ("error", 2)
-    assert record["reason"] == line.removeprefix("ssw: ")
+    assert (record["outcome"], record["exit_code"], record["reason"]) == ("error", 2, said)
     # Its dollars, once: in the step, the run's totals, the ledger and the bill.
     assert plan["cost"]["low"] > 0
     assert record["totals"]["cost"] == plan["cost"]

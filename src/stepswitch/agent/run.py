@@ -138,6 +138,10 @@ def run_task(
         message = _drive(machine, record, events, ending, prepared.gates.description)
         if beside is not None:
             beside.stop()  # a run that ended before the verdict: none of its gates goes on
+            if beside.refusal is not None and prepared.repo_root is not None:
+                # The gate's words name the worktree: no machine path in the record.
+                where = f"{prepared.repo_root.resolve()}/"
+                record.reason = (record.reason or "").replace(where, "")
         record.gates_verdict = machine.result.gates_verdict
         record.review_verdict = machine.result.review_verdict
         _save(record, worktree, _commit_message(record, message), prepared.repo_root)
