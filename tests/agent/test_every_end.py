@@ -26,14 +26,21 @@ from pathlib import Path
 
 import pytest
 
+from stepswitch.ledger import open_ledger
+from stepswitch.records.money import format_usd
 from tests.harness.cli import run_ssw_cli, ssw_env
 from tests.harness.repo import commit_all, git, sample_repo
 from tests.harness.task import (
     FIX_LINE,
     done,
+    every_worker,
     explore,
     fix_the_bug,
+    ledger_count,
+    make_policy,
     run_command,
+    tool,
+    use_extra_models,
     whole_fix,
 )
 
@@ -148,12 +155,18 @@ def runs(tmp_path: Path) -> Iterator[Callable[..., Run]]:
     is ended, and every shim let go, at the test's end."""
     started: list[tuple[Run, HeldGit | None]] = []
 
-    def start(repo: Path, replies: list[dict], shim: HeldGit | None = None, **env: str) -> Run:
+    def start(
+        repo: Path,
+        replies: list[dict],
+        shim: HeldGit | None = None,
+        policy: dict | None = None,
+        **env: str,
+    ) -> Run:
         work = tmp_path / f"run{len(started)}"
         work.mkdir()
         if shim is not None:
             env["PATH"] = f"{shim.bin}{os.pathsep}{os.environ['PATH']}"
-        command = run_command(work, repo, replies)
+        command = run_command(work, repo, replies, policy=policy)
         out, err = work / "stdout", work / "stderr"
         with out.open("w") as o, err.open("w") as e:
             proc = subprocess.Popen(
@@ -425,33 +438,108 @@ def test_a_run_refused_by_the_pre_flight_leaves_no_branch_worktree_or_run_folder
     assert listed(repo) == {}
 
 
+def _priced(monkeypatch: pytest.MonkeyPatch, folder: Path) -> dict:
+    """A policy whose every worker costs dollars (the registry's copy is in this process's
+    environment, which the runs started inherit)."""
+    use_extra_models(monkeypatch, folder)
+    return make_policy(workers=every_worker("scripted-priced"))
+
+
+def _model_steps(run: Run) -> list[dict]:
+    lines = (run.folder / "steps.jsonl").read_text().splitlines()
+    return [step for step in map(json.loads, lines) if step["kind"] == "model_step"]
+
+
+def _running(argv_tail: bytes) -> list[int]:
+    """The processes on this machine whose command line ends with `argv_tail`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes().endswith(argv_tail):
+                found.append(int(proc.name))
+        except OSError:
+            continue  # it ended meanwhile
+    return found
+
+
+@pytest.mark.slow
+def test_a_pre_flight_refusal_after_the_plans_call_ends_the_run_as_a_refusal_billed_once(
+    tmp_path: Path, repo: Path, runs: Callable[..., Run], monkeypatch: pytest.MonkeyPatch
+):
+    # A gate whose first word is the shell's own, so only running it finds it cannot run: the
+    # plan's call (a list_dir the model asks for) has left by then (ADR 0088).
+    (repo / "lint.sh").write_text("#!/bin/sh\nexit 0\n")  # not executable: exit 126
+    git(repo, "add", "lint.sh")
+    _with_gate(repo, '[gates.lint]\ncommand = "exec ./lint.sh"\n')
+    run = runs(repo, [tool("list_dir", path="."), *FIXED], policy=_priced(monkeypatch, tmp_path))
+
+    assert run.finish() == 2
+    [line] = run.stderr().splitlines()  # the refusal's one line, as before any call
+    assert line.startswith("ssw: gates: lint: the command cannot be executed (exit 126)")
+    # The plan's step is recorded, its reply's tool never run, and no second call left.
+    [plan] = _model_steps(run)
+    assert (plan["step_type"], plan["tool_calls"]) == ("plan", [])
+    # The record says the same, the worktree named from the repository (no machine path).
+    said = line.removeprefix("ssw: ").replace(f"{repo.resolve()}/", "")
+    assert str(repo.resolve()) in line and str(repo.resolve()) not in said
+    assert plan["error"] == f"the run ended during this step: {said}"
+    record = run.record()
+    assert (record["outcome"], record["exit_code"], record["reason"]) == ("error", 2, said)
+    # Its dollars, once: in the step, the run's totals, the ledger and the bill.
+    assert plan["cost"]["low"] > 0
+    assert record["totals"]["cost"] == plan["cost"]
+    with open_ledger(repo / ".ssw" / "ledger.sqlite") as ledger:
+        [row] = ledger.rows(run.run_id)
+        assert row.status == "settled"
+    assert f"bill: {format_usd(plan['cost']['low'], plan['cost']['high'])} over 1 steps" in (
+        run.stdout()
+    )
+    # Left as any ended run: its branch at the base commit, no worktree, listed.
+    assert head(repo, f"ssw/{run.run_id}") == head(repo, "main")
+    assert list((repo / ".ssw" / "worktrees").iterdir()) == []
+    assert listed(repo)[run.run_id]["outcome"] == "error"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("signum", "said"), [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")]
 )
-def test_a_signal_during_the_pre_flight_removes_the_branch_and_says_so(
-    tmp_path: Path, repo: Path, runs: Callable[..., Run], signum: int, said: str
+def test_a_signal_while_the_pre_flight_runs_beside_the_plan_ends_both_and_records_the_plan(
+    tmp_path: Path,
+    repo: Path,
+    runs: Callable[..., Run],
+    monkeypatch: pytest.MonkeyPatch,
+    signum: int,
+    said: str,
 ):
-    # A gate that says it started, in the run's scratch HOME, and then does not finish.
-    marker = "ssw-preflight-started"
+    # A gate that says it started, in the run's scratch HOME, and then does not finish; the
+    # plan's reply comes at once and waits for the gate's verdict (ADR 0088).
+    marker, sleeps = "ssw-preflight-started", f"{600 + signum}.5"
     _with_gate(
         repo,
-        f"[gates.slow]\ncommand = 'touch \"$TMPDIR/{marker}\"; exec sleep 600'\ntimeout_s = 900\n",
+        f"[gates.slow]\ncommand = 'touch \"$TMPDIR/{marker}\"; exec sleep {sleeps}'\n"
+        "timeout_s = 900\n",
     )
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    run = runs(repo, FIXED, TMPDIR=str(scratch))
+    run = runs(repo, FIXED, policy=_priced(monkeypatch, tmp_path), TMPDIR=str(scratch))
     run.wait_for(lambda: any(scratch.glob(f"ssw-home-*/tmp/{marker}")), "the pre-flight's gate")
+    run.wait_for(lambda: ledger_count(repo / ".ssw" / "ledger.sqlite", "settled") == 1, "plan")
     run.send(signum)
 
     assert run.finish() == 130
-    assert branches(repo) == ["main"]
+    assert _running(f"sleep\0{sleeps}\0".encode()) == []  # the gate's command is killed
+    record = run.record()
+    assert (record["outcome"], record["reason"]) == ("interrupted", f"interrupted by {said}")
+    [plan] = _model_steps(run)
+    assert plan["step_type"] == "plan" and plan["cost"]["low"] > 0
+    assert plan["error"] == f"the run ended during this step: interrupted by {said}"
+    assert record["totals"]["cost"] == plan["cost"]
+    assert record["baseline_gates"] == []  # no verdict came
+    # Left as any interrupted run: its branch at the base commit, no worktree.
+    assert head(repo, f"ssw/{run.run_id}") == head(repo, "main")
     assert list((repo / ".ssw" / "worktrees").iterdir()) == []
-    assert not (repo / ".ssw" / "runs").exists() or list((repo / ".ssw" / "runs").iterdir()) == []
-    last = run.stdout().splitlines()[-1]
-    assert last.startswith(f"ssw: interrupted by {said} while the run was set up, before its ")
-    assert last.endswith("and worktree are removed")
-    assert listed(repo) == {}
+    assert listed(repo)[run.run_id]["outcome"] == "interrupted"
 
 
 @pytest.mark.slow

@@ -110,8 +110,12 @@ def test_a_run_is_one_trace_a_tree_of_preflight_steps_and_their_tools_gates_and_
     assert root.name == "invoke_agent stepswitch"
     assert len({s.context.trace_id for s in fixed.spans}) == 1
     (verdicts,) = [e for e in fixed.events if isinstance(e, GateVerdicts)]
-    (preflight, *steps_etc) = _children(fixed, root)
-    assert preflight.name == "preflight"
+    # A first run of the commit: its gates ran beside the plan's step (ADR 0088), so the
+    # pre-flight's span ends after the plan's began and before the second step's.
+    (preflight,) = [s for s in _children(fixed, root) if s.name == "preflight"]
+    steps_etc = [s for s in _children(fixed, root) if s is not preflight]
+    assert (steps_etc[0].start_time or 0) < (preflight.end_time or 0)
+    assert (preflight.end_time or 0) <= (steps_etc[1].start_time or 0)
     assert (
         [s.name for s in _children(fixed, preflight)]
         == [f"gate {g.name}" for g in fixed.run.baseline_gates]

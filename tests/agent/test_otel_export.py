@@ -173,22 +173,25 @@ def test_a_runs_trace_is_a_tree_preflight_and_steps_with_their_tools_gates_and_t
     worked = [s for s in steps if s.step_type != "review"]
     reviewed = [s for s in steps if s.step_type == "review"]
     root = tree.root
-    preflight, *rest = tree.children(root)
+    [preflight] = [s for s in tree.children(root) if s.name == "preflight"]
+    rest = [s for s in tree.children(root) if s.span_id != preflight.span_id]
     assert [s.name for s in rest] == [
         *(f"step {s.step_type}" for s in worked[:-1]),
         "gates",
         "review",
         f"step {worked[-1].step_type}",
     ]
-    # The pre-flight, its gates as children, inside the run's span and before the first step.
-    assert preflight.name == "preflight"
+    # The pre-flight, its gates as children, inside the run's span; a first run's gates ran
+    # beside the plan's step (ADR 0088): their verdict came after the plan's call began and
+    # before the second step's.
     assert (
         [s.name for s in tree.children(preflight)]
         == [f"gate {g.name}" for g in run.run.baseline_gates]
         != []
     )
     assert root.start_time_unix_nano <= preflight.start_time_unix_nano
-    assert preflight.end_time_unix_nano <= rest[0].start_time_unix_nano
+    assert rest[0].start_time_unix_nano < preflight.end_time_unix_nano
+    assert preflight.end_time_unix_nano <= rest[1].start_time_unix_nano
     # Each step: its model call, then an execute_tool span per tool call its model asked for.
     for span, step in zip([s for s in rest if s.name.startswith("step ")], worked, strict=True):
         chat, *tools = tree.children(span)

@@ -1,5 +1,6 @@
 """What `ssw run` puts on screen at once (issue 43): its header (repo, branch, policy, workers,
-budget) before the pre-flight's first gate, the key checked with one request before anything is
+budget) before the pre-flight's first gate (whose baseline a first run prints after its plan's
+step, ADR 0088), the key checked with one request before anything is
 kept (a refused key leaves no branch and no run), and the dollars spent against the budget on
 the live line. Real `ssw run` processes against a Token Factory-shaped server on 127.0.0.1."""
 
@@ -43,7 +44,11 @@ def test_the_header_comes_before_the_preflights_first_gate(tmp_path: Path, bug_r
     header = next(i for i, line in enumerate(lines) if line.startswith("ssw run: "))
     first_gate = next(i for i, line in enumerate(lines) if "pre-flight: gates tests" in line)
     verdict = next(i for i, line in enumerate(lines) if "gates: before any edit" in line)
-    assert header < first_gate < verdict
+    plan = next(i for i, line in enumerate(lines) if line.startswith("  1 plan "))
+    # A first run of the commit: the plan's call went out beside the gates (ADR 0088), whose
+    # baseline is printed when their verdict comes; the plan's line once its tools ran, which
+    # waited for that verdict.
+    assert header < first_gate < verdict < plan
     assert lines[header].startswith(f"ssw run: {bug_repo.resolve()} -> new branch ssw/")
     assert lines[header + 1] == f"  policy: --model tokenfactory:{KIMI}; budget: $2.00"
     assert lines[header + 2] == f"  workers: model tokenfactory:{KIMI}; rungs: model"

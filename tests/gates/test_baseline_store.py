@@ -114,6 +114,13 @@ def test_the_second_ssw_run_of_a_commit_says_whose_preflight_it_reused(tmp_path:
     reused = f"pre-flight: reused from run {first.record.run_id}"
     assert not any(reused in line for line in first.lines)
     assert any(reused in line for line in second.lines), second.lines
+    # The first run's gates ran beside its plan's call, their verdict said when it came; the
+    # second's kept verdict is said with the run's start, before any call (ADR 0088).
+    first_start = next(line for line in first.lines if "gates (detected)" in line)
+    second_start = next(line for line in second.lines if "gates (detected)" in line)
+    assert "before any edit" not in first_start
+    assert any("gates: before any edit" in line for line in first.lines)
+    assert reused in second_start and "gates: before any edit" in second_start
     assert [g.name for g in second.saved.baseline_gates] == ["tests:collect"]
     assert second.saved.baseline_gates[0].report == first.saved.baseline_gates[0].report
 

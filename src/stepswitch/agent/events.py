@@ -30,13 +30,17 @@ class RunUpdate:
 @dataclass(frozen=True)
 class Progress:
     """Something began that takes a while: a model call ("step"), a tool call ("tool"), the
-    gates ("gates"). For a live display, and for the trace's times (agent/otel.py reads its
-    kind, never its text): no record holds it, its end is the record that follows (the step,
-    the gates' verdicts)."""
+    gates ("gates"); or the verdict of a pre-flight beside the first call came (PREFLIGHT).
+    For a live display, and for the trace's times (agent/otel.py reads its kind, never its
+    text): no record holds it, its end is the record that follows (the step, the gates'
+    verdicts)."""
 
     what: str
     text: str
 
+
+# The Progress of a pre-flight run beside the first call whose verdict came in (ADR 0088).
+PREFLIGHT = "preflight"
 
 Event = StepEvent | Notice | RunUpdate | Progress
 

@@ -22,7 +22,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
 from stepswitch import __version__
-from stepswitch.agent.events import Event, Progress, RunUpdate
+from stepswitch.agent.events import PREFLIGHT, Event, Progress, RunUpdate
 from stepswitch.records.run import RunRecord
 from stepswitch.records.steps import (
     Escalation,
@@ -183,6 +183,7 @@ class TraceExport:
         self._step_began: int | None = None  # the model call under way, said by its Progress
         self._tools_began: list[int] = []  # each of its tool calls, in the order they ran
         self._review: Span | None = None  # begun at the first review step since the last verdict
+        self._verdict_ns: int | None = None  # a pre-flight beside the first call: its verdict
         self.failed: str | None = None  # why the trace stopped, when it did
 
     def on_event(self, event: Event) -> None:
@@ -235,6 +236,8 @@ class TraceExport:
             self._step_began, self._tools_began = now, []
         elif event.what == "tool":
             self._tools_began.append(now)
+        elif event.what == PREFLIGHT:  # its gates are in the record at the run's end
+            self._verdict_ns = now
 
     def _start(self, run: RunRecord, now: int) -> Span:
         """The run's span, from when this sink was made, and the pre-flight's in it."""
@@ -284,8 +287,9 @@ class TraceExport:
             cursor = ends
 
     def _preflight(self, run: Span, gates: list[GateRecord], now: int) -> None:
-        """The pre-flight ended before the run's first record (`now`): its span is as long as
-        its gates took, and never begins before the run's."""
+        """The pre-flight ended at `now` (the run's first record, or its verdict when it ran
+        beside the first step, ADR 0088): its span is as long as its gates took, and never
+        begins before the run's."""
         start = max(self._made, now - sum(_ns(g.duration_s) for g in gates))
         a: Attributes = {
             "ssw.gates.names": [g.name for g in gates],
@@ -367,6 +371,8 @@ class TraceExport:
 
     def _end(self, run: RunRecord, now: int) -> None:
         span = self._run or self._start(run, now)
+        if self._verdict_ns is not None and run.baseline_gates:  # it ran beside the first step
+            self._preflight(span, run.baseline_gates, self._verdict_ns)
         if self._review is not None:  # the run ended before the review's verdict
             self._review.end(end_time=now)
             self._review = None

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import stepswitch
+from stepswitch.agent.preflight_beside import PreflightBeside
 from stepswitch.agent.repo_gates import RepoGates
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.errors import ConfigError
@@ -55,6 +56,8 @@ class PreparedRun(Generic[G]):
     tree: TreeGit | None = None  # the work tree's git, named outright; None: the checkout's own
     repo_root: Path | None = None  # the user's checkout: paths in the record are relative to it
     registry: Mapping[str, ProviderSpec] | None = None  # None: the shipped presets, loaded
+    # The pre-flight still to run beside the plan's call (`ssw run`'s first run of a commit)
+    beside: PreflightBeside | None = None
 
 
 def prepare_run(
@@ -71,6 +74,7 @@ def prepare_run(
     preflight: bool = True,
     start_warm: WarmStarter = WarmPytest,
     run_id: str = "",
+    beside_plan: bool = False,
 ) -> PreparedRun[RepoGates]:
     """Prepare a run in `checkout`: a work tree of `repo` whose git `tree` names (a run's), a
     fresh copy where both are the same folder (a bench's), or with `tree=None` a checkout judged
@@ -79,7 +83,10 @@ def prepare_run(
     unless `preflight=False` (bench/perf, which times the loop, and `ssw gates`, whose gate run
     is the verdict). `cleanup` ends the gates' warm pytest; `home` is the commands' HOME. A
     `run_id` (`ssw run`'s) lets the pre-flight reuse the baseline an earlier run of the same base
-    commit kept in the same environment, and keep its own (`gates.baseline_store`)."""
+    commit kept in the same environment, and keep its own (`gates.baseline_store`). With
+    `beside_plan` and no kept baseline, the pre-flight's gates are left to `run_task` to run
+    beside the plan's call (`beside`, ADR 0088); its checks that need no command are made here
+    all the same."""
     config = load_gates(checkout)  # read once, at the base commit: edits cannot move them
     env = child_env(os.environ, home)  # an allow-list: no key, token or password
     # A Rust or Go toolchain in the user's home, which the sandbox hides (ADR 0073).
@@ -113,9 +120,15 @@ def prepare_run(
         config, checkout, env, base, log_dir, confinement, tree=tree, start_warm=start_warm
     )
     cleanup.callback(gates.close)
-    baseline = gates.preflight(run_id=run_id) if config.gates and preflight else None
-    records = list(baseline.records()) if baseline else []
-    return PreparedRun(workspace, gates, records, tree, repo, registry)
+    if not (config.gates and preflight):
+        return PreparedRun(workspace, gates, [], tree, repo, registry)
+    begun = gates.begin_preflight(run_id=run_id)
+    if beside_plan and begun.kept is None:
+        beside = PreflightBeside(gates, begun)
+        cleanup.callback(beside.stop)  # before gates.close: a run ended early leaves no gate
+        return PreparedRun(workspace, gates, [], tree, repo, registry, beside)
+    baseline = gates.settle(begun.finish())
+    return PreparedRun(workspace, gates, list(baseline.records()), tree, repo, registry)
 
 
 def ask_gates_early(repo: Path, worktree: Path, home: Path) -> None:

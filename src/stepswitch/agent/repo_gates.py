@@ -1,6 +1,7 @@
 """The gate runner of a repository for `run_task`: its gates, read once at the base commit,
-checked and run on the untouched tree before the first paid call (`preflight`), then run
-against the workspace after each edit, full logs kept in the run folder."""
+checked and run on the untouched tree before the first paid call (`preflight`; or beside the
+plan's call, `begin_preflight` and `settle`, ADR 0088), then run against the workspace after
+each edit, full logs kept in the run folder."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from stepswitch.gates.baseline import Baseline
 from stepswitch.gates.bytecode import drop_bytecode
 from stepswitch.gates.config import GateConfig, TestsGate
-from stepswitch.gates.preflight import preflight_gates
+from stepswitch.gates.preflight import Preflight, begin_preflight
 from stepswitch.gates.suite import GateSuite
 from stepswitch.gates.suite_result import SuiteResult
 from stepswitch.gates.warm import WarmPytest, WarmStarter
@@ -45,6 +46,9 @@ class RepoGates:
             start_warm=start_warm,
         )
         self.baseline: Baseline | None = None  # set by preflight
+        # The pre-flight runs beside the plan's call (ADR 0088): `description` leaves its
+        # verdict's lines out, said when it comes
+        self.beside = False
 
     @property
     def suite(self) -> GateSuite:
@@ -73,13 +77,9 @@ class RepoGates:
             lines.append('  gates: test_changes = "allowed": edited tests are judged as edited')
         if interpreter := self._suite.interpreter_line():  # none on a Node, Rust or Go repository
             lines.append(f"  {interpreter}")
-        if warm := self._suite.warm_line():
-            lines.append(f"  {warm}")
-        if self.baseline is not None:
-            if self.baseline.imports is not None and self.config.speaks_python:
-                lines.append(f"  {self.baseline.imports.line()}")
-            lines += [f"  {line}" for line in self.baseline.lines()]
-        return "\n".join(lines)
+        if self.beside:  # said when the verdict comes (`verdict_lines`)
+            return "\n".join(lines)
+        return "\n".join([*lines, *self.verdict_lines])
 
     def preflight(self, log_dir: Path | None = None, run_id: str = "") -> Baseline:
         """Before any paid call, on the untouched tree: every gate can run (else a one-line
@@ -87,12 +87,32 @@ class RepoGates:
         gate's verdict before any edit, kept in `baseline` for the run's record (full logs in
         `log_dir` when given). A run (`run_id`) reuses the baseline an earlier run of the same
         base commit kept in the same environment, and keeps its own for the next."""
-        self.baseline = preflight_gates(self._suite, self.base_commit, log_dir, run_id)
+        return self.settle(self.begin_preflight(log_dir, run_id).finish())
+
+    def begin_preflight(self, log_dir: Path | None = None, run_id: str = "") -> Preflight:
+        """`preflight` up to its first command: its checks that need no command, and a kept
+        baseline looked up; `settle` takes what its `finish` gives (ADR 0088)."""
+        return begin_preflight(self._suite, self.base_commit, log_dir, run_id)
+
+    def settle(self, baseline: Baseline) -> Baseline:
+        """The pre-flight's verdict is in: kept in `baseline`."""
+        self.baseline = baseline
         # From here on a warm pytest waits for each edit's stages (gates.warm): the first is the
         # one the pre-flight's collection and call map forked from.
         self._suite.keep_warm = True
         self._suite.warm_up()
-        return self.baseline
+        return baseline
+
+    @property
+    def verdict_lines(self) -> list[str]:
+        """What the run's start says of the warm pytest and the baseline, once there is one."""
+        warm = self._suite.warm_line()  # waits for the warm pytest starting
+        lines = [f"  {warm}"] if warm else []
+        if self.baseline is None:
+            return lines
+        if self.baseline.imports is not None and self.config.speaks_python:
+            lines.append(f"  {self.baseline.imports.line()}")
+        return lines + [f"  {line}" for line in self.baseline.lines()]
 
     def before_edit(self) -> None:
         """An edit step begins: the warm pytest its gate run forks from starts now, while the

@@ -16,8 +16,9 @@ from functools import partial
 from pathlib import Path
 
 from stepswitch import __version__
-from stepswitch.agent.events import Events, RecordWriter, RunUpdate, Sink
+from stepswitch.agent.events import PREFLIGHT, Events, Progress, RecordWriter, RunUpdate, Sink
 from stepswitch.agent.machine import GateRunner, StepMachine
+from stepswitch.agent.preflight_beside import PreflightBeside
 from stepswitch.agent.prepare import PreparedRun
 from stepswitch.agent.prompts import TaskBrief
 from stepswitch.agent.providers import ProviderFactory
@@ -110,6 +111,9 @@ def run_task(
     if policy.escalation.memory and ids.bench_id is None:
         ladder, kind = policy.escalation.ladder, record.tags.get(KIND_TAG)
         record.tier_memory = recall(folder.root.parent, ids.run_id, ladder, kind, record.scripted)
+    # The layout is listed first: the untouched tree, whatever a gate beside the plan writes.
+    brief = _brief(task, prepared.workspace, extras.resume)
+    beside = prepared.beside
     session = Session(
         ids=ids,
         policy=policy,
@@ -122,14 +126,22 @@ def run_task(
         events=events,
         deadline=deadline,
         start_level=_start_level(record, extras.resume, policy),
+        settle=partial(_settle, beside, record, events) if beside is not None else None,
     )
-    brief = _brief(task, prepared.workspace, extras.resume)
     read_diff = partial(_read_diff, worktree)
     machine = StepMachine(session, prepared.workspace, brief, prepared.gates, read_diff)
     # From its first record on, the run ends through the code below; once it ends (a signal,
     # an error, done), no signal interrupts saving its work and writing its record.
     with run_ending(f"saving the run's work (a commit on {worktree.branch})") as ending:
+        if beside is not None:
+            beside.start()  # its gates run while the plan's call is out
         message = _drive(machine, record, events, ending, prepared.gates.description)
+        if beside is not None:
+            beside.stop()  # a run that ended before the verdict: none of its gates goes on
+            if beside.refusal is not None and prepared.repo_root is not None:
+                # The gate's words name the worktree: no machine path in the record.
+                where = f"{prepared.repo_root.resolve()}/"
+                record.reason = (record.reason or "").replace(where, "")
         record.gates_verdict = machine.result.gates_verdict
         record.review_verdict = machine.result.review_verdict
         _save(record, worktree, _commit_message(record, message), prepared.repo_root)
@@ -224,6 +236,16 @@ def _drive(
         _ended(record, "harness_error", f"{type(exc).__name__}: {exc}", NOT_DONE)
         record.traceback = crash_traceback(exc)
     return ""
+
+
+def _settle(beside: PreflightBeside, record: RunRecord, events: Events) -> None:
+    """The pre-flight's verdict, waited for after the first reply: in the record, and on the
+    run's screen; its refusal raised, which ends the run."""
+    baseline = beside.verdict()
+    record.baseline_gates = [GateRecord.model_validate(g) for g in baseline.records()]
+    events.emit(Progress(PREFLIGHT, "pre-flight: the gates' verdict is in"))
+    if beside.lines:
+        events.notice("\n".join(beside.lines))
 
 
 def _finish(record: RunRecord, events: Events, worktree: Worktree) -> None:

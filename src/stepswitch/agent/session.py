@@ -120,6 +120,10 @@ class Session:
     deadline: float
     tags: Mapping[str, str] = field(default_factory=dict)  # copied: the caller's stays its own
     min_output_tokens: int = MIN_OUTPUT_TOKENS  # the floor a cap is lowered to (ADR 0013)
+    # What must come before the first reply's tools run or a second call leaves, called once:
+    # the pre-flight's verdict when it runs beside the first call (ADR 0088); its refusal ends
+    # the run with the first step recorded
+    settle: Callable[[], None] | None = None
     start_level: InitVar[int] = 0  # the rung the task starts on (tier memory)
     router: Router = field(init=False)
     ladder: Ladder = field(init=False)
@@ -161,6 +165,7 @@ class Session:
         through `run_tool`, on the open step as each ends (a run ended by a later one still
         records it); or, when the answer holds none to run, the model-output failure."""
         completion, facts = self._call(spec)
+        self._settled()
         failure = output_failure(completion)
         results: list[ToolResult] = []
         for call in completion.message.tool_calls if failure is None else ():
@@ -176,6 +181,7 @@ class Session:
         """One review step, recorded once with the verdict `judge` reads from its answer; an
         answer with no verdict in it ("unparsed") is a model-output failure."""
         completion, facts = self._call(spec)
+        self._settled()
         review = judge(completion.answer)
         failure: OutputFailure | None = "review_not_json" if review.verdict == "unparsed" else None
         if completion.finish_reason is FinishReason.LENGTH and review.verdict == "unparsed":
@@ -183,6 +189,12 @@ class Session:
         self._record(facts, review=review, failure=failure)
         self._count_cut(failure, facts)
         return review
+
+    def _settled(self) -> None:
+        """`settle`, the first time only."""
+        settle, self.settle = self.settle, None
+        if settle is not None:
+            settle()
 
     def _count_cut(self, failure: OutputFailure | None, facts: CallFacts) -> None:
         """A run whose replies keep being cut at the output cap stops, saying so (ADR 0062)."""
@@ -227,6 +239,8 @@ class Session:
     ) -> tuple[Completion, CallFacts]:
         """One model call on `choice`; `came_from` is (the worker the step was routed to, why
         it and any fallback before this one failed) when this is a fallback."""
+        if self.calls:
+            self._settled()  # a second call (a fallback's included) waits for it too
         model = self.models[choice.name]
         w = choice.worker
         max_out = spec.max_output_tokens or w.max_output_tokens

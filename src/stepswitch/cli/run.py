@@ -259,7 +259,7 @@ def _run(
     gc.freeze()
     task_id = continued.record.ids.task_id if continued else run_id
     limit = policy.limits.budget_usd
-    return run_task(
+    record = run_task(
         prepared,
         task=checked.task,
         policy=policy,
@@ -277,6 +277,10 @@ def _run(
             allow_dirty=bool(checked.dirty),
         ),
     )
+    refusal = prepared.beside.refusal if prepared.beside is not None else None
+    if refusal is not None:  # the pre-flight beside the plan refused: said as any refusal is
+        raise refusal
+    return record
 
 
 def _prepare(
@@ -327,6 +331,9 @@ def _prepare(
         network=options.network,
         start_warm=options.start_warm,
         run_id=folder.root.name,
+        # A first run of a commit sends the plan's call beside the gates (ADR 0088); a continued
+        # run takes up its earlier run's work after the pre-flight, as before.
+        beside_plan=continued is None,
     )
     for notice in checked.keys.settle():
         show(notice)

@@ -1,5 +1,8 @@
-"""The pre-flight: every gate checked and run once on the untouched start tree, before the first
-paid call, so that a gate that can never pass is found for free (docs/decisions/0014).
+"""The pre-flight: every gate checked and run once on the untouched start tree, so that a gate
+that can never pass is found before the run spends on it (docs/decisions/0014). What needs no
+command is checked before any paid call (`begin_preflight`); the gates' runs (`Preflight.finish`)
+come before it too, but on a first run of a base commit `ssw run` sends the plan's call beside
+them and waits for their verdict before anything else (docs/decisions/0088).
 
 First what needs no command: each command's first word resolves (on the gates' PATH, or as a
 path in the worktree), each golden file is in the base commit and parses, each protected path
@@ -22,12 +25,13 @@ import os
 import re
 import shlex
 import shutil
+import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from stepswitch.errors import ConfigError
+from stepswitch.errors import ConfigError, Interrupted
 from stepswitch.gates.base import BaseUnreadable
 from stepswitch.gates.baseline import COLLECT, Baseline, BaselineGate, detail_line, is_collect
 from stepswitch.gates.baseline_store import fingerprint, keep_baseline, reuse_baseline
@@ -71,7 +75,7 @@ _SYNTAX = re.compile(r"[$`(){}|;&<>*?\[\]=]")
 
 class GateUnusable(ConfigError):
     """A gate that cannot run at all on the untouched tree: `gates: <gate>: <problem> (fix:
-    <fix>)`, exit 2, before any paid call."""
+    <fix>)`, exit 2, before any paid call but the plan's sent beside the gates (ADR 0088)."""
 
     def __init__(self, gate: str, problem: str, fix: str) -> None:
         super().__init__("gates", gate, problem, fix)
@@ -266,9 +270,55 @@ def preflight_gates(
     worktree. With a `run_id` (a run's), a baseline kept by an earlier run of the same commit in
     the same environment stands in for the gates' runs, and a full one is kept for the next
     (`gates.baseline_store`)."""
+    return begin_preflight(suite, base_commit, log_dir, run_id).finish()
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """A pre-flight past its checks that need no command (`begin_preflight`): `kept`, the
+    baseline an earlier run of the commit kept (ADR 0075), or else the gates still to run
+    (`finish`), which `ssw run` may do on a thread beside the plan's call (ADR 0088); `stop`
+    set, it starts no further gate."""
+
+    suite: GateSuite
+    commit: str
+    log_dir: Path | None
+    run_id: str
+    print_: str  # the environment's fingerprint ("" without a run id)
+    kept: Baseline | None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def finish(self) -> Baseline:
+        """The baseline: the kept one, or each gate run once (a refusal raised)."""
+        suite, commit = self.suite, self.commit
+        if self.kept is not None:
+            suite.warm_up()
+            return replace(self.kept, call_map=_call_map(suite, commit, self.kept.gates))
+        try:
+            imports, truth = _first_checks(suite, commit)
+            # The tests' collection and the call map's traced run fork from a warm pytest
+            # started now, which then serves the first edit's gate run (ADR 0044); it imports
+            # pytest meanwhile.
+            suite.warm_up()
+            baseline = _run_once(suite, commit, imports, truth, self.log_dir, self.stop)
+        except BaseException:
+            suite.close()  # a refusal or Ctrl-C: nothing the pre-flight started goes on running
+            end_early_probes()
+            raise
+        if self.run_id:
+            keep_baseline(suite, baseline, self.run_id, self.print_)
+        return baseline
+
+
+def begin_preflight(
+    suite: GateSuite, base_commit: str, log_dir: Path | None = None, run_id: str = ""
+) -> Preflight:
+    """What the pre-flight checks before any command: the base commit readable, each gate's
+    command, golden file and protected paths (a refusal raised here costs nothing); and, with a
+    `run_id`, the baseline an earlier run kept for this commit and environment."""
     config = suite.config
     if not config.gates:
-        return Baseline(())
+        return Preflight(suite, base_commit, log_dir, run_id, "", Baseline(()))
     if suite.base is None:
         raise ConfigError(
             str(suite.root), "(repository)", "is in no git repository", "run `git init` there"
@@ -282,23 +332,7 @@ def preflight_gates(
     # The environment, fingerprinted once: what a kept pre-flight is looked up by and kept under.
     print_ = fingerprint(suite) if run_id else ""
     reused = reuse_baseline(suite, commit, print_) if run_id else None
-    if reused is not None:
-        suite.warm_up()
-        return replace(reused, call_map=_call_map(suite, commit, reused.gates))
-    try:
-        imports, truth = _first_checks(suite, commit)
-        # The tests' collection and the call map's traced run fork from a warm pytest started
-        # now, which then serves the first edit's gate run (ADR 0044); it imports pytest
-        # meanwhile.
-        suite.warm_up()
-        baseline = _run_once(suite, commit, imports, truth, log_dir)
-    except BaseException:
-        suite.close()  # a refusal or Ctrl-C: nothing the pre-flight started goes on running
-        end_early_probes()
-        raise
-    if run_id:
-        keep_baseline(suite, baseline, run_id, print_)
-    return baseline
+    return Preflight(suite, commit, log_dir, run_id, print_, reused)
 
 
 def _first_checks(suite: GateSuite, commit: str) -> tuple[ImportCheck, GateResult | None]:
@@ -322,8 +356,10 @@ def _run_once(
     imports: ImportCheck,
     truth: GateResult | None,
     log_dir: Path | None,
+    stop: threading.Event,
 ) -> Baseline:
-    """Each gate once on the untouched tree, then the call map: the baseline."""
+    """Each gate once on the untouched tree, then the call map: the baseline. Once `stop` is
+    set (the run ended beside it), no further gate starts."""
     config = suite.config
     verdicts: list[BaselineGate] = []
     if truth is not None and not truth.passed:
@@ -331,6 +367,7 @@ def _run_once(
     judged: dict[str, int] = {}
     judged_tests: dict[str, int] = {}
     for gate in config.gates:
+        _stopped(stop)
         began = time.monotonic()
         result = _once(suite, commit, gate)
         verdicts.append(_verdict(suite, result, log_dir, time.monotonic() - began))
@@ -344,8 +381,14 @@ def _run_once(
                 gate.name, frozenset(result.failed_tests)
             )
             judged_tests[gate.name] = len(result.failed_tests)
+    _stopped(stop)
     call_map = _call_map(suite, commit, verdicts)
     return Baseline(tuple(verdicts), imports, commit, call_map, judged, judged_tests)
+
+
+def _stopped(stop: threading.Event) -> None:
+    if stop.is_set():
+        raise Interrupted("the run's end")  # never shown: the run that set it has ended
 
 
 def _call_map(suite: GateSuite, commit: str, verdicts: Sequence[BaselineGate]) -> str:
