@@ -351,3 +351,43 @@ def test_policy_for_worktree_shows_nothing_of_git_and_hides_home_and_checkout(
     assert not [p for p in policy.read_only if p.is_relative_to(layout["repo"])]
     assert set(policy.hidden) == {layout["home"], layout["repo"]}
     assert json.dumps(dict(policy.env)) == "{}"
+
+
+# A fresh "ssw" that runs one sandboxed command through the process-group runner as the run
+# tool and the gates do, then one on the host: whether the reaper had started after each.
+_REAPER_AFTER = """
+import os, sys
+from stepswitch.util import reaper
+from stepswitch.util.proc import run_in_group
+from stepswitch.util.sandbox import Confinement, SandboxPolicy, child_env, choose_sandbox
+from stepswitch.util.sandbox import reaped, sandbox_home
+with sandbox_home() as home:
+    policy = SandboxPolicy(writable=(home,), env=child_env(os.environ, home))
+    confinement = Confinement(choose_sandbox(sys.argv[1]), policy)
+    run_in_group(confinement.wrap(["true"], home), cwd=home, env=policy.env, timeout_s=60,
+                 output_cap=100, reaped=reaped(confinement))
+    print(reaper._started)
+    run_in_group(["true"], cwd=home, env=policy.env, timeout_s=60, output_cap=100,
+                 reaped=reaped(None))
+    print(reaper._started)
+"""
+
+
+@pytest.mark.parametrize("name", CONFINING)
+def test_a_sandbox_that_ends_with_ssw_needs_no_reaper_and_the_host_still_gets_one(
+    name: str, tmp_path: Path
+) -> None:
+    """The test above shows that every process of a confining sandbox dies with a SIGKILLed
+    ssw; so a run whose commands are all confined starts no reaper process (issue 48), and the
+    first command on the host still starts it."""
+    assert _backend(name).ends_with_ssw
+    done = subprocess.run(
+        [sys.executable, "-c", _REAPER_AFTER, name],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
+    assert not choose_sandbox("none").ends_with_ssw

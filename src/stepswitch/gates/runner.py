@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepswitch.util.proc import ProcResult, run_in_group
-from stepswitch.util.sandbox import Confinement
+from stepswitch.util.sandbox import Confinement, reaped
 
 REPORT_CHARS = 2000  # what the model sees of a failing gate; the full log is saved
 LOG_CAP_CHARS = 2_000_000  # of a saved log: its head and its tail are kept
@@ -49,6 +49,7 @@ def run_gate(
         timeout_s=gate.timeout_s,
         output_cap=LOG_CAP_CHARS,
         stop=stop,
+        reaped=reaped(confinement),
     )
     return gate_result(gate, done)
 

@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from stepswitch.util.proc import DRAIN_S, HeadTail, ProcResult, kill_group, pump, track_group
-from stepswitch.util.sandbox import Confinement
+from stepswitch.util.sandbox import Confinement, reaped
 
 SERVER = Path(__file__).resolve().parent / "ssw_pytest" / "ssw_warm.py"
 READY_TIMEOUT_S = 120.0  # importing pytest on a loaded machine; past it, stages run cold
@@ -140,7 +140,7 @@ class WarmPytest:
         if self._proc is None:
             self._heard.set()
             return
-        track_group(self._proc.pid)
+        track_group(self._proc.pid, reaped(confinement))
         threading.Thread(target=self._listen, name="ssw-warm-hello", daemon=True).start()
 
     def _listen(self) -> None:

@@ -22,6 +22,7 @@ from stepswitch.util import reaper
 DRAIN_S = 2.0  # how long to wait for output still in the pipe once the command has exited
 
 _live: set[int] = set()  # process groups started here and not yet killed
+_reaped: set[int] = set()  # those of them the reaper was told of
 _live_lock = threading.Lock()
 
 
@@ -79,12 +80,16 @@ def pump_pipe(pipe: BinaryIO, sink: HeadTail) -> None:
         pipe.close()
 
 
-def track_group(pgid: int) -> None:
-    """Count a process group started elsewhere among the live ones (`kill_live_groups`); the
-    reaper kills it if ssw dies without doing so (util/reaper.py)."""
+def track_group(pgid: int, reaped: bool = True) -> None:
+    """Count a process group started elsewhere among the live ones (`kill_live_groups`); with
+    `reaped`, the reaper kills it if ssw dies without doing so (util/reaper.py). A group whose
+    sandbox ends with ssw (`Confinement.ends_with_ssw`) needs no reaper."""
     with _live_lock:
         _live.add(pgid)
-    reaper.started(pgid)
+        if reaped:
+            _reaped.add(pgid)
+    if reaped:
+        reaper.started(pgid)
 
 
 def kill_group(pgid: int) -> None:
@@ -92,7 +97,10 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     with _live_lock:
         _live.discard(pgid)
-    reaper.ended(pgid)
+        was_reaped = pgid in _reaped
+        _reaped.discard(pgid)
+    if was_reaped:
+        reaper.ended(pgid)
 
 
 def kill_live_groups() -> int:
@@ -112,9 +120,10 @@ def run_in_group(
     timeout_s: float,
     output_cap: int,
     stop: threading.Event | None = None,
+    reaped: bool = True,
 ) -> ProcResult:
     """Run argv to its end, its timeout, or `stop` being set (then it is killed and counts as
-    timed out); never raises for the command's own failures."""
+    timed out); never raises for the command's own failures. `reaped`: as `track_group`."""
     began = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -128,7 +137,7 @@ def run_in_group(
         )
     except OSError as exc:
         return ProcResult(None, "", 0.0, start_error=f"cannot start {argv[0]}: {exc.strerror}")
-    track_group(proc.pid)
+    track_group(proc.pid, reaped)
     assert proc.stdout is not None
     sink = HeadTail(output_cap)
     reader = threading.Thread(target=pump_pipe, args=(proc.stdout, sink), daemon=True)

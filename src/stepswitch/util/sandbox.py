@@ -171,6 +171,17 @@ class Confinement:
     def wrap(self, command: list[str], cwd: Path) -> list[str]:
         return self.sandbox.argv(command, self.policy, cwd)
 
+    @property
+    def ends_with_ssw(self) -> bool:
+        """Whether a command it wraps, and all it starts, die with ssw however ssw ends."""
+        return self.sandbox.ends_with_ssw
+
+
+def reaped(confinement: Confinement | None) -> bool:
+    """Whether a command run under `confinement` (None: on the host) needs util/reaper.py to
+    die with ssw: only where the sandbox does not see to it."""
+    return confinement is None or not confinement.ends_with_ssw
+
 
 __all__ = [
     "BACKENDS",
@@ -185,5 +196,6 @@ __all__ = [
     "choose_sandbox",
     "mount_plan",
     "policy_for_worktree",
+    "reaped",
     "sandbox_home",
 ]

@@ -38,6 +38,10 @@ class SandboxPolicy:
 class Sandbox(Protocol):
     name: str
     confines: bool  # False only for "none": say so at the start of every run
+    # Whether everything a wrapped command starts dies when ssw does, however ssw ends: the
+    # sandbox's first process is killed with its parent and every other lives in its pid
+    # namespace, which the kernel empties when that one ends (util/reaper.py is then not needed).
+    ends_with_ssw: bool
 
     def argv(self, command: list[str], policy: SandboxPolicy, cwd: Path) -> list[str]: ...
 
@@ -96,6 +100,7 @@ def mount_plan(policy: SandboxPolicy) -> list[_Op]:
 class Bwrap:
     name = "bwrap"
     confines = True
+    ends_with_ssw = True  # --die-with-parent, and --unshare-all makes a pid namespace
 
     def __init__(self, binary: str) -> None:
         self.binary = binary
@@ -137,6 +142,7 @@ class Unshare:
 
     name = "unshare"
     confines = True
+    ends_with_ssw = True  # setpriv --pdeathsig KILL, unshare --pid --fork --kill-child
 
     def __init__(self, tools: Mapping[str, str], stage: Path) -> None:
         self.tools = tools  # absolute paths: the child's PATH need not hold sbin
@@ -216,6 +222,7 @@ class Unshare:
 class NoSandbox:
     name = "none"
     confines = False
+    ends_with_ssw = False
 
     def argv(self, command: list[str], policy: SandboxPolicy, cwd: Path) -> list[str]:
         return list(command)

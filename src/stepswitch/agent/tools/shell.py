@@ -10,6 +10,7 @@ from typing import Any
 from stepswitch.agent.tools.base import FunctionTool, ToolResult, refuse, schema
 from stepswitch.agent.workspace.paths import Workspace
 from stepswitch.util.proc import run_in_group
+from stepswitch.util.sandbox import reaped
 
 TIMEOUT_EXIT_CODE = 124  # what coreutils `timeout` reports, so models recognise it
 
@@ -46,6 +47,7 @@ def _run(ws: Workspace, args: dict[str, Any]) -> ToolResult:
         env=ws.command_env(),
         timeout_s=limit,
         output_cap=ws.output_cap_chars,
+        reaped=reaped(ws.confinement),
     )
     output, elapsed, timed_out = done.output, done.duration_s, done.timed_out
     if timed_out:
