@@ -162,14 +162,19 @@ def main() -> None:
     policy_path.write_text(task.POLICY, encoding="utf-8")
 
     import stepswitch.fakes.loopback as loopback
-    from stepswitch.agent.prepare import prepare_run
+    from stepswitch.agent.prepare import ask_gates_early, prepare_run
     from stepswitch.agent.providers import HttpProviders
     from stepswitch.agent.repo_gates import RepoGates
     from stepswitch.agent.run import RunExtras, run_task
     from stepswitch.agent.workspace.paths import Workspace
-    from stepswitch.agent.workspace.worktree import create_worktree, remove_worktree
+    from stepswitch.agent.workspace.worktree import (
+        create_worktree,
+        remove_worktree,
+        worktree_path,
+    )
     from stepswitch.cli.render import TerminalPrinter
     from stepswitch.fakes.scripted import load_script, start_scripted_server
+    from stepswitch.gates.plugins import end_early_probes
     from stepswitch.gates.suite import SuiteResult
     from stepswitch.ledger import open_ledger
     from stepswitch.policy.model import load_policy
@@ -233,6 +238,10 @@ def main() -> None:
     ledger = open_ledger(repo / ".ssw" / "ledger.sqlite")
     providers = HttpProviders(registry, base_urls={SCRIPTED_PROVIDER: server.base_url})
     home = cleanup.enter_context(sandbox_home())
+    # As `ssw run` does (cli/run.py): the gates' Python asked its one probe while the worktree
+    # is made (ADR 0084, ADR 0091), the answer waited for at the first gate run that needs it.
+    ask_gates_early(repo, worktree_path(repo, run_id), home)
+    cleanup.callback(end_early_probes)
     worktree = create_worktree(repo, run_id)
     prepared = prepare_run(
         worktree.path,
