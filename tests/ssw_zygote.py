@@ -10,7 +10,9 @@ child's stdin, stdout and stderr); the answers are {"pid": N} when the child has
 Why: importing ssw costs about 0.35 CPU-seconds of each `ssw` process, and the suite starts
 several hundred of them on a 2-core machine (ADR 0043). Nothing runs here between the imports
 (ssw's modules, httpcore) and the fork but making the Click command, which every `ssw` makes
-first, so each child starts from the same state as a fresh process after its imports.
+first, so each child starts as a fresh process would after its imports; with one thing more
+done: `ssw prove`'s reading of ssw's own modules (their hashes and imports, which it keeps for
+its process).
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ def _prepare() -> None:
         if not name.endswith("__main__") and not any(x in name for x in ("cluster", "otel")):
             importlib.import_module(name)
     stepswitch.cli.app.click_command()  # what each `ssw` makes first: made once, here
+    # And what `ssw prove` reads of the code imported above: each module's hash and imports
+    # (stepswitch.claims.code keeps them for its process), parsed once here rather than in each
+    # forked prove (0.25 of its 0.33 CPU-s; a suite run forks some two hundred). The children
+    # run the code read here, so its hashes are theirs; no test edits ssw's own files.
+    from stepswitch.claims.code import code_hashes
+
+    code_hashes(name for name in sys.modules if name.startswith("stepswitch"))
 
 
 def _child(request: dict[str, object], fds: list[int]) -> None:

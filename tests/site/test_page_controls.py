@@ -9,7 +9,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from stepswitch.records.folder import load_run
+from stepswitch.site.shown import shown, shown_json
 
 from .conftest import model_step, write_run
 
@@ -39,3 +42,20 @@ def test_bidi_and_c1_controls_in_a_record_are_shown_as_escapes_on_the_page(
     ]
     assert shown in texts  # the text is on the page, as its escapes
     assert "approve \\u202elive" in BLOCK.sub("", html)  # the task's name in the tables too
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"text": "plain words", "n": [1, 2.5, None, True], "t": ("a", "b")},
+        {"events": [{"text": "red \x1b[31m then \b back"}]},  # C0, deep in a list
+        {"a\u202eb": "a key with an override"},
+        {"lines": "one\r\ntwo\rthree\tfour\nfive"},  # CR LF, a lone CR, tab and newline
+        {"broken": "half a pair \ud800 here", "del": "\x7f"},
+        {"path": "C:\\build\\file", "u": "\\u0041 typed"},  # backslashes, no control
+    ],
+    ids=["none", "c0", "key", "line-ends", "surrogate", "backslashes"],
+)
+def test_a_records_json_block_shows_every_control_escaped_as_the_walk_over_it_does(value: Any):
+    expected = json.dumps(shown(value), ensure_ascii=False, separators=(",", ":"))
+    assert shown_json(value) == expected

@@ -6,7 +6,7 @@ changed since, and `ssw prove` says a claim was proved again by other code (issu
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -44,6 +44,23 @@ class _Module:
     imports: frozenset[str]  # the stepswitch modules its text imports (functions included)
 
 
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every statement of `tree`, at any depth: an import is a statement, and statements sit
+    only in statement lists (bodies, `else` and `finally` blocks, handlers, match cases), never
+    inside an expression, so the expressions (most of a module's nodes) are not walked."""
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        todo.append(item)
+                    elif isinstance(item, (ast.ExceptHandler, ast.match_case)):
+                        todo.extend(item.body)
+
+
 @cache
 def _module(name: str) -> _Module | None:
     """Module `name` read once per process: its hash and what it imports."""
@@ -53,7 +70,7 @@ def _module(name: str) -> _Module | None:
     data = path.read_bytes()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(data, filename=str(path))):
+    for node in _statements(ast.parse(data, filename=str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

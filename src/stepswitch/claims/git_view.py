@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from stepswitch.errors import UsageError
-from stepswitch.util.git import git_answer
+from stepswitch.util.git import git_answer, run_git
 
 
 def head_commit(root: Path) -> str:
@@ -34,6 +34,34 @@ def parse_time(text: str) -> datetime | None:
 def _answer(root: Path, *args: str) -> str | None:
     """git's answer about objects, which never changes once given (kept for the process)."""
     return git_answer(root, *args)
+
+
+def _shown(root: Path, names: tuple[str, ...]) -> dict[str, str | None]:
+    """What `git show NAME` answers (as git_answer gives it) for each `<commit>:./<path>` in
+    `names`, asked of one `git cat-file --batch` instead of one git per name. A name git has no
+    object for is None, as `show` finds none; one that is no blob (a folder), or that cannot be
+    asked on one line, or every name when the batch fails, is asked of `git show` as before."""
+    found: dict[str, str | None] = {}
+    batch = [name for name in names if "\n" not in name]
+    asked = "".join(f"{name}\n" for name in batch).encode("utf-8", "surrogateescape")
+    try:
+        done = run_git(root, "cat-file", "--batch", input=asked, user_config=True)
+    except UsageError:
+        done = None
+    if done is not None and done.status == 0:
+        out, at = done.stdout, 0
+        for name in batch:
+            end = out.index(b"\n", at)
+            header = out[at:end].split(b" ")  # "<id> <kind> <size>", or "<name> missing"
+            at = end + 1
+            if not header[-1].isdigit():
+                found[name] = None  # nothing follows the line
+                continue
+            size = int(header[-1])
+            if header[1] == b"blob":
+                found[name] = out[at : at + size].decode("utf-8", "surrogateescape").strip()
+            at += size + 1  # the object and the newline after it
+    return {name: found[name] if name in found else _answer(root, "show", name) for name in names}
 
 
 @dataclass(frozen=True)
@@ -70,9 +98,11 @@ class GitView:
         listed = git_answer(self.root, "log", "--format=%H", *span, "--", rel)
         if since and listed is not None:
             listed += f"\n{since}"  # the anchor's own version, oldest
+        commits = (listed or "").split()
+        shown = _shown(self.root, tuple(f"{commit}:./{rel}" for commit in commits))
         found = []
-        for commit in (listed or "").split():
-            text = _answer(self.root, "show", f"{commit}:./{rel}")
+        for commit in commits:
+            text = shown[f"{commit}:./{rel}"]
             if text is not None:
                 found.append((commit, text))
         return found

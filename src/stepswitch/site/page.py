@@ -6,13 +6,12 @@ inject markup."""
 
 from __future__ import annotations
 
-import json
 from importlib.resources import files
 from typing import Any
 
 from stepswitch.bench.files import Paired, SummaryFile
 from stepswitch.site.chart import caption, dollars_chart, legend
-from stepswitch.site.shown import escape, shown
+from stepswitch.site.shown import escape, shown_json
 from stepswitch.site.sources import ReplayRun
 from stepswitch.site.view import (
     Board,
@@ -47,8 +46,7 @@ def badges(tags: list[str] | set[str]) -> str:
 
 def json_block(block_id: str, data: Any) -> str:
     # "<" as \u003c: no "</script>" or "<!--" inside a record can end the block early.
-    text = json.dumps(shown(data), ensure_ascii=False, separators=(",", ":"))
-    text = text.replace("<", "\\u003c")
+    text = shown_json(data).replace("<", "\\u003c")
     return f'<script type="application/json" id="{block_id}">{text}</script>'
 
 
