@@ -84,3 +84,25 @@ def test_an_interpreter_that_cannot_answer_gives_empty_answers_once(tmp_path: Pa
     assert declared_plugins(broken, tmp_path) == {}
     assert provided_names(broken, tmp_path) == (frozenset(), {})
     assert starts(tmp_path / "starts.log") == 1
+
+
+def test_a_second_tree_of_the_same_interpreter_is_asked_only_of_its_plugins(
+    tmp_path: Path,
+) -> None:
+    """What an interpreter provides needs no tree: the first probe of it answers that for every
+    later tree, whose probe lists only the plugins (the list of every distribution's files is
+    the probe's dearest part); the shadowing check of the second tree still names its module."""
+    python, log = counted_python(tmp_path / "env")
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "argparse.py").write_text("")
+
+    assert provided_names(python, first)[0]
+    plugins = declared_plugins(python, second)
+    found = shadowing_modules([second], second, set(), python)
+
+    assert plugins == declared_plugins(Path(sys.executable), second)
+    assert found == ["argparse.py: added, and shadows the standard library's module argparse"]
+    assert starts(log) == 2
+    assert environment(python, second)["provided"] is None  # not asked again

@@ -62,7 +62,11 @@ def answer(question, *args):
     except Exception:
         return None
 
-print(json.dumps({"provided": answer(provided), "plugins": answer(plugins, sys.argv[1])}))
+asked = sys.argv[2:]  # "provided": that question too (once per interpreter: it needs no tree)
+print(json.dumps({
+    "provided": answer(provided) if "provided" in asked else None,
+    "plugins": answer(plugins, sys.argv[1]),
+}))
 """
 
 
@@ -104,15 +108,19 @@ def ask_interpreter(python: Path, script: str, *args: str) -> Any:
             return None
 
 
-def ask_environment(python: Path, tree: Path) -> dict[str, Any]:
-    """One probe of `python`, afresh: "provided" and "plugins", each its raw JSON answer or None
-    (the whole probe failed, timed out, or that question raised in the child)."""
-    data = ask_interpreter(python, _SCRIPT, str(tree))
+def ask_environment(python: Path, tree: Path, provided: bool = True) -> dict[str, Any]:
+    """One probe of `python`, afresh: "plugins" and, with `provided`, "provided", each its raw
+    JSON answer or None (the whole probe failed, timed out, that question raised in the child,
+    or it was not asked)."""
+    data = ask_interpreter(python, _SCRIPT, str(tree), *(["provided"] if provided else []))
     return data if isinstance(data, dict) else {}
 
 
-# Every probe asked in this process, kept under its interpreter and tree, running or done.
+# Every probe asked in this process, kept under its interpreter and tree, running or done; and
+# per interpreter the one probe that was asked what it provides (the first of that interpreter:
+# the answer needs no tree, and listing every distribution's files is the probe's dearest part).
 _kept: dict[tuple[Path, Path], OnThread[dict[str, Any]]] = {}
+_provided_by: dict[Path, OnThread[dict[str, Any]]] = {}
 _keeping = threading.Lock()
 
 
@@ -132,7 +140,7 @@ def environment_any_tree(python: Path, tree: Path) -> dict[str, Any]:
     """For a question whose answer does not depend on the tree (what `python` provides): the
     kept answer of `python` for any tree, else `environment(python, tree)`."""
     with _keeping:
-        kept = next((probe for (asked, _), probe in _kept.items() if asked == python), None)
+        kept = _provided_by.get(python)
     return kept.result() if kept is not None else environment(python, tree)
 
 
@@ -149,6 +157,9 @@ def _probe_of(python: Path, tree: Path) -> OnThread[dict[str, Any]]:
     with _keeping:
         probe = _kept.get((python, tree))
         if probe is None:
-            work = partial(ask_environment, python, tree)
+            first = python not in _provided_by
+            work = partial(ask_environment, python, tree, first)
             probe = _kept[(python, tree)] = OnThread(work, "ssw-interpreter-probe")
+            if first:
+                _provided_by[python] = probe
         return probe
