@@ -157,16 +157,21 @@ def portable(text: str) -> str:
     """`text` with this machine's paths taken out: the checkout's own folder becomes a path
     relative to it, the temp folder `<tmp>` and the home folder `~`, so results.json can be
     re-checked on any clone (the claims engine refuses an absolute machine path, ADR 0026)."""
+    import re
     import tempfile
 
+    def swap(text: str, folder: str, placeholder: str) -> str:
+        # The folder itself or a path in it, not a sibling that starts alike (`/tmp/ab-x`).
+        return re.sub(re.escape(folder) + r"(?![\w.-])", placeholder, text)
+
     repo = REPO.as_posix()
-    text = text.replace(repo + "/", "").replace(repo, ".")
+    text = swap(text.replace(repo + "/", ""), repo, ".")
     for folder, placeholder in (
         (Path(tempfile.gettempdir()).resolve().as_posix(), "<tmp>"),
         (Path.home().as_posix(), "~"),
     ):
         if folder not in ("", "/"):
-            text = text.replace(folder + "/", placeholder + "/").replace(folder, placeholder)
+            text = swap(text, folder, placeholder)
     return text
 
 
