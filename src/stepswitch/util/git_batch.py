@@ -9,7 +9,6 @@ still committing; `close()` ends it at once (the run's work tree does, when it i
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import threading
@@ -19,10 +18,9 @@ from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut
 from stepswitch.util.git import GIT_TIMEOUT_S, git_argv_env
-from stepswitch.util.git_pipe import end_git, read_some, start_git
+from stepswitch.util.git_pipe import end_git, read_some, send, start_git
 
 Object = tuple[str, str, bytes]  # (object id, kind, content)
-_PIPE_MIN = 4096  # the smallest a pipe holds (one page); git has read all earlier questions
 
 
 class ObjectReader:
@@ -63,12 +61,7 @@ class ObjectReader:
     def _read_many(self, wanted: list[str]) -> list[Object | None]:
         proc = self._start()
         request = "".join(n + "\n" for n in wanted).encode("utf-8", "surrogateescape")
-        writer = None
-        if len(request) <= _PIPE_MIN:  # fits in the empty pipe: the write cannot block
-            self._write(proc, request)
-        else:
-            writer = threading.Thread(target=self._write, args=(proc, request), daemon=True)
-            writer.start()
+        writer = send(proc, request)
         deadline = time.monotonic() + self.timeout
         try:
             answers = [self._answer(proc, deadline) for _ in wanted]
@@ -82,13 +75,6 @@ class ObjectReader:
 
     def read(self, name: str) -> Object | None:
         return self.read_many([name])[0]
-
-    @staticmethod
-    def _write(proc: subprocess.Popen[bytes], request: bytes) -> None:
-        assert proc.stdin is not None
-        with contextlib.suppress(OSError):  # a git that died: the reader says so
-            proc.stdin.write(request)
-            proc.stdin.flush()
 
     def _answer(self, proc: subprocess.Popen[bytes], deadline: float) -> Object | None:
         header = self._take_line(proc, deadline).decode("utf-8", "surrogateescape")

@@ -12,6 +12,7 @@ import os
 import select
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +36,28 @@ def start_git(cwd: Path, argv: list[str], env: dict[str, str]) -> subprocess.Pop
         )
     except FileNotFoundError as exc:
         raise UsageError("git is not installed or not on PATH") from exc
+
+
+_PIPE_MIN = 4096  # the smallest a pipe holds (one page)
+
+
+def send(proc: subprocess.Popen[bytes], request: bytes) -> threading.Thread | None:
+    """Write `request` to `proc`'s input, whose earlier questions git has read: at once when it
+    fits in the empty pipe (the write cannot block), else on a thread (returned, to be joined)
+    while the caller reads the answers, so that neither pipe fills up."""
+    if len(request) <= _PIPE_MIN:
+        _write(proc, request)
+        return None
+    writer = threading.Thread(target=_write, args=(proc, request), daemon=True)
+    writer.start()
+    return writer
+
+
+def _write(proc: subprocess.Popen[bytes], request: bytes) -> None:
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):  # a git that died: the reader says so
+        proc.stdin.write(request)
+        proc.stdin.flush()
 
 
 def read_some(proc: subprocess.Popen[bytes], deadline: float, what: str, waited: float) -> bytes:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut
-from stepswitch.util.git_pipe import end_git, read_some, start_git
+from stepswitch.util.git_pipe import end_git, read_some, send, start_git
 
 _FIELDS = 4  # source, line number, pattern, path: each NUL-terminated
 
@@ -70,9 +70,7 @@ class IgnoreChecker:
             raise GitFailed("git check-ignore: an empty path or one holding a NUL")
         proc = self._started()
         request = b"".join(f"./{p}\0".encode("utf-8", "surrogateescape") for p in paths)
-        # Written by a thread while the answers are read: neither pipe fills up.
-        writer = threading.Thread(target=_write, args=(proc, request), daemon=True)
-        writer.start()
+        writer = send(proc, request)
         deadline = time.monotonic() + self.timeout
         chunks: list[bytes] = []
         fields_read = 0
@@ -83,7 +81,8 @@ class IgnoreChecker:
                 )
                 fields_read += chunks[-1].count(b"\0")
         finally:
-            writer.join()
+            if writer is not None:
+                writer.join()
         fields = b"".join(chunks).split(b"\0")
         ignored = set()
         for at, path in enumerate(paths):
@@ -102,12 +101,3 @@ class IgnoreChecker:
         """End the process, if one runs; a later question starts another."""
         proc, self._proc = self._proc, None
         end_git(proc)
-
-
-def _write(proc: subprocess.Popen[bytes], request: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(request)
-        proc.stdin.flush()
-    except OSError:
-        return  # a git that died: the reader says so
