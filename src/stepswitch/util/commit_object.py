@@ -19,6 +19,7 @@ from pathlib import Path
 
 from stepswitch.errors import GitFailed
 from stepswitch.util.git import run_git
+from stepswitch.util.git_config_files import may_mention
 from stepswitch.util.loose_objects import LooseObjects
 
 # What git trims from both ends of a name or email (ident.c `crud`); '<', '>' and a newline it
@@ -79,16 +80,8 @@ def _valid_utf8(data: bytes) -> bool:
 def config_asks_nothing(git_dir: Path) -> bool:
     """Whether the repository's configuration leaves commit-tree's bytes as described above
     (system and user configuration are off for ssw's git: util/git.py)."""
-    for name in ("config", "config.worktree"):
-        try:
-            text = (git_dir / name).read_bytes().lower()
-        except FileNotFoundError:
-            continue
-        except OSError:
-            return False
-        if any(word in text for word in _ASKS_OF_COMMIT_TREE):
-            return False
-    return True
+    files = [git_dir / "config", git_dir / "config.worktree"]
+    return not may_mention(files, _ASKS_OF_COMMIT_TREE)
 
 
 def commit_body(

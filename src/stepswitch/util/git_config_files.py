@@ -51,6 +51,12 @@ def default_excludes_file() -> Path:
 def may_name_excludes(files: list[Path]) -> bool:
     """Whether any of `files` could name an excludes file (mentions one, includes another, or
     cannot be read); a file that is not there names nothing."""
+    return may_mention(files, _MENTIONS)
+
+
+def may_mention(files: list[Path], words: tuple[bytes, ...]) -> bool:
+    """Whether any of `files` holds one of `words` (lower case; compared without case, comments
+    too) or cannot be read; a file that is not there holds nothing."""
     for path in files:
         try:
             data = path.read_bytes().lower()
@@ -58,6 +64,6 @@ def may_name_excludes(files: list[Path]) -> bool:
             continue
         except OSError:
             return True
-        if any(word in data for word in _MENTIONS):
+        if any(word in data for word in words):
             return True
     return False
