@@ -21,8 +21,8 @@ from stepswitch.util import reaper
 
 DRAIN_S = 2.0  # how long to wait for output still in the pipe once the command has exited
 
-_live: set[int] = set()  # process groups started here and not yet killed
-_reaped: set[int] = set()  # those of them the reaper was told of
+# Process groups started here and not yet killed, each with whether the reaper was told of it.
+_live: dict[int, bool] = {}
 _live_lock = threading.Lock()
 
 
@@ -85,9 +85,7 @@ def track_group(pgid: int, reaped: bool = True) -> None:
     `reaped`, the reaper kills it if ssw dies without doing so (util/reaper.py). A group whose
     sandbox ends with ssw (`Confinement.ends_with_ssw`) needs no reaper."""
     with _live_lock:
-        _live.add(pgid)
-        if reaped:
-            _reaped.add(pgid)
+        _live[pgid] = reaped
     if reaped:
         reaper.started(pgid)
 
@@ -96,9 +94,7 @@ def kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already gone
         os.killpg(pgid, signal.SIGKILL)
     with _live_lock:
-        _live.discard(pgid)
-        was_reaped = pgid in _reaped
-        _reaped.discard(pgid)
+        was_reaped = _live.pop(pgid, False)
     if was_reaped:
         reaper.ended(pgid)
 
