@@ -311,14 +311,14 @@ def test_git_failing_as_on_a_full_disk_keeps_the_worktree_records_error_and_exit
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["write-tree", "update-index", "diff"])
+@pytest.mark.parametrize("target", ["write-tree", "update-index", "diff-tree"])
 def test_git_failing_as_on_a_full_disk_during_the_gates_is_exit_1_with_no_machine_path(
     tmp_path: Path, repo: Path, runs: Callable[..., Run], target: str
 ):
     """The snapshot of the worktree the review and the gates read (git write-tree and
-    update-index, which store a tree holding a name git may refuse, ADR 0074; git diff) fails as
-    on a full disk: that is not the user's input (exit 1, not 2), and the record names no machine
-    path; the edit stays where the run left it."""
+    update-index, which store a tree holding a name git may refuse, ADR 0074; git diff-tree, ADR
+    0092) fails as on a full disk: that is not the user's input (exit 1, not 2), and the record
+    names no machine path; the edit stays where the run left it."""
     (repo / "notes~1.txt").write_text("a name git stores only after a look\n")
     commit_all(repo, "notes")
     shim = HeldGit(tmp_path / "git", target, hold=False)

@@ -146,5 +146,6 @@ def test_the_same_diff_asked_again_starts_no_second_git(tmp_path: Path, counted:
 
     assert "+X = 2" in first and "+X = 3" in second
     assert worktree.git.diff() == second
-    assert logged_commands(counted)["diff"] == 2
+    assert logged_commands(counted)["diff-tree"] == 1  # the run's one (ADR 0092)
+    assert logged_commands(counted)["diff"] == 0
     remove_worktree(worktree)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +48,8 @@ class RunFolder:
         self.run_path = root / "run.json"
         self.steps_path = root / "steps.jsonl"
         self.logs = root / "logs"
+        # steps.jsonl held open: the process that opened it, the descriptor, what closes it
+        self._steps: tuple[int, int, weakref.finalize[[int, int], RunFolder]] | None = None
 
     def write_run(self, record: RunRecord) -> None:
         staged = self.run_path.with_suffix(".json.tmp")
@@ -61,12 +65,44 @@ class RunFolder:
             raise RecordNotWritten(f"cannot write {self.run_path}: {_why(exc)}") from exc
 
     def append(self, event: StepEvent) -> None:
+        """One line on steps.jsonl, written before this returns (no buffer holds it): the file
+        stays open between events, and is opened again should it be removed or moved meanwhile."""
+        line = (escape_json_controls(event.model_dump_json()) + "\n").encode("utf-8")
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            with self.steps_path.open("a", encoding="utf-8") as out:
-                out.write(escape_json_controls(event.model_dump_json()) + "\n")
+            fd = self._steps_fd()
+            while line:
+                line = line[os.write(fd, line) :]
         except OSError as exc:
             raise RecordNotWritten(f"cannot write {self.steps_path}: {_why(exc)}") from exc
+
+    def _steps_fd(self) -> int:
+        held = self._steps
+        if held is not None and held[0] == os.getpid():
+            if _same_file(held[1], self.steps_path):
+                return held[1]
+            held[2]()  # the file it wrote to was removed or moved: closed now, once
+        self.root.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+        fd = os.open(self.steps_path, flags, 0o666)
+        self._steps = (os.getpid(), fd, weakref.finalize(self, _close_own, fd, os.getpid()))
+        return fd
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether `path` is still the file open as `fd`."""
+    try:
+        there = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (there.st_dev, there.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _close_own(fd: int, pid: int) -> None:
+    """Close `fd` in the process that opened it; a forked child's number may be another file."""
+    if os.getpid() == pid:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def _why(exc: OSError) -> str:

@@ -9,42 +9,37 @@ still committing; `close()` ends it at once (the run's work tree does, when it i
 
 from __future__ import annotations
 
-import os
 import subprocess
-import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut
 from stepswitch.util.git import GIT_TIMEOUT_S, git_argv_env
-from stepswitch.util.git_pipe import end_git, read_some, send, start_git
+from stepswitch.util.git_pipe import PipedGit, send
 
 Object = tuple[str, str, bytes]  # (object id, kind, content)
 
 
-class ObjectReader:
+class ObjectReader(PipedGit):
     """`git cat-file --batch` in the repository whose git folder is `git_dir`, started on the
-    first read. Names are object ids or anything git resolves to one (`<commit>:<path>`)."""
+    first read (or by `started()`). Names are object ids or anything git resolves to one
+    (`<commit>:<path>`)."""
 
     def __init__(self, cwd: Path, git_dir: Path, timeout: float = GIT_TIMEOUT_S) -> None:
-        self.cwd = cwd
+        super().__init__(cwd, self._command, timeout)
         self.git_dir = git_dir
-        self.timeout = timeout
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._pid = os.getpid()  # a forked child asks a git of its own, never its parent's
         self._buffer = b""
-        self._lock = threading.Lock()  # one question and its answers at a time
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self._pid != os.getpid():
-            self._proc, self._buffer, self._pid = None, b"", os.getpid()
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc
-        self.close()  # one that died is replaced, once per question
-        argv, env = git_argv_env(self.cwd, "cat-file", "--batch", git_dir=self.git_dir)
-        self._proc = start_git(self.cwd, argv, env)
-        return self._proc
+    def _command(self) -> tuple[list[str], dict[str, str]]:
+        return git_argv_env(self.cwd, "cat-file", "--batch", git_dir=self.git_dir)
+
+    def started(self) -> subprocess.Popen[bytes]:
+        before = self._proc
+        proc = super().started()
+        if proc is not before:
+            self._buffer = b""  # a new process: nothing of the old one's answers is read
+        return proc
 
     def read_many(self, names: Iterable[str]) -> list[Object | None]:
         """(object id, kind, content) for each name, in order; None for a name git cannot
@@ -55,11 +50,11 @@ class ObjectReader:
             return []
         if any("\n" in n or not n for n in wanted):
             raise GitFailed("git cat-file: an object name holding a newline")
-        with self._lock:
+        with self.lock:  # one question and its answers at a time
             return self._read_many(wanted)
 
     def _read_many(self, wanted: list[str]) -> list[Object | None]:
-        proc = self._start()
+        proc = self.started()
         request = "".join(n + "\n" for n in wanted).encode("utf-8", "surrogateescape")
         writer = send(proc, request)
         deadline = time.monotonic() + self.timeout
@@ -89,7 +84,7 @@ class ObjectReader:
 
     def _fill(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
         try:
-            self._buffer += read_some(proc, deadline, f"{self.cwd}: git cat-file", self.timeout)
+            self._buffer += self.read_some(proc, deadline, "git cat-file")
         except (GitFailed, GitTimedOut):
             self.close()  # a half-read answer cannot be resumed
             raise
@@ -106,14 +101,10 @@ class ObjectReader:
         data, self._buffer = self._buffer[:size], self._buffer[size:]
         return data
 
-    @property
-    def running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
     def close(self) -> None:
         """End the process (its input closed: it exits; killed if it does not at once)."""
-        proc, self._proc, self._buffer = self._proc, None, b""
-        end_git(proc)
+        self._buffer = b""
+        super().close()
 
 
 def commit_tree_id(found: Object | None) -> str | None:

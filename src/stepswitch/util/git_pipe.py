@@ -1,5 +1,6 @@
 """A long-lived git process spoken to through its pipes (util/git_batch.py's object reader,
-util/ignore_check.py's ignore checker): started in its own session, ended by closing its input.
+util/ignore_check.py's ignore checker, util/tree_differ.py's differ): started in its own
+session, ended by closing its input.
 
 Such a git only reads: a dying ssw loses nothing by it, and it ends by itself when its input
 closes, which the kernel does when ssw's process ends however it ends.
@@ -12,16 +13,23 @@ import os
 import select
 import signal
 import subprocess
+import tempfile
 import threading
 import time
+import weakref
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from stepswitch.errors import GitFailed, GitTimedOut, UsageError
 
 
-def start_git(cwd: Path, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_git(
+    cwd: Path, argv: list[str], env: dict[str, str], errors: IO[bytes] | None = None
+) -> subprocess.Popen[bytes]:
     """`argv` (a git command line, util/git.py `git_argv_env`) in `cwd`, its input and output
-    piped, its errors dropped (it answers on its output; nothing unread fills a pipe)."""
+    piped, its errors written to the file `errors` (none: dropped), never to a pipe that an
+    unread complaint could fill."""
     if not cwd.is_dir():
         raise UsageError(f"{cwd} is not a folder")
     try:
@@ -31,7 +39,7 @@ def start_git(cwd: Path, argv: list[str], env: dict[str, str]) -> subprocess.Pop
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=errors if errors is not None else subprocess.DEVNULL,
             start_new_session=True,  # a Ctrl-C at the terminal does not end it under a run
         )
     except FileNotFoundError as exc:
@@ -60,10 +68,16 @@ def _write(proc: subprocess.Popen[bytes], request: bytes) -> None:
         proc.stdin.flush()
 
 
-def read_some(proc: subprocess.Popen[bytes], deadline: float, what: str, waited: float) -> bytes:
+def read_some(
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    what: str,
+    waited: float,
+    errors: IO[bytes] | None = None,
+) -> bytes:
     """What `proc` has written so far (at least a byte), waiting until `deadline` (monotonic,
-    `waited` seconds after the request); GitTimedOut past it, GitFailed when it ended (`what`
-    names the folder and the command in both)."""
+    `waited` seconds after the request); GitTimedOut past it, GitFailed when it ended, with the
+    last line git wrote to `errors` (`what` names the command in both)."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     left = deadline - time.monotonic()
@@ -71,8 +85,19 @@ def read_some(proc: subprocess.Popen[bytes], deadline: float, what: str, waited:
         raise GitTimedOut(f"{what} did not answer in {waited:g} s")
     chunk = os.read(fd, 1 << 16)
     if not chunk:
-        raise GitFailed(f"{what} ended before it answered")
+        raise GitFailed(f"{what} ended before it answered{_said(errors)}")
     return chunk
+
+
+def _said(errors: IO[bytes] | None) -> str:
+    """`: LINE`, the last line git wrote to its error file; empty when there is none."""
+    if errors is None:
+        return ""
+    with contextlib.suppress(OSError, ValueError):
+        errors.seek(max(0, errors.seek(0, os.SEEK_END) - 4096))
+        lines = errors.read().decode("utf-8", "replace").strip().splitlines()
+        return f": {lines[-1].strip()}" if lines else ""
+    return ""
 
 
 def end_git(proc: subprocess.Popen[bytes] | None) -> None:
@@ -90,3 +115,48 @@ def end_git(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait()
     if proc.stdout is not None:
         proc.stdout.close()
+
+
+class PipedGit:
+    """One long-lived git, started on the first question with the command line and environment
+    `command()` gives, run in `cwd`; started again after it ended or the process forked (a
+    child asks a git of its own, never its parent's). Callers hold `lock` while they ask."""
+
+    def __init__(
+        self, cwd: Path, command: Callable[[], tuple[list[str], dict[str, str]]], timeout: float
+    ) -> None:
+        self.cwd = cwd
+        self.command = command
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._errors: IO[bytes] | None = None  # what the running git wrote to its stderr
+        self._pid = os.getpid()
+        self.lock = threading.Lock()
+
+    def started(self) -> subprocess.Popen[bytes]:
+        if self._pid != os.getpid():
+            self._proc, self._errors, self._pid = None, None, os.getpid()
+        if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            argv, env = self.command()
+            # Removed at once: the file goes with its handle (closed with the process).
+            self._errors = tempfile.TemporaryFile()  # noqa: SIM115
+            self._proc = start_git(self.cwd, argv, env, self._errors)
+            weakref.finalize(self, end_git, self._proc)
+        return self._proc
+
+    def read_some(self, proc: subprocess.Popen[bytes], deadline: float, what: str) -> bytes:
+        """`read_some` of this git's output, its failure said in git's own last words."""
+        return read_some(proc, deadline, what, self.timeout, self._errors)
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def close(self) -> None:
+        """End the process, if one runs; a later question starts another."""
+        proc, self._proc = self._proc, None
+        end_git(proc)
+        errors, self._errors = self._errors, None
+        if errors is not None:
+            errors.close()

@@ -43,6 +43,7 @@ from stepswitch.util.ignore_check import IgnoreChecker
 from stepswitch.util.loose_objects import LooseObjects, plain_path
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.tree_checkout import FolderWriter, listed_entries
+from stepswitch.util.tree_differ import DIFF_TREE_ARGS, TreeDiffer
 from stepswitch.util.tree_shape import KeptListing
 
 # Listing a tree takes a second or two; far longer means git waits on something the tree holds.
@@ -86,6 +87,8 @@ class TreeGit:
     _listed: tuple[set[str], set[str]] | None = None  # the listing a steady block reuses
     _listing: KeptListing = field(default_factory=KeptListing)  # git's last, by its shape
     _reader: ObjectReader | None = None  # one `cat-file --batch` for the objects a run reads
+    _differ: TreeDiffer | None = None  # one `diff-tree --stdin` for the review's diffs
+    _tree_ids: dict[str, str] = field(default_factory=dict)  # commit or tree id -> tree id
     _head: tuple[str, str] | None = None  # the branch's commit and tree, as ssw last set them
     # the last diffs between two object ids: a review and the step after it ask the same one
     _diffs: dict[tuple[tuple[str, ...], str, str], str] = field(default_factory=dict)
@@ -188,6 +191,8 @@ class TreeGit:
         """End the long-lived git process, if one was started; a later read starts another."""
         if self._reader is not None:
             self._reader.close()
+        if self._differ is not None:
+            self._differ.close()
         self._listing.close()
 
     # -- what the tree holds --------------------------------------------------------------------
@@ -434,23 +439,59 @@ class TreeGit:
 
     def diff(self, *args: str, against: str | None = None, base: str | None = None) -> str:
         """`git diff ARGS` between `base` (default the base commit) and `against` (default: what
-        the tree holds now), from objects only: no external diff, no text conversion."""
+        the tree holds now), from objects only: no external diff, no text conversion. With no
+        ARGS (the review's diff), asked of the run's one `git diff-tree` (ADR 0092)."""
         other = against or self.write_tree()[0]
         base = self.base_commit if base in (None, "HEAD") else base
         key = (args, base, other)
         if key in self._diffs:
             return self._diffs[key]
-        relative = ("--relative=" + self.prefix.rstrip("/"),) if self.prefix else ()
-        out = self.git_ok(
-            "diff", "--no-ext-diff", "--no-textconv", "--no-color", *relative, *args,
-            base, other, "--",
-        )  # fmt: skip
+        trees = self._trees_of(base, other) if not args and against is None else None
+        if trees is not None:  # the review's diff: asked of the run's one diff-tree
+            out = self._differ_started().patch(*trees)
+        else:
+            out = self.git_ok(
+                "diff", "--no-ext-diff", "--no-textconv", "--no-color", *self._relative(),
+                *args, base, other, "--",
+            )  # fmt: skip
         text = out.decode("utf-8", "surrogateescape")
         if _OBJECT_ID.match(base) and _OBJECT_ID.match(other):  # ids: the same diff for ever
             while len(self._diffs) >= _KEPT_DIFFS:
                 del self._diffs[next(iter(self._diffs))]  # the oldest first
             self._diffs[key] = text
         return text
+
+    def _relative(self) -> tuple[str, ...]:
+        return ("--relative=" + self.prefix.rstrip("/"),) if self.prefix else ()
+
+    def _trees_of(self, base: str, tree: str) -> tuple[str, str] | None:
+        """`base` (a commit or tree id) and the tree id `tree` as two tree ids, which is what
+        diff-tree compares; None when `base` names neither."""
+        if not (_OBJECT_ID.match(base) and _OBJECT_ID.match(tree)):
+            return None
+        if base not in self._tree_ids:
+            found = self.reader().read(base)
+            if found is None or found[1] not in ("commit", "tree"):
+                return None
+            self._tree_ids[base] = base if found[1] == "tree" else (commit_tree_id(found) or "")
+        base_tree = self._tree_ids[base]
+        return (base_tree, tree) if base_tree else None
+
+    def _differ_started(self) -> TreeDiffer:
+        if self._differ is None:
+            self._differ = TreeDiffer(self.state, self._differ_argv, GIT_TIMEOUT_S)
+        return self._differ
+
+    def _differ_argv(self) -> tuple[list[str], dict[str, str]]:
+        self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
+        return git_argv_env(
+            self.state,
+            *("-c", f"core.excludesFile={os.devnull}"),
+            *DIFF_TREE_ARGS, "--no-color", *self._relative(),
+            git_dir=self.git_dir,
+            work_tree=self.work_tree,
+            index=self.index,
+        )  # fmt: skip
 
     def kept_diff(self, against: str) -> str | None:
         """`diff(against=against)` with no options as it was last given, when it is kept (two

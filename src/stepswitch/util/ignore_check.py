@@ -14,51 +14,25 @@ with the pattern that decided it (empty for none, `!...` for a negated one: not 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import threading
 import time
-import weakref
-from collections.abc import Callable
-from pathlib import Path
 
 from stepswitch.errors import GitFailed, GitTimedOut
-from stepswitch.util.git_pipe import end_git, read_some, send, start_git
+from stepswitch.util.git_pipe import PipedGit, send
 
 _FIELDS = 4  # source, line number, pattern, path: each NUL-terminated
 
 
-class IgnoreChecker:
+class IgnoreChecker(PipedGit):
     """`git check-ignore --stdin -z --verbose --non-matching`, started on the first question,
     with the command line and environment `command()` gives (TreeGit's: its excludes file, its
     empty index, its git folder and work tree), run in `cwd`."""
-
-    def __init__(
-        self, cwd: Path, command: Callable[[], tuple[list[str], dict[str, str]]], timeout: float
-    ) -> None:
-        self.cwd = cwd
-        self.command = command
-        self.timeout = timeout
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._pid = os.getpid()  # a forked child asks a git of its own, never its parent's
-        self._lock = threading.Lock()
-
-    def _started(self) -> subprocess.Popen[bytes]:
-        if self._pid != os.getpid():
-            self._proc, self._pid = None, os.getpid()
-        if self._proc is None or self._proc.poll() is not None:
-            self.close()
-            argv, env = self.command()
-            self._proc = start_git(self.cwd, argv, env)
-            weakref.finalize(self, end_git, self._proc)
-        return self._proc
 
     def ignored(self, paths: list[str]) -> set[str]:
         """Those of `paths` (relative to the work tree's top, files) that git ignores.
         GitFailed or GitTimedOut when git cannot say (the process is then ended)."""
         if not paths:
             return set()
-        with self._lock:
+        with self.lock:
             try:
                 return self._ask(paths)
             except (GitFailed, GitTimedOut):
@@ -68,7 +42,7 @@ class IgnoreChecker:
     def _ask(self, paths: list[str]) -> set[str]:
         if any("\0" in p or not p for p in paths):
             raise GitFailed("git check-ignore: an empty path or one holding a NUL")
-        proc = self._started()
+        proc = self.started()
         request = b"".join(f"./{p}\0".encode("utf-8", "surrogateescape") for p in paths)
         writer = send(proc, request)
         deadline = time.monotonic() + self.timeout
@@ -76,9 +50,7 @@ class IgnoreChecker:
         fields_read = 0
         try:
             while fields_read < _FIELDS * len(paths):
-                chunks.append(
-                    read_some(proc, deadline, f"{self.cwd}: git check-ignore", self.timeout)
-                )
+                chunks.append(self.read_some(proc, deadline, "git check-ignore"))
                 fields_read += chunks[-1].count(b"\0")
         finally:
             if writer is not None:
@@ -92,12 +64,3 @@ class IgnoreChecker:
             if pattern and not pattern.startswith(b"!"):
                 ignored.add(path)
         return ignored
-
-    @property
-    def running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    def close(self) -> None:
-        """End the process, if one runs; a later question starts another."""
-        proc, self._proc = self._proc, None
-        end_git(proc)

@@ -198,6 +198,7 @@ def create_worktree(
     )
     try:
         path.mkdir(parents=True)
+        tree.reader().started()  # git starts beside the branch's update-ref, not after it
         # The empty old value: the branch must not exist yet.
         tree.git_ok("update-ref", "-m", "ssw: a run's branch", tree.branch, start or base, "")
         tree.set_head(start or base)
