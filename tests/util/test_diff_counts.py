@@ -20,6 +20,7 @@ from stepswitch.agent.workspace.worktree import (
 )
 from stepswitch.util.diff_counts import numstat
 from tests.harness.repo import GIT_ENV, git, logging_git, write_repo
+from tests.harness.shapes import change_every_way, write_shapes_base
 
 DIFF = ("diff", "--no-ext-diff", "--no-textconv", "--no-color")  # as TreeGit.diff runs it
 
@@ -43,37 +44,12 @@ def _numstat(repo: Path, base: str, head: str) -> list[tuple[str, int | None, in
 @pytest.fixture
 def shapes(tmp_path: Path) -> tuple[Path, str, str]:
     """A repository whose second commit changes files in every way numstat tells apart."""
-    repo = write_repo(
-        tmp_path / "repo",
-        {
-            "edit.py": "".join(f"line {n}\n" for n in range(30)),
-            "gone.txt": "a\nb\n",
-            "nonl.txt": "last",
-            "mode.sh": "#!/bin/sh\n",
-            "old_name.py": "".join(f"same {n}\n" for n in range(20)),
-            "blank.txt": "a\n\nb\n\nc\n",
-            "tab\tname.txt": "t\n",
-        },
-    )
-    (repo / "image.bin").write_bytes(b"\x00\x01binary\x00")
-    (repo / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"latin-1 name\n")
+    repo = write_shapes_base(tmp_path / "repo")
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
     base = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "edit.py").write_text(
-        "".join(f"line {n}\n" if n % 7 else f"changed {n}\r\n" for n in range(32))
-    )
-    (repo / "gone.txt").unlink()
-    (repo / "nonl.txt").write_text("last\nmore")
-    (repo / "mode.sh").chmod(0o755)
-    (repo / "old_name.py").rename(repo / "new_name.py")
-    (repo / "blank.txt").write_text("a\n\nB\n\nc\n")
-    (repo / "tab\tname.txt").write_text("t\nu\u2028v\n")
-    (repo / "image.bin").write_bytes(b"\x00\x02binary\x00")
-    (repo / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"latin-1 name\nand more\n")
-    (repo / "new_empty").write_text("")
-    (repo / '\u00e9t\u00e9 "quoted".txt').write_text("new\n")
+    change_every_way(repo)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "change")
     return repo, base, git(repo, "rev-parse", "HEAD").strip()

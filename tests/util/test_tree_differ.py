@@ -16,17 +16,7 @@ from stepswitch.errors import GitFailed
 from stepswitch.util.git_checkouts import checkout_tree
 from stepswitch.util.git_tree import TreeGit
 from tests.harness.repo import GIT_ENV, git, logged_commands, logging_git, write_repo
-
-BASE = {
-    "edit.py": "".join(f"line {n}\n" for n in range(30)),
-    "gone.txt": "a\nb\n",
-    "nonl.txt": "last",
-    "mode.sh": "#!/bin/sh\n",
-    "old_name.py": "".join(f"same {n}\n" for n in range(20)),
-    "sub/deep/x.txt": "x\n",
-    "sub/kept.txt": "k\n",
-    "tab\tname.txt": "t\n",
-}
+from tests.harness.shapes import SHAPES_BASE, change_every_way, write_shapes_base
 
 
 def _git_diff(repo: Path, base: str, tree: str, *args: str) -> bytes:
@@ -36,23 +26,6 @@ def _git_diff(repo: Path, base: str, tree: str, *args: str) -> bytes:
     return subprocess.run(argv, cwd=repo, env=env, capture_output=True, check=True).stdout
 
 
-def _change(root: Path) -> None:
-    """Every shape of change a patch tells apart."""
-    (root / "edit.py").write_text(
-        "".join(f"line {n}\n" if n % 7 else f"changed {n}\r\n" for n in range(32))
-    )
-    (root / "gone.txt").unlink()
-    (root / "nonl.txt").write_text("last\nmore")
-    (root / "mode.sh").chmod(0o755)
-    (root / "old_name.py").rename(root / "new_name.py")
-    (root / "image.bin").write_bytes(b"\x00\x02binary\x00")
-    (root / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"latin-1 name\n")
-    (root / '\u00e9t\u00e9 "quoted".txt').write_text("new\n")
-    (root / "sub/deep/x.txt").write_text("x\ny\n")
-    (root / "sub/link").symlink_to("kept.txt")
-    (root / "new_empty").write_text("")
-
-
 def _diff_of(tree: TreeGit) -> tuple[str, bytes]:
     """The tree as it is now, and the review's diff of it."""
     return tree.write_tree()[0], tree.diff().encode("utf-8", "surrogateescape")
@@ -60,12 +33,12 @@ def _diff_of(tree: TreeGit) -> tuple[str, bytes]:
 
 @pytest.mark.parametrize("object_format", ["sha1", "sha256"])
 def test_the_reviews_diff_is_git_diffs_on_every_shape(tmp_path: Path, object_format: str):
-    repo = write_repo(tmp_path / "repo", BASE)
+    repo = write_shapes_base(tmp_path / "repo")
     git(repo, "init", "-q", f"--object-format={object_format}")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
     worktree = create_worktree(repo, "r1")
-    _change(worktree.path)
+    change_every_way(worktree.path)
 
     tree, patch = _diff_of(worktree.git)
 
@@ -75,7 +48,7 @@ def test_the_reviews_diff_is_git_diffs_on_every_shape(tmp_path: Path, object_for
 
 
 def test_in_a_folder_of_a_checkout_the_diff_is_git_diffs_relative_to_it(tmp_path: Path):
-    repo = write_repo(tmp_path / "repo", BASE, commit=True)
+    repo = write_repo(tmp_path / "repo", SHAPES_BASE, commit=True)
     (repo / "sub/deep/x.txt").write_text("x\nz\n")
     (repo / "sub/new.txt").write_text("n\n")
     (repo / "edit.py").write_text("outside the folder\n")

@@ -19,7 +19,7 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from stepswitch.errors import GitFailed, GitTimedOut, UsageError
 
@@ -45,6 +45,8 @@ def start_git(
     except FileNotFoundError as exc:
         raise UsageError("git is not installed or not on PATH") from exc
 
+
+T = TypeVar("T")
 
 _PIPE_MIN = 4096  # the smallest a pipe holds (one page)
 
@@ -144,6 +146,17 @@ class PipedGit:
             self._proc = start_git(self.cwd, argv, env, self._errors)
             weakref.finalize(self, end_git, self._proc)
         return self._proc
+
+    def answer(self, ask: Callable[[], T]) -> T:
+        """`ask()`, one question and its answer at a time; a git that failed or did not answer
+        in time is ended, as a half-read answer cannot be resumed (the next question starts
+        another)."""
+        with self.lock:
+            try:
+                return ask()
+            except (GitFailed, GitTimedOut):
+                self.close()
+                raise
 
     def read_some(self, proc: subprocess.Popen[bytes], deadline: float, what: str) -> bytes:
         """`read_some` of this git's output, its failure said in git's own last words."""

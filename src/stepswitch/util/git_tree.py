@@ -236,11 +236,16 @@ class TreeGit:
         return self.excludes_file.path() if self.excludes_file is not None else None
 
     def _checker_argv(self) -> tuple[list[str], dict[str, str]]:
+        checker = ("check-ignore", "--stdin", "-z", "--verbose", "--non-matching")
+        return self._piped_argv(self._excludes(), *checker)
+
+    def _piped_argv(self, excludes: str | None, *args: str) -> tuple[list[str], dict[str, str]]:
+        """A long-lived git's command line (util/git_pipe.py), in ssw's own folder for the tree."""
         self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
         return git_argv_env(
             self.state,
-            *("-c", f"core.excludesFile={self._excludes() or os.devnull}"),
-            *("check-ignore", "--stdin", "-z", "--verbose", "--non-matching"),
+            *("-c", f"core.excludesFile={excludes or os.devnull}"),
+            *args,
             git_dir=self.git_dir,
             work_tree=self.work_tree,
             index=self.index,
@@ -483,15 +488,7 @@ class TreeGit:
         return self._differ
 
     def _differ_argv(self) -> tuple[list[str], dict[str, str]]:
-        self.state.mkdir(parents=True, exist_ok=True)  # git runs there: never in the work tree
-        return git_argv_env(
-            self.state,
-            *("-c", f"core.excludesFile={os.devnull}"),
-            *DIFF_TREE_ARGS, "--no-color", *self._relative(),
-            git_dir=self.git_dir,
-            work_tree=self.work_tree,
-            index=self.index,
-        )  # fmt: skip
+        return self._piped_argv(None, *DIFF_TREE_ARGS, "--no-color", *self._relative())
 
     def kept_diff(self, against: str) -> str | None:
         """`diff(against=against)` with no options as it was last given, when it is kept (two

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from stepswitch.errors import GitFailed, GitTimedOut
+from stepswitch.errors import GitFailed
 from stepswitch.util.git_pipe import PipedGit, send
 
 _FIELDS = 4  # source, line number, pattern, path: each NUL-terminated
@@ -32,12 +32,7 @@ class IgnoreChecker(PipedGit):
         GitFailed or GitTimedOut when git cannot say (the process is then ended)."""
         if not paths:
             return set()
-        with self.lock:
-            try:
-                return self._ask(paths)
-            except (GitFailed, GitTimedOut):
-                self.close()  # a half-read answer cannot be resumed
-                raise
+        return self.answer(lambda: self._ask(paths))
 
     def _ask(self, paths: list[str]) -> set[str]:
         if any("\0" in p or not p for p in paths):

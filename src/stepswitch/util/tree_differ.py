@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from stepswitch.errors import GitFailed, GitTimedOut
+from stepswitch.errors import GitFailed
 from stepswitch.util.git_pipe import PipedGit, send
 
 # `-p -M`: the patch, renames found, as `git diff` gives them; no external diff, no textconv.
@@ -33,12 +33,7 @@ class TreeDiffer(PipedGit):
         """The patch from tree (or commit) `old` to `new`. GitFailed or GitTimedOut when git
         cannot say (the process is then ended)."""
         question = f"{old} {new}\n".encode("ascii")
-        with self.lock:
-            try:
-                return self._ask(question)
-            except (GitFailed, GitTimedOut):
-                self.close()  # a half-read answer cannot be resumed
-                raise
+        return self.answer(lambda: self._ask(question))
 
     def _ask(self, question: bytes) -> bytes:
         proc = self.started()
