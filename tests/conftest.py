@@ -2,7 +2,7 @@
 test command) finish together instead of one of them running a long file alone at the end; and
 no anyio plugin in the pytest runs the tests start (ADR 0035).
 
-The list is the longest files of one run with `--junitxml` (2026-12-04, the README's command,
+The list is the longest files of one run with `--junitxml` (2026-12-07, the README's command,
 seconds of test time per file); a file not named keeps its place after them. Order only: nothing
 is skipped or added here.
 """
@@ -44,22 +44,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 LONGEST_FIRST = (
-    "tests/bench/test_grading_faults.py",  # 77 s
-    "tests/test_llamacpp_integration.py",  # 47 s
-    "tests/bench/test_cluster.py",  # 40 s
-    "tests/agent/test_every_end.py",  # 35 s
-    "tests/test_bad_input.py",  # 33 s
-    "tests/bench/test_validate.py",  # 32 s
-    "tests/bench/test_task_data.py",  # 30 s
-    "tests/gates/test_in_run.py",  # 29 s
-    "tests/agent/test_machine.py",  # 25 s
-    "tests/gates/test_hostile_run.py",  # 24 s
-    "tests/gates/test_startup_hostile.py",  # 23 s
-    "tests/agent/test_continue.py",  # 19 s
-    "tests/bench/test_harbor.py",  # 18 s
-    "tests/bench/test_bench_run.py",  # 18 s
-    "tests/claims/test_evidence_scope.py",  # 17 s
-    "tests/agent/test_run_cli.py",  # 17 s
+    "tests/bench/test_grading_faults.py",  # 38 s
+    "tests/test_llamacpp_integration.py",  # 36 s
+    "tests/bench/test_validate.py",  # 30 s
+    "tests/bench/test_cluster.py",  # 29 s
+    "tests/gates/test_in_run.py",  # 23 s
+    "tests/agent/test_every_end.py",  # 21 s
+    "tests/bench/test_task_data.py",  # 19 s
+    "tests/agent/test_machine.py",  # 18 s
+    "tests/gates/test_startup_hostile.py",  # 17 s
+    "tests/sim/test_bench_sim.py",  # 17 s
+    "tests/gates/test_hostile_run.py",  # 15 s
+    "tests/agent/test_continue.py",  # 14 s
+    "tests/test_bad_input.py",  # 14 s
+    "tests/gates/test_warm.py",  # 14 s
+    "tests/agent/test_apply_force_and_bytes.py",  # 12 s
+    "tests/claims/test_registration_log.py",  # 12 s
+    "tests/bench/test_bench_signals.py",  # 12 s
+    "tests/bench/test_harbor.py",  # 10 s
 )
 _RANK = {path: rank for rank, path in enumerate(LONGEST_FIRST)}
 

@@ -546,11 +546,14 @@ def test_a_signal_while_the_pre_flight_runs_beside_the_plan_ends_both_and_record
 def test_a_signal_while_the_worktree_is_made_takes_the_new_branch_back(
     tmp_path: Path, repo: Path, runs: Callable[..., Run]
 ):
-    # `cat-file --batch` first runs when the new branch's files are written into the worktree.
+    # `cat-file --batch` starts beside the new branch's update-ref (ADR 0092) and first answers
+    # when the branch's files are written into the worktree: held, the run waits there.
     shim = HeldGit(tmp_path / "git", "--batch")
     run = runs(repo, FIXED, shim)
-    run.wait_for(shim.ready.exists, "the worktree's files being written")
-    assert any(b.startswith("ssw/") for b in branches(repo))  # the branch is made by then
+    run.wait_for(
+        lambda: shim.ready.exists() and any(b.startswith("ssw/") for b in branches(repo)),
+        "the branch made and its files waiting to be written",
+    )
     run.send(signal.SIGINT)
 
     assert run.finish() == 130

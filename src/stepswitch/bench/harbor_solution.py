@@ -110,5 +110,8 @@ def reference_patch(repo: Path, files: Path, deletions: tuple[str, ...], scratch
             shutil.rmtree(path)
         else:
             path.unlink(missing_ok=True)
+    # A fresh index: git hashes every file again. With the old one, a file the copy kept the
+    # size and the second of (copytree keeps the solution's times) looked unchanged to git.
+    (tree / ".git" / "index").unlink()
     git(tree, "add", "-A")
     return git(tree, "diff", "--cached", "--binary")
