@@ -237,6 +237,7 @@ def main() -> None:
     run_id = "bench-perf"
     ledger = open_ledger(repo / ".ssw" / "ledger.sqlite")
     providers = HttpProviders(registry, base_urls={SCRIPTED_PROVIDER: server.base_url})
+    providers.expect(policy.workers.values())  # as `ssw run` does (cli/run.py, ADR 0093)
     home = cleanup.enter_context(sandbox_home())
     # As `ssw run` does (cli/run.py): the gates' Python asked its one probe while the worktree
     # is made (ADR 0084, ADR 0091), the answer waited for at the first gate run that needs it.

@@ -366,6 +366,7 @@ def _providers(options: RunOptions, checked: _Checked, cleanup: ExitStack) -> Pr
     http = HttpProviders(
         checked.registry, env=provider_env(), base_urls=base_urls, trust=options.trust
     )
+    http.expect(checked.policy.workers.values())  # TLS and codecs made beside the worktree
     cleanup.callback(http.close)
     if options.record is None:
         return http

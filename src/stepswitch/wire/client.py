@@ -7,6 +7,7 @@ import email.utils
 import json
 import random
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -65,15 +66,22 @@ def warm_up_http() -> None:
         _warming.start()
 
 
-def new_http_client(tls: bool = True) -> httpx.Client:
+def tls_context(tls: bool) -> ssl.SSLContext:
+    """The TLS context httpx makes for a client: `tls`, verifying against its CA bundle (or
+    SSL_CERT_FILE / SSL_CERT_DIR); else the one a plain-HTTP client holds and never uses."""
+    return httpx.create_ssl_context(verify=tls)
+
+
+def new_http_client(tls: bool = True, context: ssl.SSLContext | None = None) -> httpx.Client:
     """One connection pool. `tls=False` is for plain-HTTP servers only (local, loopback): it
-    skips loading the CA bundle, which costs 50-200 ms, and such a client cannot speak https."""
+    skips loading the CA bundle, which costs 50-200 ms, and such a client cannot speak https.
+    `context`: `tls_context(tls)`, made ahead (agent/providers.py `expect`)."""
     # TCP_NODELAY: without it, headers and body leave in two segments and Nagle plus delayed
     # ACK can hold the body ~40 ms per call.
     if _warming is not None:
         _warming.join()
     options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-    inner = httpx.HTTPTransport(socket_options=options, verify=tls)
+    inner = httpx.HTTPTransport(socket_options=options, verify=context or tls_context(tls))
     transport: httpx.BaseTransport = inner if tls else _PlainHttpOnly(inner)
     return httpx.Client(transport=transport, follow_redirects=False)
 
