@@ -10,6 +10,7 @@ from pathlib import Path
 from stepswitch.bench.grading_layout import is_test_file
 from stepswitch.bench.task import Task
 from stepswitch.bench.task_data import covers
+from stepswitch.util.python_ast import parse_python
 
 PATH_CALLS = ("join", "Path", "PurePath", "PosixPath")  # calls whose arguments spell a path
 
@@ -54,7 +55,7 @@ def _named_paths(source: str) -> set[str]:
     piece of a chain or a join counts only with the whole of it ("expected" in
     `ROOT / "expected" / "out.json"` names no folder)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return set()
     inner = {id(child) for node in ast.walk(tree) if _pieces(node) for child in _children(node)}

@@ -35,6 +35,7 @@ from stepswitch.bench.imported_task import (
     write_task_folder,
 )
 from stepswitch.errors import UsageError
+from stepswitch.util.python_ast import parse_python
 
 VISIBLE_TEST = '''\
 """The stub imports (the exercise's own tests are the hidden ones: they fail until it is done)."""
@@ -133,7 +134,7 @@ def unskipped(text: str) -> tuple[str, int]:
     """The tests with their unconditional skips removed, as Exercism's runner runs every test
     (conditional ones, skipIf, stay), and how many tests there are."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError as exc:
         raise ValueError(f"the tests do not parse ({exc.msg}, line {exc.lineno})") from exc
     dropped: set[int] = set()

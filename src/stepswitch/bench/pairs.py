@@ -30,6 +30,7 @@ from stepswitch.bench.imported_task import (
     write_task_folder,
 )
 from stepswitch.errors import UsageError
+from stepswitch.util.python_ast import parse_python
 
 INSTRUCTION = """\
 `{name}` in `{name}.py` gives wrong results for some inputs. Find the bug and fix it; keep the
@@ -78,7 +79,7 @@ class Pair:
 
 def check_defines(text: str, name: str, which: str) -> None:
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError as exc:
         raise ValueError(
             f"the {which} program does not parse ({exc.msg}, line {exc.lineno})"

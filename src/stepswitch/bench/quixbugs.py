@@ -30,6 +30,7 @@ from stepswitch.bench.imported_task import (
 )
 from stepswitch.bench.pairs import INSTRUCTION, VISIBLE_TEST, Pair, check_defines, write_program
 from stepswitch.errors import UsageError
+from stepswitch.util.python_ast import parse_python
 
 PROGRAMS, CORRECT, TESTS, DATA = (
     "python_programs",
@@ -109,7 +110,7 @@ def _replace(text: str, edits: list[tuple[int, int, str]]) -> str:
 def hidden_test(name: str, text: str) -> HiddenTest:
     """QuixBugs' `test_<name>.py` as the task's hidden test; raises ValueError why it cannot be."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError as exc:
         raise ValueError(f"test_{name}.py does not parse ({exc.msg}, line {exc.lineno})") from exc
     edits: list[tuple[int, int, str]] = []

@@ -39,6 +39,7 @@ from stepswitch.bench.task import GRADED_ID, Requirement, load_task
 from stepswitch.errors import SswError, UsageError
 from stepswitch.util.config_model import dotted, first_error
 from stepswitch.util.git import run_git
+from stepswitch.util.python_ast import parse_python
 from stepswitch.util.text import first_line
 
 _TASK_ID = re.compile(r"[^a-z0-9_-]+")
@@ -203,7 +204,7 @@ def _check_ids(which: str, ids: list[str], tested: Path) -> None:
             )
         if path not in modules:
             try:
-                modules[path] = ast.parse(file.read_text(encoding="utf-8"))
+                modules[path] = parse_python(file.read_text(encoding="utf-8"))
             except (SyntaxError, UnicodeDecodeError) as exc:
                 raise Refused(f"{which} id {node!r}: {path} cannot be read ({exc})") from None
         names = rest.partition("[")[0].split("::")

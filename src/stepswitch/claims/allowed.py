@@ -24,6 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from stepswitch.claims.model import CLAIMS_FILE, NUMBER, AllowRule
+from stepswitch.util.python_ast import parse_python
 
 _OPS: dict[type[ast.operator], Callable[[Fraction, Fraction], Fraction]] = {
     ast.Add: operator.add,
@@ -60,7 +61,7 @@ def _number(node: ast.expr) -> Fraction | None:
 @functools.lru_cache(maxsize=64)
 def _constants(path: Path) -> dict[str, Fraction | None]:
     """Module-level `NAME = ...` and `NAME: T = ...` of a Python file: name -> number or None."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parse_python(path.read_text(encoding="utf-8"), filename=str(path))
     found: dict[str, Fraction | None] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import stepswitch
 from stepswitch.util.hashing import sha256_bytes
+from stepswitch.util.python_ast import parse_python
 
 PACKAGE = Path(stepswitch.__file__).resolve().parent
 # What judges every claim: the bounds, the verdict, the refusals of evidence, what it may say.
@@ -70,7 +71,7 @@ def _module(name: str) -> _Module | None:
     data = path.read_bytes()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _statements(ast.parse(data, filename=str(path))):
+    for node in _statements(parse_python(data, filename=str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepswitch.util.python_ast import parse_python
+
 # Folder names never read, wherever they are.
 SKIP_DIRS = frozenset(
     {
@@ -115,12 +117,12 @@ def _parse_source(data: bytes) -> _Parsed:
     try:
         for match in _IMPORT_LINE.finditer(data):
             snippet = data[match.start() : _statement_end(data, match.start())].strip()
-            parsed = _imports_of(ast.parse(snippet))
+            parsed = _imports_of(parse_python(snippet))
             absolute |= parsed.absolute
             relative.extend(parsed.relative)
     except (SyntaxError, ValueError):
         try:
-            return _with_dynamic(_imports_of(ast.parse(data)), data)
+            return _with_dynamic(_imports_of(parse_python(data)), data)
         except (SyntaxError, ValueError):
             pass  # a file that does not parse still counts, with the imports its snippets showed
     return _with_dynamic(_Parsed(frozenset(absolute), tuple(relative)), data)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from stepswitch.util.python_ast import parse_python
+
 Spans = tuple[tuple[int, int], ...]  # (first line, last line), both included, in order
 
 
@@ -20,7 +22,7 @@ def import_time_spans(source: bytes) -> Spans:
     """The lines of `source` that run at import, as spans. A file this Python cannot parse (newer
     syntax, a syntax error) is import-time throughout: nothing in it is placed by a trace."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         count = source.count(b"\n") + 1
         return ((1, count),)

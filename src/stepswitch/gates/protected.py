@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 
 from stepswitch.gates.runner import GateResult
 from stepswitch.util.globs import glob_regex
+from stepswitch.util.python_ast import parse_python
 
 ALL_CONSTANTS = "*"  # every UPPER_CASE name at module level
 _UPPER = re.compile(r"[A-Z][A-Z0-9_]*\Z")
@@ -71,7 +72,7 @@ def constant_bindings(source: str) -> dict[str, list[Binding]]:
     """Every top-level (and top-level class) name with the values bound to it, in order.
     Raises SyntaxError for text that does not parse."""
     out: dict[str, list[Binding]] = {}
-    _collect(ast.parse(source).body, out, "")
+    _collect(parse_python(source).body, out, "")
     return out
 
 
