@@ -119,6 +119,16 @@ def end_git(proc: subprocess.Popen[bytes] | None) -> None:
         proc.stdout.close()
 
 
+def _error_file() -> IO[bytes] | None:
+    """A file for a long-lived git's complaints, removed at once (it goes with its handle); None
+    when none can be made (an unwritable TMPDIR): git's errors are then dropped, and a failure
+    is said without git's own words, as it was before they were kept."""
+    try:
+        return tempfile.TemporaryFile()
+    except OSError:
+        return None
+
+
 class PipedGit:
     """One long-lived git, started on the first question with the command line and environment
     `command()` gives, run in `cwd`; started again after it ended or the process forked (a
@@ -141,8 +151,7 @@ class PipedGit:
         if self._proc is None or self._proc.poll() is not None:
             self.close()
             argv, env = self.command()
-            # Removed at once: the file goes with its handle (closed with the process).
-            self._errors = tempfile.TemporaryFile()  # noqa: SIM115
+            self._errors = _error_file()
             self._proc = start_git(self.cwd, argv, env, self._errors)
             weakref.finalize(self, end_git, self._proc)
         return self._proc
