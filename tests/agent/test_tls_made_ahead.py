@@ -8,7 +8,6 @@ import json
 import shutil
 import ssl
 import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,6 +16,8 @@ import httpx
 import pytest
 
 from stepswitch.wire.client import new_http_client
+
+from .test_warm_http import fresh_process
 
 
 def test_expect_makes_the_workers_contexts_and_codecs_on_a_thread_of_its_own() -> None:
@@ -38,10 +39,7 @@ def test_expect_makes_the_workers_contexts_and_codecs_on_a_thread_of_its_own() -
         "print(sorted(ready), ready[True].verify_mode == 2, ready[False].verify_mode == 0,\n"
         "      mod in sys.modules, 'ssw-warm-tls' in names)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["[False,", "True]", "True", "True", "True", "True"]
+    assert fresh_process(code) == ["[False,", "True]", "True", "True", "True", "True"]
 
 
 class _Hello(BaseHTTPRequestHandler):

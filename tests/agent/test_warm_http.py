@@ -6,6 +6,13 @@ import subprocess
 import sys
 
 
+def fresh_process(code: str) -> list[str]:
+    """What `code` prints, run in a fresh interpreter (nothing of ssw imported yet)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
 def test_the_http_machinery_is_loaded_in_the_background_before_the_first_client() -> None:
     """A fresh process: making the provider factory starts httpcore's import on its own thread,
     so the first call does not wait for it (it costs 40-200 ms)."""
@@ -18,7 +25,4 @@ def test_the_http_machinery_is_loaded_in_the_background_before_the_first_client(
         "client._warming.join()\n"
         "print('httpcore' in sys.modules, client._warming.name)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "ssw-warm-http"]
+    assert fresh_process(code) == ["True", "ssw-warm-http"]
