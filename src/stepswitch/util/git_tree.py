@@ -44,6 +44,7 @@ from stepswitch.util.loose_objects import LooseObjects, plain_path
 from stepswitch.util.safe_fs import Beneath, UnsafePath
 from stepswitch.util.tree_checkout import FolderWriter, listed_entries
 from stepswitch.util.tree_differ import DIFF_TREE_ARGS, TreeDiffer
+from stepswitch.util.tree_listing import read_listing, remove_blocking_ignores
 from stepswitch.util.tree_shape import KeptListing
 
 # Listing a tree takes a second or two; far longer means git waits on something the tree holds.
@@ -264,33 +265,12 @@ class TreeGit:
             listed = self.git(*args)
         if listed.status != 0:
             raise GitFailed(f"git ls-files failed: {listed.err}")
-        done = listed.stdout
-        paths: set[str] = set()
-        nested: set[str] = set()
-        for raw in done.split(b"\0"):
-            name = raw.decode("utf-8", "surrogateescape")
-            if self.prefix:
-                if not name.startswith(self.prefix):
-                    continue
-                name = name[len(self.prefix) :]
-            if name.endswith("/"):
-                nested.add(name.rstrip("/"))
-            elif name:
-                paths.add(name)
-        return paths, nested
+        return read_listing(listed.stdout, self.prefix)
 
     def _remove_blocking_ignores(self) -> list[str]:
-        """Remove every `.gitignore` in the tree that is neither a file nor a link nor a folder
-        (a FIFO, a socket); the paths removed, also kept for the snapshot's left-out list."""
-        removed = []
-        for here, dirs, files in os.walk(self.work_tree):  # follows no link to a folder
-            dirs[:] = [d for d in dirs if d != ".git"]
-            if ".gitignore" in files:
-                path = Path(here, ".gitignore")
-                kind = path.lstat().st_mode
-                if not (stat.S_ISREG(kind) or stat.S_ISLNK(kind)):
-                    path.unlink()
-                    removed.append(path.relative_to(self.work_tree).as_posix())
+        """`remove_blocking_ignores` of the tree, the paths also kept for the snapshot's
+        left-out list."""
+        removed = remove_blocking_ignores(self.work_tree)
         self._removed += [
             f"{p}: not a file (git would wait on it for ever); removed" for p in removed
         ]
