@@ -20,11 +20,11 @@ from stepswitch.errors import (
     SswError,
 )
 from stepswitch.policy.model import WorkerConfig
-from stepswitch.registry.presets import ProviderSpec, get_model
+from stepswitch.registry.presets import ProviderSpec
 from stepswitch.registry.trust import Destination, Trust, check_destination
 from stepswitch.util.on_thread import OnThread
 from stepswitch.wire.client import HttpProvider, new_http_client, tls_context, warm_up_http
-from stepswitch.wire.open import codec_for, open_provider, pick_wire_format
+from stepswitch.wire.open import codec_for, open_provider, wire_format_of
 from stepswitch.wire.provider import Provider
 
 # (worker name, its configuration) -> the provider that serves it
@@ -67,8 +67,7 @@ class HttpProviders:
             spec, base_url = self._where(worker)
             tls.add(_is_tls(base_url))
             with contextlib.suppress(SswError):  # the call says what is wrong with it
-                model = get_model(spec, worker.model)
-                formats.add(pick_wire_format(spec, model, worker.wire_format))
+                formats.add(wire_format_of(spec, worker.model, worker.wire_format))
         self._expected = OnThread(partial(_prepare, tls, formats), name="ssw-warm-tls")
 
     def _where(self, worker: WorkerConfig) -> tuple[ProviderSpec, str]:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from stepswitch.errors import GitFailed, GitTimedOut
+from stepswitch.errors import GitFailed
 from stepswitch.util.git import GIT_TIMEOUT_S, git_argv_env
 from stepswitch.util.git_pipe import PipedGit, send
 
@@ -50,8 +50,7 @@ class ObjectReader(PipedGit):
             return []
         if any("\n" in n or not n for n in wanted):
             raise GitFailed("git cat-file: an object name holding a newline")
-        with self.lock:  # one question and its answers at a time
-            return self._read_many(wanted)
+        return self.answer(lambda: self._read_many(wanted))
 
     def _read_many(self, wanted: list[str]) -> list[Object | None]:
         proc = self.started()
@@ -59,14 +58,10 @@ class ObjectReader(PipedGit):
         writer = send(proc, request)
         deadline = time.monotonic() + self.timeout
         try:
-            answers = [self._answer(proc, deadline) for _ in wanted]
-        except BaseException:
-            self.close()  # a half-read answer cannot be resumed: the next read starts anew
-            raise
+            return [self._answer(proc, deadline) for _ in wanted]
         finally:
             if writer is not None:
                 writer.join()
-        return answers
 
     def read(self, name: str) -> Object | None:
         return self.read_many([name])[0]
@@ -83,11 +78,7 @@ class ObjectReader(PipedGit):
         return oid, kind, data[:-1]
 
     def _fill(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
-        try:
-            self._buffer += self.read_some(proc, deadline, "git cat-file")
-        except (GitFailed, GitTimedOut):
-            self.close()  # a half-read answer cannot be resumed
-            raise
+        self._buffer += self.read_some(proc, deadline, "git cat-file")
 
     def _take_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes:
         while (end := self._buffer.find(b"\n")) < 0:

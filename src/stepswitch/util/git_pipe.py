@@ -70,27 +70,6 @@ def _write(proc: subprocess.Popen[bytes], request: bytes) -> None:
         proc.stdin.flush()
 
 
-def read_some(
-    proc: subprocess.Popen[bytes],
-    deadline: float,
-    what: str,
-    waited: float,
-    errors: IO[bytes] | None = None,
-) -> bytes:
-    """What `proc` has written so far (at least a byte), waiting until `deadline` (monotonic,
-    `waited` seconds after the request); GitTimedOut past it, GitFailed when it ended, with the
-    last line git wrote to `errors` (`what` names the command in both)."""
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    left = deadline - time.monotonic()
-    if left <= 0 or not select.select([fd], [], [], left)[0]:
-        raise GitTimedOut(f"{what} did not answer in {waited:g} s")
-    chunk = os.read(fd, 1 << 16)
-    if not chunk:
-        raise GitFailed(f"{what} ended before it answered{_said(errors)}")
-    return chunk
-
-
 def _said(errors: IO[bytes] | None) -> str:
     """`: LINE`, the last line git wrote to its error file; empty when there is none."""
     if errors is None:
@@ -157,19 +136,29 @@ class PipedGit:
         return self._proc
 
     def answer(self, ask: Callable[[], T]) -> T:
-        """`ask()`, one question and its answer at a time; a git that failed or did not answer
-        in time is ended, as a half-read answer cannot be resumed (the next question starts
-        another)."""
+        """`ask()`, one question and its answer at a time. However the asking ends early (git
+        failed or did not answer in time, a Ctrl-C in the middle), git is ended: a half-read
+        answer cannot be resumed, and the next question starts another."""
         with self.lock:
             try:
                 return ask()
-            except (GitFailed, GitTimedOut):
+            except BaseException:
                 self.close()
                 raise
 
     def read_some(self, proc: subprocess.Popen[bytes], deadline: float, what: str) -> bytes:
-        """`read_some` of this git's output, its failure said in git's own last words."""
-        return read_some(proc, deadline, what, self.timeout, self._errors)
+        """What `proc` has written so far (at least a byte), waiting until `deadline`
+        (monotonic); GitTimedOut past it, GitFailed when it ended, with the last line git wrote
+        to its error file (`what` names the command in both)."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise GitTimedOut(f"{what} did not answer in {self.timeout:g} s")
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            raise GitFailed(f"{what} ended before it answered{_said(self._errors)}")
+        return chunk
 
     @property
     def running(self) -> bool:

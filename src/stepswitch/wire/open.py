@@ -61,6 +61,11 @@ def pick_wire_format(spec: ProviderSpec, model: ModelSpec, wanted: str | None) -
     return wanted
 
 
+def wire_format_of(spec: ProviderSpec, model_id: str, wire_format: str | None = None) -> str:
+    """The wire format a worker of `spec`'s `model_id` speaks (`wire_format`: the policy's)."""
+    return pick_wire_format(spec, get_model(spec, model_id), wire_format)
+
+
 def open_provider(
     spec: ProviderSpec,
     model_id: str,
@@ -72,8 +77,7 @@ def open_provider(
     on_attempt: Callable[[Attempt], None] | None = None,
     http: httpx.Client | None = None,
 ) -> HttpProvider:
-    model = get_model(spec, model_id)
-    codec = codec_for(pick_wire_format(spec, model, wire_format))
+    codec = codec_for(wire_format_of(spec, model_id, wire_format))
     return HttpProvider(
         codec,
         base_url or spec.base_url,
